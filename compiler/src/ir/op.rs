@@ -1,0 +1,377 @@
+//! The table of builtin operators a `Call` can name (`T.exp`, `T.if_then_else`,
+//! `T.call_extern`, ...), with their arity and result-type rule.
+
+use std::fmt;
+
+/// How many arguments an operator takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arity {
+    /// Exactly this many.
+    Exactly(usize),
+    /// At least this many.
+    AtLeast(usize),
+}
+
+impl Arity {
+    /// True when `count` arguments are acceptable.
+    pub fn accepts(self, count: usize) -> bool {
+        match self {
+            Arity::Exactly(n) => count == n,
+            Arity::AtLeast(n) => count >= n,
+        }
+    }
+}
+
+impl fmt::Display for Arity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Arity::Exactly(1) => write!(f, "1 argument"),
+            Arity::Exactly(n) => write!(f, "{n} arguments"),
+            Arity::AtLeast(n) => write!(f, "at least {n} arguments"),
+        }
+    }
+}
+
+/// How the result type of a call is determined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultRule {
+    /// The type of the argument at this position.
+    SameAsArg(usize),
+    /// `bool` with the lanes of the first argument.
+    Bool,
+    /// Written out as a dtype string in the call (`T.call_extern("float32", ...)`).
+    Explicit,
+    /// `int32`.
+    Int32,
+    /// `handle`.
+    Handle,
+    /// `void`.
+    Void,
+}
+
+/// Where the printed form puts the explicit dtype string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DtypePosition {
+    /// Not printed.
+    None,
+    /// As the first argument.
+    First,
+    /// As the last argument.
+    Last,
+}
+
+/// What kind of arguments the operator expects, for type checking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgRule {
+    /// No check beyond arity.
+    Any,
+    /// Every argument is a float (math functions).
+    Float,
+    /// Every argument is an integer.
+    Integer,
+    /// Numeric arguments of one type.
+    Numeric,
+    /// `if_then_else`: bool condition, then two values of one type.
+    Conditional,
+    /// The single argument is a bool.
+    BoolArg,
+}
+
+/// One builtin operator.
+#[derive(Debug)]
+pub struct OpInfo {
+    /// The name after `T.` in TVMScript, such as `exp`.
+    pub name: &'static str,
+    /// TVM's registered name, such as `tir.exp`.
+    pub tvm_name: &'static str,
+    /// Accepted argument counts (not counting a printed dtype string).
+    pub arity: Arity,
+    /// How the result type is found.
+    pub result: ResultRule,
+    /// Where the dtype is printed.
+    pub dtype_position: DtypePosition,
+    /// What the arguments must be.
+    pub args: ArgRule,
+    /// True when the call has no side effects (may be moved or removed).
+    pub pure: bool,
+    /// One-line description, shown by hover and `tirc explain`.
+    pub doc: &'static str,
+}
+
+/// A builtin operator, compared by identity of its table entry.
+#[derive(Clone, Copy)]
+pub struct Op(pub &'static OpInfo);
+
+impl Op {
+    /// The operator's table entry.
+    pub fn info(self) -> &'static OpInfo {
+        self.0
+    }
+    /// The TVMScript name (`exp`).
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+    /// Finds an operator by its TVMScript name or TVM's registered name.
+    pub fn lookup(name: &str) -> Option<Op> {
+        let name = name.strip_prefix("T.").unwrap_or(name);
+        OPS.iter()
+            .find(|op| op.name == name || op.tvm_name == name)
+            .map(Op)
+    }
+    /// Finds an operator that must exist in the table.
+    pub fn named(name: &str) -> Op {
+        match Op::lookup(name) {
+            Some(op) => op,
+            None => panic!("builtin operator table has no entry `{name}`"),
+        }
+    }
+    /// Every builtin, in table order.
+    pub fn all() -> impl Iterator<Item = Op> {
+        OPS.iter().map(Op)
+    }
+}
+
+impl PartialEq for Op {
+    fn eq(&self, other: &Op) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+impl Eq for Op {}
+impl std::hash::Hash for Op {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state)
+    }
+}
+impl fmt::Debug for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "T.{}", self.0.name)
+    }
+}
+
+const fn math(name: &'static str, tvm_name: &'static str, doc: &'static str) -> OpInfo {
+    OpInfo {
+        name,
+        tvm_name,
+        arity: Arity::Exactly(1),
+        result: ResultRule::SameAsArg(0),
+        dtype_position: DtypePosition::None,
+        args: ArgRule::Float,
+        pure: true,
+        doc,
+    }
+}
+
+const fn math2(name: &'static str, tvm_name: &'static str, doc: &'static str) -> OpInfo {
+    OpInfo {
+        arity: Arity::Exactly(2),
+        ..math(name, tvm_name, doc)
+    }
+}
+
+const fn numeric(
+    name: &'static str,
+    tvm_name: &'static str,
+    arity: usize,
+    doc: &'static str,
+) -> OpInfo {
+    OpInfo {
+        arity: Arity::Exactly(arity),
+        args: ArgRule::Numeric,
+        ..math(name, tvm_name, doc)
+    }
+}
+
+const fn integer(
+    name: &'static str,
+    tvm_name: &'static str,
+    arity: usize,
+    doc: &'static str,
+) -> OpInfo {
+    OpInfo {
+        arity: Arity::Exactly(arity),
+        args: ArgRule::Integer,
+        ..math(name, tvm_name, doc)
+    }
+}
+
+const fn predicate(name: &'static str, tvm_name: &'static str, doc: &'static str) -> OpInfo {
+    OpInfo {
+        result: ResultRule::Bool,
+        ..math(name, tvm_name, doc)
+    }
+}
+
+const fn explicit(
+    name: &'static str,
+    tvm_name: &'static str,
+    min_args: usize,
+    pure: bool,
+    doc: &'static str,
+) -> OpInfo {
+    OpInfo {
+        name,
+        tvm_name,
+        arity: Arity::AtLeast(min_args),
+        result: ResultRule::Explicit,
+        dtype_position: DtypePosition::First,
+        args: ArgRule::Any,
+        pure,
+        doc,
+    }
+}
+
+const fn opaque(
+    name: &'static str,
+    tvm_name: &'static str,
+    arity: Arity,
+    result: ResultRule,
+    doc: &'static str,
+) -> OpInfo {
+    OpInfo {
+        name,
+        tvm_name,
+        arity,
+        result,
+        dtype_position: DtypePosition::None,
+        args: ArgRule::Any,
+        pure: false,
+        doc,
+    }
+}
+
+/// Every builtin operator tirc knows.
+static OPS: &[OpInfo] = &[
+    math("exp", "tir.exp", "e raised to the argument."),
+    math("exp2", "tir.exp2", "2 raised to the argument."),
+    math("exp10", "tir.exp10", "10 raised to the argument."),
+    math("log", "tir.log", "Natural logarithm."),
+    math("log2", "tir.log2", "Base-2 logarithm."),
+    math("log10", "tir.log10", "Base-10 logarithm."),
+    math("log1p", "tir.log1p", "log(1 + x), accurate near 0."),
+    math("sqrt", "tir.sqrt", "Square root."),
+    math("rsqrt", "tir.rsqrt", "Reciprocal square root 1 / sqrt(x)."),
+    math("sin", "tir.sin", "Sine."),
+    math("cos", "tir.cos", "Cosine."),
+    math("tan", "tir.tan", "Tangent."),
+    math("sinh", "tir.sinh", "Hyperbolic sine."),
+    math("cosh", "tir.cosh", "Hyperbolic cosine."),
+    math("tanh", "tir.tanh", "Hyperbolic tangent."),
+    math("asin", "tir.asin", "Arc sine."),
+    math("acos", "tir.acos", "Arc cosine."),
+    math("atan", "tir.atan", "Arc tangent."),
+    math("asinh", "tir.asinh", "Inverse hyperbolic sine."),
+    math("acosh", "tir.acosh", "Inverse hyperbolic cosine."),
+    math("atanh", "tir.atanh", "Inverse hyperbolic tangent."),
+    math("erf", "tir.erf", "Gauss error function."),
+    math("sigmoid", "tir.sigmoid", "Logistic function 1 / (1 + exp(-x))."),
+    math("floor", "tir.floor", "Largest integer value not above the argument."),
+    math("ceil", "tir.ceil", "Smallest integer value not below the argument."),
+    math("round", "tir.round", "Round to nearest, ties away from zero."),
+    math("trunc", "tir.trunc", "Round toward zero."),
+    math("nearbyint", "tir.nearbyint", "Round to nearest, ties to even."),
+    numeric("fabs", "tir.fabs", 1, "Absolute value (TVM prints abs as T.fabs)."),
+    math2("pow", "tir.pow", "The first argument raised to the second."),
+    math2("atan2", "tir.atan2", "Arc tangent of y / x using both signs."),
+    math2("fmod", "tir.fmod", "Floating-point remainder."),
+    math2("hypot", "tir.hypot", "sqrt(x*x + y*y) without overflow."),
+    math2("copysign", "tir.copysign", "The first argument with the sign of the second."),
+    math2("nextafter", "tir.nextafter", "The next representable value after x toward y."),
+    OpInfo {
+        args: ArgRule::Any,
+        ..math2("ldexp", "tir.ldexp", "x * 2^e.")
+    },
+    predicate("isnan", "tir.isnan", "True when the argument is NaN."),
+    predicate("isinf", "tir.isinf", "True when the argument is infinite."),
+    predicate("isfinite", "tir.isfinite", "True when the argument is neither NaN nor infinite."),
+    integer("clz", "tir.clz", 1, "Number of leading zero bits."),
+    integer("popcount", "tir.popcount", 1, "Number of set bits."),
+    integer("shift_left", "tir.shift_left", 2, "Bitwise shift left."),
+    integer("shift_right", "tir.shift_right", 2, "Bitwise shift right (arithmetic for signed)."),
+    integer("bitwise_and", "tir.bitwise_and", 2, "Bitwise and."),
+    integer("bitwise_or", "tir.bitwise_or", 2, "Bitwise or."),
+    integer("bitwise_xor", "tir.bitwise_xor", 2, "Bitwise exclusive or."),
+    integer("bitwise_not", "tir.bitwise_not", 1, "Bitwise complement."),
+    OpInfo {
+        name: "if_then_else",
+        tvm_name: "tir.if_then_else",
+        arity: Arity::Exactly(3),
+        result: ResultRule::SameAsArg(1),
+        dtype_position: DtypePosition::None,
+        args: ArgRule::Conditional,
+        pure: true,
+        doc: "The second argument when the condition holds, else the third; only the chosen side is evaluated.",
+    },
+    OpInfo {
+        name: "likely",
+        tvm_name: "tir.likely",
+        arity: Arity::Exactly(1),
+        result: ResultRule::SameAsArg(0),
+        dtype_position: DtypePosition::None,
+        args: ArgRule::BoolArg,
+        pure: true,
+        doc: "Marks a condition as likely true, a hint for loop partitioning and branch layout.",
+    },
+    OpInfo {
+        name: "q_multiply_shift",
+        tvm_name: "tir.q_multiply_shift",
+        arity: Arity::Exactly(4),
+        result: ResultRule::SameAsArg(0),
+        dtype_position: DtypePosition::None,
+        args: ArgRule::Integer,
+        pure: true,
+        doc: "Fixed-point multiply (x * y) >> (q - s) with rounding, as in quantized kernels.",
+    },
+    OpInfo {
+        name: "reinterpret",
+        tvm_name: "tir.reinterpret",
+        arity: Arity::Exactly(1),
+        result: ResultRule::Explicit,
+        dtype_position: DtypePosition::First,
+        args: ArgRule::Any,
+        pure: true,
+        doc: "The bits of the argument read as another type of the same width.",
+    },
+    explicit("call_extern", "tir.call_extern", 1, false, "Calls an external C function by name: T.call_extern(dtype, name, args...)."),
+    explicit("call_pure_extern", "tir.call_pure_extern", 1, true, "Calls a side-effect-free external function by name."),
+    explicit("call_llvm_intrin", "tir.call_llvm_intrin", 1, false, "Calls an LLVM intrinsic by name or id."),
+    explicit("call_llvm_pure_intrin", "tir.call_llvm_pure_intrin", 1, true, "Calls a side-effect-free LLVM intrinsic by name or id."),
+    explicit("call_packed", "tir.call_packed", 1, false, "Calls a packed function by name."),
+    explicit("type_annotation", "tir.type_annotation", 0, true, "A typed placeholder used by intrinsics such as tvm_access_ptr."),
+    opaque("ret", "tir.ret", Arity::Exactly(1), ResultRule::SameAsArg(0), "Returns a value from the function."),
+    opaque("tvm_storage_sync", "tir.tvm_storage_sync", Arity::AtLeast(1), ResultRule::Int32, "Synchronises threads on a storage scope (\"shared\", \"warp\", \"global\")."),
+    opaque("address_of", "tir.address_of", Arity::Exactly(1), ResultRule::Handle, "The address of a buffer element."),
+    opaque("tvm_access_ptr", "tir.tvm_access_ptr", Arity::Exactly(5), ResultRule::Handle, "A pointer into a buffer: (type, data, offset, extent, rw_mask)."),
+    opaque("tvm_thread_allreduce", "tir.tvm_thread_allreduce", Arity::AtLeast(3), ResultRule::Handle, "Cross-thread reduction."),
+    opaque("tvm_fill_fragment", "tir.tvm_fill_fragment", Arity::Exactly(6), ResultRule::Handle, "Fills a wmma fragment with a value."),
+    opaque("tvm_load_matrix_sync", "tir.tvm_load_matrix_sync", Arity::Exactly(8), ResultRule::Handle, "Loads a wmma fragment from memory."),
+    opaque("tvm_store_matrix_sync", "tir.tvm_store_matrix_sync", Arity::Exactly(8), ResultRule::Handle, "Stores a wmma fragment to memory."),
+    opaque("tvm_mma_sync", "tir.tvm_mma_sync", Arity::Exactly(8), ResultRule::Handle, "Tensor-core multiply-accumulate on wmma fragments."),
+    opaque("tvm_bmma_sync", "tir.tvm_bmma_sync", Arity::Exactly(8), ResultRule::Handle, "Binary tensor-core multiply-accumulate."),
+    opaque("assume", "tir.assume", Arity::Exactly(1), ResultRule::Void, "Tells the analyzer a condition holds."),
+    opaque("undef", "tir.undef", Arity::Exactly(0), ResultRule::Int32, "An undefined value."),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_by_script_and_tvm_name() {
+        assert_eq!(Op::lookup("exp").unwrap().name(), "exp");
+        assert_eq!(
+            Op::lookup("tir.if_then_else").unwrap().name(),
+            "if_then_else"
+        );
+        assert_eq!(Op::lookup("T.sqrt").unwrap().name(), "sqrt");
+        assert!(Op::lookup("frobnicate").is_none());
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = Op::all().map(|op| op.name()).collect();
+        names.sort();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len());
+    }
+}
