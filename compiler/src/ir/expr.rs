@@ -5,8 +5,8 @@
 //! two variables named `i` are different variables.
 
 use super::buffer::Buffer;
+use super::builtin::Op;
 use super::dtype::DataType;
-use super::op::Op;
 use crate::source::Span;
 use std::fmt;
 use std::hash::{Hash, Hasher};

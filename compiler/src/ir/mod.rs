@@ -2,20 +2,21 @@
 //! functions and modules, with visitors, rewriters and structural equality.
 
 pub mod buffer;
+pub mod builtin;
 pub mod dtype;
 pub mod expr;
 pub mod function;
 pub mod mutate;
-pub mod op;
+pub mod operators;
 pub mod stmt;
 pub mod structural;
 pub mod visit;
 
 pub use buffer::{Buffer, BufferNode, BufferType};
+pub use builtin::Op;
 pub use dtype::{DataType, TypeCode};
 pub use expr::{BinaryOp, BufferLoad, Expr, ExprKind, ExprNode, PointerType, Range, Var, VarNode};
 pub use function::{IRModule, PrimFunc};
-pub use op::Op;
 pub use stmt::{
     Allocate, Annotations, AttrNode, AttrStmt, AttrValue, Block, BlockRealize, BufferRegion,
     BufferStore, For, ForKind, IterKind, IterVar, MatchBufferRegion, NodeId, Stmt, StmtKind,

@@ -1,8 +1,202 @@
-//! The printer: IR to TVMScript text.
+//! The printer: IR to TVMScript text, line for line as TVM 0.27 prints it.
+//!
+//! IR → lines (this module's [`Line`] tree, where sugar such as `T.grid` and
+//! `T.axis.remap` is chosen) → a `pretty` document → text. Expressions are
+//! printed straight to strings with TVM's precedence rules; statements become
+//! lines nested under their headers.
 
-use crate::ir::Expr;
+mod buffer;
+mod expr;
+mod function;
+pub mod names;
+mod stmt;
 
-/// An expression as TVMScript text.
+use crate::ir::{Expr, IRModule, PrimFunc};
+use names::Names;
+use std::fmt;
+
+pub use expr::format_float;
+
+/// Which TVMScript dialect to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub enum Dialect {
+    /// TVM up to 0.20 and every tutorial: `T.block`, `T.alloc_buffer`, `sch.get_block`.
+    #[default]
+    Classic,
+    /// TVM 0.25 and later: `T.sblock`, `T.sblock_alloc_buffer`, `sch.get_sblock`.
+    Tirx,
+}
+
+impl Dialect {
+    /// `block` or `sblock`.
+    pub fn block(self) -> &'static str {
+        match self {
+            Dialect::Classic => "block",
+            Dialect::Tirx => "sblock",
+        }
+    }
+    /// `alloc_buffer` or `sblock_alloc_buffer`.
+    pub fn alloc_buffer(self) -> &'static str {
+        match self {
+            Dialect::Classic => "alloc_buffer",
+            Dialect::Tirx => "sblock_alloc_buffer",
+        }
+    }
+    /// `block_attr` or `sblock_attr`.
+    pub fn block_attr(self) -> &'static str {
+        match self {
+            Dialect::Classic => "block_attr",
+            Dialect::Tirx => "sblock_attr",
+        }
+    }
+    /// The function-attribute prefix `tir` or `tirx` (`tir.noalias`).
+    pub fn attr_prefix(self) -> &'static str {
+        match self {
+            Dialect::Classic => "tir",
+            Dialect::Tirx => "tirx",
+        }
+    }
+    /// The module imported as `T`.
+    pub fn script_module(self) -> &'static str {
+        match self {
+            Dialect::Classic => "tir",
+            Dialect::Tirx => "tirx",
+        }
+    }
+    /// `get_block` or `get_sblock`.
+    pub fn get_block(self) -> &'static str {
+        match self {
+            Dialect::Classic => "get_block",
+            Dialect::Tirx => "get_sblock",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dialect::Classic => "classic",
+            Dialect::Tirx => "tirx",
+        })
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Dialect, String> {
+        match text {
+            "classic" | "tir" => Ok(Dialect::Classic),
+            "tirx" => Ok(Dialect::Tirx),
+            other => Err(format!(
+                "unknown dialect `{other}` (expected classic or tirx)"
+            )),
+        }
+    }
+}
+
+/// How to print.
+#[derive(Clone, Debug, Default)]
+pub struct PrintOptions {
+    /// The dialect to write.
+    pub dialect: Dialect,
+    /// Write the `# from tvm.script import ...` header lines.
+    pub header: bool,
+}
+
+impl PrintOptions {
+    /// Options for `dialect` with the standard header.
+    pub fn new(dialect: Dialect) -> PrintOptions {
+        PrintOptions {
+            dialect,
+            header: true,
+        }
+    }
+}
+
+/// One printed line, or a header line with an indented body.
+#[derive(Debug, Clone)]
+pub(crate) enum Line {
+    /// A line of text.
+    Text(String),
+    /// `head:` followed by the body indented one level.
+    Nested(String, Vec<Line>),
+}
+
+fn to_doc(lines: &[Line]) -> pretty::RcDoc<'static, ()> {
+    use pretty::RcDoc;
+    RcDoc::intersperse(
+        lines.iter().map(|line| match line {
+            Line::Text(text) => RcDoc::text(text.clone()),
+            Line::Nested(head, body) => RcDoc::text(head.clone())
+                .append(RcDoc::text(":"))
+                .append(RcDoc::hardline().append(to_doc(body)).nest(4)),
+        }),
+        RcDoc::hardline(),
+    )
+}
+
+/// Renders lines as text; long lines stay whole, as TVM prints them.
+pub(crate) fn render_lines(lines: &[Line]) -> String {
+    let mut out = String::new();
+    let doc = to_doc(lines);
+    // No line is ever broken: breaking outside brackets would change meaning.
+    let _ = doc.render_fmt(usize::MAX, &mut out);
+    out.push('\n');
+    out
+}
+
+/// Shared state of one printing run.
+pub(crate) struct Printer {
+    pub options: PrintOptions,
+    pub names: Names,
+    /// Loops enclosing the statement being printed, outermost first.
+    pub loops: Vec<crate::ir::For>,
+    /// True inside a function that carries the `s_tir` attribute.
+    pub s_tir: bool,
+}
+
+impl Printer {
+    pub fn new(options: PrintOptions) -> Printer {
+        Printer {
+            options,
+            names: Names::new(),
+            loops: Vec::new(),
+            s_tir: false,
+        }
+    }
+}
+
+/// The header comment lines TVM prints before a module or function.
+pub fn header_lines(dialect: Dialect, module: bool, type_vars: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    if type_vars {
+        lines.push("# from typing import TypeVar".to_string());
+    }
+    if module {
+        lines.push("# from tvm.script import ir as I".to_string());
+    }
+    lines.push(format!(
+        "# from tvm.script import {} as T",
+        dialect.script_module()
+    ));
+    if dialect == Dialect::Tirx {
+        lines.push("# from tvm.tirx.layout import Axis".to_string());
+    }
+    lines
+}
+
+/// Prints a module as `@I.ir_module class Module:` with its functions.
+pub fn print_module(module: &IRModule, options: &PrintOptions) -> String {
+    function::print_module(module, options)
+}
+
+/// Prints one function on its own, as `@T.prim_func def name(...)`.
+pub fn print_function(func: &PrimFunc, options: &PrintOptions) -> String {
+    function::print_standalone_function(func, options)
+}
+
+/// An expression as TVMScript text, with variables printed by their name hints.
 pub fn expr_to_string(expr: &Expr) -> String {
-    format!("{:?}", expr.kind())
+    let mut printer = Printer::new(PrintOptions::default());
+    printer.expr(expr)
 }

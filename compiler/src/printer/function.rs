@@ -1,0 +1,388 @@
+//! Functions and modules: the decorator, the signature with buffer
+//! annotations, `T.func_attr`, the implicit root block and free variables.
+
+use super::buffer::DeclKind;
+use super::expr::quote;
+use super::stmt::implicit_root_block;
+use super::{header_lines, render_lines, Dialect, Line, PrintOptions, Printer};
+use crate::ir::visit::{walk_exprs, Visitor};
+use crate::ir::{AttrValue, Buffer, DataType, ExprKind, IRModule, PrimFunc, Stmt, StmtKind, Var};
+use std::collections::HashSet;
+
+/// The attribute that marks a schedulable (block-level) function in TVM 0.27.
+pub const S_TIR_ATTR: &str = "s_tir";
+/// The attribute naming a function's external symbol.
+pub const GLOBAL_SYMBOL_ATTR: &str = "global_symbol";
+
+/// Maps `tir.*` attribute keys to the dialect's prefix (`tirx.noalias`).
+pub fn dialect_attr_key(key: &str, dialect: Dialect) -> String {
+    for prefix in ["tir.", "tirx."] {
+        if let Some(rest) = key.strip_prefix(prefix) {
+            return format!("{}.{rest}", dialect.attr_prefix());
+        }
+    }
+    key.to_string()
+}
+
+/// Int64 variables in parameter buffer shapes that are not parameters: TVM
+/// 0.27 declares them at module level as `n = TypeVar("n")`.
+pub(crate) fn type_vars(func: &PrimFunc) -> Vec<Var> {
+    let mut found: Vec<Var> = Vec::new();
+    for (_, buffer) in &func.buffer_map {
+        let node = buffer.node();
+        for e in node
+            .shape
+            .iter()
+            .chain(&node.strides)
+            .chain([&node.elem_offset])
+        {
+            walk_exprs(e, &mut |sub| {
+                if let ExprKind::Var(v) = sub.kind() {
+                    if v.dtype() == DataType::int64()
+                        && !func.params.contains(v)
+                        && !found.contains(v)
+                    {
+                        found.push(v.clone());
+                    }
+                }
+            });
+        }
+    }
+    found
+}
+
+/// Every variable the function uses but never defines, in first-use order.
+fn free_vars(func: &PrimFunc, already: &HashSet<Var>) -> Vec<Var> {
+    struct Collector<'a> {
+        defined: HashSet<Var>,
+        already: &'a HashSet<Var>,
+        free: Vec<Var>,
+    }
+    impl Collector<'_> {
+        fn use_var(&mut self, var: &Var) {
+            if !self.defined.contains(var)
+                && !self.already.contains(var)
+                && !self.free.contains(var)
+            {
+                self.free.push(var.clone());
+            }
+        }
+        fn define_buffer(&mut self, buffer: &Buffer) {
+            self.defined.insert(buffer.data().clone());
+            let node = buffer.node();
+            // Buffer fields that are lone new variables are defined by the buffer itself.
+            for e in node.strides.iter().chain([&node.elem_offset]) {
+                if let ExprKind::Var(v) = e.kind() {
+                    self.defined.insert(v.clone());
+                }
+            }
+            for e in node
+                .shape
+                .iter()
+                .chain(&node.strides)
+                .chain([&node.elem_offset])
+            {
+                walk_exprs(e, &mut |sub| {
+                    if let ExprKind::Var(v) = sub.kind() {
+                        if !self.defined.contains(v) {
+                            self.defined.insert(v.clone());
+                            if !self.free.contains(v) && !self.already.contains(v) {
+                                self.free.push(v.clone());
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    }
+    impl Visitor for Collector<'_> {
+        fn visit_expr(&mut self, expr: &crate::ir::Expr) {
+            match expr.kind() {
+                ExprKind::Var(v) => self.use_var(v),
+                ExprKind::Let { var, .. } => {
+                    self.defined.insert(var.clone());
+                }
+                _ => {}
+            }
+            crate::ir::visit::walk_expr(self, expr);
+        }
+        fn visit_buffer_def(&mut self, buffer: &Buffer) {
+            self.define_buffer(buffer);
+        }
+        fn visit_buffer_use(&mut self, buffer: &Buffer) {
+            if !self.defined.contains(buffer.data()) {
+                self.define_buffer(buffer);
+            }
+        }
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            match stmt.kind() {
+                StmtKind::For(f) => {
+                    self.defined.insert(f.loop_var.clone());
+                }
+                StmtKind::LetStmt { var, .. } => {
+                    self.defined.insert(var.clone());
+                }
+                StmtKind::Allocate(a) => {
+                    self.defined.insert(a.buffer_var.clone());
+                }
+                StmtKind::AttrStmt(attr) => {
+                    if let crate::ir::AttrNode::Thread { var, .. } = &attr.node {
+                        self.defined.insert(var.clone());
+                    }
+                }
+                StmtKind::BlockRealize(realize) => {
+                    for iv in &realize.block.iter_vars {
+                        self.defined.insert(iv.var.clone());
+                    }
+                }
+                _ => {}
+            }
+            crate::ir::visit::walk_stmt(self, stmt);
+        }
+    }
+    let mut collector = Collector {
+        defined: func.params.iter().cloned().collect(),
+        already,
+        free: Vec::new(),
+    };
+    for (_, buffer) in &func.buffer_map {
+        collector.define_buffer(buffer);
+    }
+    // Shape variables of parameter buffers are defined by the signature.
+    collector.free.clear();
+    collector.visit_stmt(&func.body);
+    collector.free
+}
+
+impl Printer {
+    fn decorator(&self, func: &PrimFunc) -> String {
+        let mut kwargs = Vec::new();
+        if func.attr(GLOBAL_SYMBOL_ATTR).is_none() {
+            kwargs.push("private=True");
+        }
+        if self.options.dialect == Dialect::Tirx && func.attr(S_TIR_ATTR).is_some() {
+            kwargs.push("s_tir=True");
+        }
+        if kwargs.is_empty() {
+            "@T.prim_func".to_string()
+        } else {
+            format!("@T.prim_func({})", kwargs.join(", "))
+        }
+    }
+
+    /// The lines of a function: decorator, `def` line and body.
+    pub(crate) fn function(&mut self, func: &PrimFunc, type_vars: &[Var]) -> Vec<Line> {
+        self.names.enter();
+        self.s_tir = func.attr(S_TIR_ATTR).is_some();
+        let mut body: Vec<Line> = Vec::new();
+        for var in type_vars {
+            self.names.define_var(var);
+        }
+
+        // Scalar parameters are named first so buffer shapes can refer to them.
+        for param in &func.params {
+            if func.buffer_of(param).is_none() {
+                self.names.define_var(param);
+            }
+        }
+        let mut bound: HashSet<Var> = func
+            .params
+            .iter()
+            .filter(|p| func.buffer_of(p).is_none())
+            .cloned()
+            .collect();
+        let mut params = Vec::new();
+        for param in &func.params {
+            match func.buffer_of(param) {
+                Some(buffer) => {
+                    // The first use of an unbound signature variable is quoted.
+                    let mut stringify: HashSet<Var> = HashSet::new();
+                    for extent in buffer.shape() {
+                        walk_exprs(extent, &mut |e| {
+                            if let ExprKind::Var(v) = e.kind() {
+                                if !bound.contains(v) && !type_vars.contains(v) {
+                                    stringify.insert(v.clone());
+                                }
+                            }
+                        });
+                    }
+                    let name = self.names.define_buffer(buffer);
+                    self.names.alias_var(param, name.clone());
+                    let decl =
+                        self.buffer_decl(buffer, &name, DeclKind::Annotation, None, &mut stringify);
+                    body.extend(decl.var_defs.into_iter().map(Line::Text));
+                    params.push(format!("{name}: T.Buffer({})", decl.args));
+                    for extent in buffer.shape() {
+                        walk_exprs(extent, &mut |e| {
+                            if let ExprKind::Var(v) = e.kind() {
+                                bound.insert(v.clone());
+                            }
+                        });
+                    }
+                }
+                None => {
+                    let name = self.names.var(param).unwrap_or(param.name()).to_string();
+                    params.push(format!("{name}: {}", self.type_annotation(param)));
+                }
+            }
+        }
+
+        // Variables used but never defined are declared at the top.
+        let mut known: HashSet<Var> = type_vars.iter().cloned().collect();
+        known.extend(bound.iter().cloned());
+        let free = free_vars(func, &known);
+        let free: Vec<Var> = free
+            .into_iter()
+            .filter(|v| !self.names.is_defined(v))
+            .collect();
+        if let Some(line) = self.define_vars_line(&free) {
+            body.push(Line::Text(line));
+        }
+
+        let shown_attrs: Vec<(String, AttrValue)> = func
+            .attrs
+            .iter()
+            .filter(|(key, value)| {
+                !(key == S_TIR_ATTR
+                    || key == GLOBAL_SYMBOL_ATTR && value.as_str() == Some(func.name.as_str()))
+            })
+            .map(|(key, value)| (dialect_attr_key(key, self.options.dialect), value.clone()))
+            .collect();
+        if !shown_attrs.is_empty() {
+            let dict = self.attr_dict(&shown_attrs);
+            body.push(Line::Text(format!("T.func_attr({dict})")));
+        }
+
+        match implicit_root_block(&func.body) {
+            Some(root) => {
+                body.push(Line::Text(format!(
+                    "# with T.{}(\"root\"):",
+                    self.options.dialect.block()
+                )));
+                for buffer in &root.alloc_buffers {
+                    let name = self.names.define_buffer(buffer);
+                    let decl = self.buffer_decl(
+                        buffer,
+                        &name,
+                        DeclKind::Statement,
+                        None,
+                        &mut HashSet::new(),
+                    );
+                    body.extend(decl.var_defs.into_iter().map(Line::Text));
+                    body.push(Line::Text(format!(
+                        "{name} = T.{}({})",
+                        self.options.dialect.alloc_buffer(),
+                        decl.args
+                    )));
+                }
+                self.stmt_lines(&root.body, &mut body);
+            }
+            None => self.stmt_lines(&func.body, &mut body),
+        }
+        if body.is_empty() {
+            body.push(Line::Text("T.evaluate(0)".to_string()));
+        }
+        self.names.exit();
+
+        let ret = if func.ret_type.is_void() {
+            String::new()
+        } else {
+            format!(" -> T.{}", func.ret_type)
+        };
+        vec![
+            Line::Text(self.decorator(func)),
+            Line::Nested(
+                format!("def {}({}){ret}", func.name, params.join(", ")),
+                body,
+            ),
+        ]
+    }
+
+    /// The annotation of a scalar or handle parameter.
+    fn type_annotation(&self, var: &Var) -> String {
+        match &var.node().pointer {
+            Some(pointer) if !(pointer.element.is_void() && pointer.scope == "global") => {
+                if pointer.element.is_void() {
+                    format!("T.handle(storage_scope={})", quote(&pointer.scope))
+                } else if pointer.scope.is_empty() {
+                    format!("T.handle(\"{}\")", pointer.element)
+                } else {
+                    format!(
+                        "T.handle(\"{}\", {})",
+                        pointer.element,
+                        quote(&pointer.scope)
+                    )
+                }
+            }
+            _ => format!("T.{}", var.dtype()),
+        }
+    }
+}
+
+fn type_var_lines(vars: &[Var]) -> Vec<Line> {
+    vars.iter()
+        .map(|v| Line::Text(format!("{} = TypeVar({})", v.name(), quote(v.name()))))
+        .collect()
+}
+
+/// Prints a module with its header.
+pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String {
+    let mut printer = Printer::new(options.clone());
+    let all_type_vars: Vec<Var> = module.functions.iter().flat_map(type_vars).collect();
+    let mut lines: Vec<Line> = Vec::new();
+    if options.header {
+        lines.extend(
+            header_lines(options.dialect, true, !all_type_vars.is_empty())
+                .into_iter()
+                .map(Line::Text),
+        );
+        lines.push(Line::Text(String::new()));
+    }
+    lines.extend(type_var_lines(&all_type_vars));
+    lines.push(Line::Text("@I.ir_module".to_string()));
+    let mut class_body = Vec::new();
+    for (i, func) in module.functions.iter().enumerate() {
+        if i > 0 {
+            class_body.push(Line::Text(String::new()));
+        }
+        let vars = type_vars(func);
+        class_body.extend(printer.function(func, &vars));
+    }
+    let name = if module.name.is_empty() {
+        "Module"
+    } else {
+        &module.name
+    };
+    lines.push(Line::Nested(format!("class {name}"), class_body));
+    strip_trailing_spaces(render_lines(&lines))
+}
+
+/// Prints a single function with its header.
+pub(crate) fn print_standalone_function(func: &PrimFunc, options: &PrintOptions) -> String {
+    let mut printer = Printer::new(options.clone());
+    let vars = type_vars(func);
+    let mut lines: Vec<Line> = Vec::new();
+    if options.header {
+        lines.extend(
+            header_lines(options.dialect, false, !vars.is_empty())
+                .into_iter()
+                .map(Line::Text),
+        );
+        lines.push(Line::Text(String::new()));
+    }
+    lines.extend(type_var_lines(&vars));
+    lines.extend(printer.function(func, &vars));
+    strip_trailing_spaces(render_lines(&lines))
+}
+
+/// Blank lines inside nested bodies would carry indentation; drop it.
+fn strip_trailing_spaces(text: String) -> String {
+    if !text.contains(" \n") {
+        return text;
+    }
+    text.lines()
+        .map(|line| line.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}

@@ -1,0 +1,148 @@
+//! Printed names of variables and buffers.
+//!
+//! As in TVM's printer, a name must be unique among the names in scope: a
+//! nested loop whose variable is also called `i` prints as `i_1`, while two
+//! sibling loops may both print `i`. Names that are not Python identifiers
+//! (`threadIdx.x`) have their invalid characters replaced by `_`.
+
+use crate::ir::{Buffer, Var};
+use std::collections::{HashMap, HashSet};
+
+/// The names defined so far, by scope.
+#[derive(Default)]
+pub struct Names {
+    live: HashSet<String>,
+    vars: HashMap<Var, String>,
+    buffers: HashMap<Buffer, String>,
+    scopes: Vec<Vec<String>>,
+}
+
+/// A name hint made into a Python identifier.
+pub fn sanitize(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        out.push('v');
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+impl Names {
+    /// An empty name table with one open scope.
+    pub fn new() -> Names {
+        Names {
+            scopes: vec![Vec::new()],
+            ..Names::default()
+        }
+    }
+
+    /// Opens a nested scope.
+    pub fn enter(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    /// Closes the innermost scope; its names become free for reuse.
+    pub fn exit(&mut self) {
+        if let Some(names) = self.scopes.pop() {
+            for name in names {
+                self.live.remove(&name);
+            }
+        }
+    }
+
+    fn fresh(&mut self, hint: &str) -> String {
+        let base = sanitize(hint);
+        let mut name = base.clone();
+        let mut counter = 1;
+        while self.live.contains(&name) {
+            name = format!("{base}_{counter}");
+            counter += 1;
+        }
+        self.live.insert(name.clone());
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(name.clone());
+        }
+        name
+    }
+
+    /// Defines a variable in the innermost scope and returns its printed name.
+    pub fn define_var(&mut self, var: &Var) -> String {
+        let name = self.fresh(var.name());
+        self.vars.insert(var.clone(), name.clone());
+        name
+    }
+
+    /// Defines a buffer in the innermost scope and returns its printed name.
+    pub fn define_buffer(&mut self, buffer: &Buffer) -> String {
+        let name = self.fresh(buffer.name());
+        self.buffers.insert(buffer.clone(), name.clone());
+        name
+    }
+
+    /// Gives a variable a printed form without reserving a name (`A.data`).
+    pub fn alias_var(&mut self, var: &Var, text: String) {
+        self.vars.insert(var.clone(), text);
+    }
+
+    /// The printed name of a defined variable.
+    pub fn var(&self, var: &Var) -> Option<&str> {
+        self.vars.get(var).map(String::as_str)
+    }
+
+    /// The printed name of a defined buffer.
+    pub fn buffer(&self, buffer: &Buffer) -> Option<&str> {
+        self.buffers.get(buffer).map(String::as_str)
+    }
+
+    /// True when the variable has a printed name.
+    pub fn is_defined(&self, var: &Var) -> bool {
+        self.vars.contains_key(var)
+    }
+
+    /// True when the buffer has a printed name.
+    pub fn is_buffer_defined(&self, buffer: &Buffer) -> bool {
+        self.buffers.contains_key(buffer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::DataType;
+    use crate::source::Span;
+
+    #[test]
+    fn nested_clash_gets_suffix_and_siblings_reuse() {
+        let mut names = Names::new();
+        let (a, b, c) = (
+            Var::new("i", DataType::int32(), Span::NONE),
+            Var::new("i", DataType::int32(), Span::NONE),
+            Var::new("i", DataType::int32(), Span::NONE),
+        );
+        names.enter();
+        assert_eq!(names.define_var(&a), "i");
+        names.enter();
+        assert_eq!(names.define_var(&b), "i_1");
+        names.exit();
+        names.exit();
+        names.enter();
+        assert_eq!(names.define_var(&c), "i");
+    }
+
+    #[test]
+    fn invalid_characters_become_underscores() {
+        assert_eq!(sanitize("threadIdx.x"), "threadIdx_x");
+        assert_eq!(sanitize("0a"), "_0a");
+    }
+}
