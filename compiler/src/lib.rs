@@ -5,7 +5,9 @@
 //! and `interp` beside them.
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod diagnostics;
+pub mod frontend;
 pub mod ir;
 pub mod printer;
 pub mod source;

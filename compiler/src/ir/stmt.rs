@@ -25,6 +25,20 @@ impl NodeId {
     }
 }
 
+/// Thread tags a loop may be bound to.
+pub const THREAD_TAGS: &[&str] = &[
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
+    "vthread.x",
+    "vthread.y",
+    "vthread.z",
+    "vthread",
+];
+
 /// The kind of a loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ForKind {
