@@ -48,15 +48,15 @@ pub enum Suite<'source> {
         end: Option<usize>,
     },
     /// No indented block followed the header; the recovery says what came instead.
-    Missing(Recovery<'source>),
+    Missing(Box<Recovery<'source>>),
 }
 
 impl<'source> Suite<'source> {
     /// A body written on the header's own line (`if x: pass`).
-    pub fn from_line(line: (Stmt, Vec<Stmt>)) -> Suite<'source> {
+    pub fn from_line(line: (Box<Stmt>, Vec<Stmt>)) -> Suite<'source> {
         let (first, rest) = line;
         let mut statements = Vec::with_capacity(1 + rest.len());
-        statements.push(first);
+        statements.push(*first);
         statements.extend(rest);
         Suite::from_block(statements)
     }
@@ -123,11 +123,15 @@ impl<'source> ParseContext<'source> {
         header_end: usize,
         body: Suite<'source>,
         orelse: Option<(Vec<Stmt>, usize)>,
-    ) -> Stmt {
-        self.elif_chain(start, test, header_end, body, orelse)
+    ) -> Box<Stmt> {
+        match self
+            .elif_chain(start, test, header_end, body, orelse)
             .0
             .pop()
-            .unwrap_or_else(|| error_stmt(start, header_end))
+        {
+            Some(statement) => Box::new(statement),
+            None => error_stmt(start, header_end),
+        }
     }
 
     /// Builds the `If` that an `elif` branch becomes, with the depth of the chain so far.
@@ -149,7 +153,7 @@ impl<'source> ParseContext<'source> {
                     "too many 'elif' branches in one chain (more than {MAX_ELIF_CHAIN})"
                 ),
             });
-            orelse = vec![error_stmt(start, header_end)];
+            orelse = vec![*error_stmt(start, header_end)];
             depth = 0;
         }
         let end = orelse
@@ -157,7 +161,7 @@ impl<'source> ParseContext<'source> {
             .map_or(body_end, |statement| statement.span.end as usize)
             .max(body_end);
         let statement = stmt(StmtKind::If { test, body, orelse }, start, end);
-        (vec![statement], depth)
+        (vec![*statement], depth)
     }
 
     /// Reports an unexpected indent at the indentation starting at `start`, and turns the
@@ -174,7 +178,7 @@ impl<'source> ParseContext<'source> {
         let end = inner
             .last()
             .map_or(end, |statement| statement.span.end as usize);
-        error_stmt(indentation_end, end)
+        *error_stmt(indentation_end, end)
     }
 
     /// The value of a string token at byte offset `start`, with bad escapes reported.
@@ -189,17 +193,22 @@ impl<'source> ParseContext<'source> {
     }
 }
 
-/// A statement node.
-pub fn stmt(kind: StmtKind, start: usize, end: usize) -> Stmt {
-    Stmt {
+/// A statement node, boxed for the parser's symbol stack.
+pub fn stmt(kind: StmtKind, start: usize, end: usize) -> Box<Stmt> {
+    Box::new(Stmt {
         kind,
         span: Span::new(start, end),
-    }
+    })
 }
 
 /// A statement that failed to parse.
-pub fn error_stmt(start: usize, end: usize) -> Stmt {
+pub fn error_stmt(start: usize, end: usize) -> Box<Stmt> {
     stmt(StmtKind::Error, start, end.max(start))
+}
+
+/// The values of a list of boxes.
+pub fn unbox_all<T>(boxes: Vec<Box<T>>) -> Vec<T> {
+    boxes.into_iter().map(|boxed| *boxed).collect()
 }
 
 /// An expression node.
@@ -296,7 +305,7 @@ pub fn append_string(strings: &mut Expr, more: &str, end: usize) {
 }
 
 /// Attaches decorators (with the offsets of their `@`) to a function or class definition.
-pub fn decorate(decorators: Vec<(usize, Expr)>, mut definition: Stmt) -> Stmt {
+pub fn decorate(decorators: Vec<(usize, Expr)>, mut definition: Box<Stmt>) -> Box<Stmt> {
     let start = decorators
         .first()
         .map_or(definition.span.start as usize, |decorator| decorator.0);
@@ -335,7 +344,7 @@ fn found_span(error: &TokenParseError<'_>, source_length: usize) -> Span {
 const EXPRESSION_STARTS: &[&str] = &["name", "int", "string"];
 
 /// Tokens that can start only a statement; their presence means "a statement".
-const STATEMENT_STARTS: &[&str] = &["pass", "def", "return", "for"];
+const STATEMENT_STARTS: &[&str] = &["pass", "return", "assert"];
 
 /// Tokens worth naming in "expected ..." messages, most telling first. Operators are
 /// left out: after an expression, any operator could always come next.
@@ -381,8 +390,17 @@ pub fn describe_parse_error(error: &TokenParseError<'_>, source_length: usize) -
         "an indented block".to_string()
     } else {
         // A statement that could end here but has more on its line: naming the end is clearest.
+        let closer = [")", "]", "}"].into_iter().find(|closer| has(closer));
         let names: Vec<String> = if has("newline") && !has(":") {
             vec!["newline".to_string()]
+        } else if let Some(closer) = closer {
+            // Inside brackets the useful choice is between another item and the closer.
+            let mut names = Vec::new();
+            if has(",") {
+                names.push(quote_token_name(","));
+            }
+            names.push(quote_token_name(closer));
+            names
         } else {
             STRUCTURAL_TOKENS
                 .iter()
