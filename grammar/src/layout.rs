@@ -363,6 +363,41 @@ impl<'source> Layout<'source> {
             }
             Tok::RightParen | Tok::RightBracket | Tok::RightBrace => {
                 let closer = self.source.as_bytes()[start];
+                let opener_of_closer = match closer {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                // A closer that matches an outer bracket means the inner ones were never
+                // closed: close them here for the parser and report the mismatch once.
+                let inner_count = self
+                    .open_brackets
+                    .iter()
+                    .rev()
+                    .position(|bracket| bracket.opener == opener_of_closer)
+                    .unwrap_or(0);
+                if inner_count > 0 && !self.skipping_line {
+                    if let Some(innermost) = self.open_brackets.last() {
+                        let message = format!(
+                            "closing '{}' does not match opening '{}'",
+                            closer as char, innermost.opener as char
+                        );
+                        self.error(start, end, message);
+                    }
+                    for _ in 0..inner_count {
+                        if let Some(bracket) = self.open_brackets.pop() {
+                            self.depth_estimate = self
+                                .depth_estimate
+                                .saturating_sub(bracket.operators_since_comma + 2);
+                            let synthesized = match bracket.opener {
+                                b'(' => Tok::RightParen,
+                                b'[' => Tok::RightBracket,
+                                _ => Tok::RightBrace,
+                            };
+                            self.pending.push_back((start, synthesized, start));
+                        }
+                    }
+                }
                 let Some(bracket) = self.open_brackets.pop() else {
                     if !self.skipping_line {
                         let error =

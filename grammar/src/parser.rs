@@ -448,7 +448,8 @@ pub fn parse(source: &str) -> Parsed {
         Err(error) => {
             // Recovery at file level makes this unreachable in practice; if it happens the
             // error is still reported rather than lost.
-            let error = describe_parse_error(&error, source.len());
+            let mut error = describe_parse_error(&error, source.len());
+            error.message.push_str(" (the parser stopped here)");
             context.errors.push(error);
             Vec::new()
         }
