@@ -70,6 +70,8 @@ pub struct Layout<'source> {
     skipping_line: bool,
     /// True once the end of input has been handled.
     finished: bool,
+    /// True once the first logical line has been seen.
+    seen_first_line: bool,
     /// Comments removed from the token stream, in source order.
     pub comments: Vec<Comment>,
     /// Errors found by the lexer and this pass.
@@ -100,6 +102,7 @@ impl<'source> Layout<'source> {
             depth_estimate: 0,
             skipping_line: false,
             finished: false,
+            seen_first_line: false,
             comments: Vec::new(),
             errors: Vec::new(),
             error_token_starts: Vec::new(),
@@ -146,6 +149,8 @@ impl<'source> Layout<'source> {
                 _ => {}
             }
         }
+        let seen_first_line = self.seen_first_line;
+        self.seen_first_line = true;
         if let Some(position) = tab_position {
             self.error(
                 position,
@@ -154,7 +159,15 @@ impl<'source> Layout<'source> {
             );
         }
         let current = self.indent_stack.last().map_or(0, |level| level.width);
-        if width > current {
+        if width > current && !seen_first_line {
+            // An indented first line has no block to open; the grammar would report a
+            // second error at the matching dedent, so it is reported here and absorbed.
+            self.error(self.line_start, token_start, "unexpected indent");
+            self.indent_stack.push(IndentLevel {
+                width,
+                phantom: true,
+            });
+        } else if width > current {
             if self.indent_stack.len() > MAX_INDENT_LEVELS {
                 self.error(
                     self.line_start,
@@ -484,4 +497,186 @@ pub fn layout_tokens(source: &str) -> (Vec<SpannedTok<'_>>, Vec<Comment>, Vec<Sy
         })
         .collect();
     (tokens, layout.comments, layout.errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The token kinds the parser would see, written compactly: names as their text,
+    /// layout tokens as `NEWLINE`, `INDENT`, `DEDENT`, others as their symbol.
+    fn kinds(source: &str) -> Vec<String> {
+        layout_tokens(source)
+            .0
+            .iter()
+            .map(|(_, token, _)| match token {
+                Tok::Name(name) => name.to_string(),
+                Tok::Int(value) => value.to_string(),
+                Tok::Newline => "NEWLINE".to_string(),
+                Tok::Indent => "INDENT".to_string(),
+                Tok::Dedent => "DEDENT".to_string(),
+                Tok::LexError => "ERROR".to_string(),
+                other => other.symbol().to_string(),
+            })
+            .collect()
+    }
+
+    /// The layout errors of `source` as `(start, message)`.
+    fn errors(source: &str) -> Vec<(u32, String)> {
+        layout_tokens(source)
+            .2
+            .into_iter()
+            .map(|error| (error.span.start, error.message))
+            .collect()
+    }
+
+    #[test]
+    fn indentation_opens_and_closes_blocks() {
+        assert_eq!(
+            kinds("if a:\n    b\n    c\nd\n").join(" "),
+            "if a : NEWLINE INDENT b NEWLINE c NEWLINE DEDENT d NEWLINE"
+        );
+        assert_eq!(
+            kinds("a:\n  b:\n    c\nd\n").join(" "),
+            "a : NEWLINE INDENT b : NEWLINE INDENT c NEWLINE DEDENT DEDENT d NEWLINE"
+        );
+    }
+
+    #[test]
+    fn any_width_works_and_widths_can_mix() {
+        assert_eq!(
+            kinds("a:\n  b\nc:\n        d\n").join(" "),
+            "a : NEWLINE INDENT b NEWLINE DEDENT c : NEWLINE INDENT d NEWLINE DEDENT"
+        );
+    }
+
+    #[test]
+    fn blank_and_comment_lines_are_ignored() {
+        let (tokens, comments, errors) =
+            layout_tokens("a:\n\n    # note\n        \n    b\n# end\n");
+        let names: Vec<Tok<'_>> = tokens.iter().map(|token| token.1).collect();
+        assert_eq!(
+            names,
+            vec![
+                Tok::Name("a"),
+                Tok::Colon,
+                Tok::Newline,
+                Tok::Indent,
+                Tok::Name("b"),
+                Tok::Newline,
+                Tok::Dedent
+            ]
+        );
+        assert_eq!(comments.len(), 2);
+        assert!(comments.iter().all(|comment| comment.own_line));
+        assert!(errors.is_empty());
+    }
+
+    #[test]
+    fn brackets_and_backslashes_continue_the_line() {
+        assert_eq!(
+            kinds("f(a,\n      b)\nc\n").join(" "),
+            "f ( a , b ) NEWLINE c NEWLINE"
+        );
+        assert_eq!(kinds("x = [\n1,\n]\n").join(" "), "x = [ 1 , ] NEWLINE");
+        assert_eq!(
+            kinds("x = 1 + \\\n        2\n").join(" "),
+            "x = 1 + 2 NEWLINE"
+        );
+    }
+
+    #[test]
+    fn end_of_file_closes_the_line_and_the_blocks() {
+        assert_eq!(
+            kinds("if a:\n    b").join(" "),
+            "if a : NEWLINE INDENT b NEWLINE DEDENT"
+        );
+        assert_eq!(kinds("").len(), 0);
+        assert_eq!(kinds("\n\n  \n").len(), 0);
+        let tokens = layout_tokens("x").0;
+        assert_eq!(tokens.last(), Some(&(1, Tok::Newline, 1)));
+    }
+
+    #[test]
+    fn crlf_line_endings() {
+        assert_eq!(
+            kinds("if a:\r\n    b\r\nc\r\n").join(" "),
+            "if a : NEWLINE INDENT b NEWLINE DEDENT c NEWLINE"
+        );
+    }
+
+    #[test]
+    fn tabs_in_indentation_are_errors() {
+        assert_eq!(
+            errors("if a:\n\tb\n"),
+            vec![(
+                6,
+                "tab character in indentation; indent with spaces".to_string()
+            )]
+        );
+        assert!(errors("x = 1\t# tab after code is fine\n").is_empty());
+    }
+
+    #[test]
+    fn a_dedent_to_no_outer_level_is_an_error_once() {
+        let source = "if a:\n    b\n  c\n  d\ne\n";
+        assert_eq!(
+            errors(source),
+            vec![(
+                12,
+                "unindent does not match any outer indentation level".to_string()
+            )]
+        );
+        // The misaligned lines join the enclosing block; no INDENT or DEDENT comes from them.
+        assert_eq!(
+            kinds(source).join(" "),
+            "if a : NEWLINE INDENT b NEWLINE DEDENT c NEWLINE d NEWLINE e NEWLINE"
+        );
+    }
+
+    #[test]
+    fn an_indented_first_line_is_one_error_and_no_block() {
+        assert_eq!(kinds("  a\nb\n").join(" "), "a NEWLINE b NEWLINE");
+        assert_eq!(
+            errors("  a\nb\n"),
+            vec![(0, "unexpected indent".to_string())]
+        );
+    }
+
+    #[test]
+    fn bracket_errors() {
+        assert_eq!(errors("a)\n"), vec![(1, "unmatched ')'".to_string())]);
+        assert_eq!(kinds("a)\n").join(" "), "a ERROR NEWLINE");
+        assert_eq!(
+            errors("(a]\n"),
+            vec![(2, "closing ']' does not match opening '('".to_string())]
+        );
+        assert_eq!(kinds("(a]\n").join(" "), "( a ) NEWLINE");
+        let mut layout = Layout::new("x = (1,\n2\n");
+        let count = layout.by_ref().count();
+        assert_eq!(count, 7);
+        assert_eq!(layout.errors[0].message, "unclosed '('");
+        assert_eq!(layout.unclosed_bracket_start, Some(4));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_skips_the_line() {
+        let source = format!("x = {}\ny\n", "[".repeat(MAX_BRACKET_DEPTH + 5));
+        let kinds = kinds(&source);
+        assert!(kinds.contains(&"ERROR".to_string()));
+        assert_eq!(
+            kinds.iter().filter(|kind| *kind == "[").count(),
+            MAX_BRACKET_DEPTH
+        );
+        assert!(errors(&source)
+            .iter()
+            .any(|error| error.1.starts_with("too many nested brackets")));
+    }
+
+    #[test]
+    fn lexer_errors_become_error_tokens() {
+        let (tokens, _, errors) = layout_tokens("a = ?\n");
+        assert_eq!(tokens[2], (4, Tok::LexError, 5));
+        assert_eq!(errors[0].message, "invalid character '?'");
+    }
 }

@@ -615,3 +615,236 @@ pub fn decode_string(token: &str, mut on_error: impl FnMut(usize, usize, &str)) 
     }
     value
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tokens of `source`, with errors as `Err`.
+    fn lex(source: &str) -> Vec<Result<Tok<'_>, LexError>> {
+        Tok::lexer(source).collect()
+    }
+
+    /// The single token of `source`, asserting there is exactly one.
+    fn single(source: &str) -> Result<Tok<'_>, LexError> {
+        let tokens = lex(source);
+        assert_eq!(
+            tokens.len(),
+            1,
+            "expected one token in {source:?}, got {tokens:?}"
+        );
+        tokens[0].clone()
+    }
+
+    #[test]
+    fn names_ascii_and_unicode() {
+        assert_eq!(single("vi_0"), Ok(Tok::Name("vi_0")));
+        assert_eq!(single("_private"), Ok(Tok::Name("_private")));
+        assert_eq!(single("données"), Ok(Tok::Name("données")));
+        assert_eq!(single("变量"), Ok(Tok::Name("变量")));
+        assert_eq!(single("define"), Ok(Tok::Name("define")));
+        assert_eq!(single("None_"), Ok(Tok::Name("None_")));
+    }
+
+    #[test]
+    fn every_keyword() {
+        let keywords = [
+            ("def", Tok::Def),
+            ("class", Tok::Class),
+            ("for", Tok::For),
+            ("in", Tok::In),
+            ("if", Tok::If),
+            ("elif", Tok::Elif),
+            ("else", Tok::Else),
+            ("while", Tok::While),
+            ("with", Tok::With),
+            ("as", Tok::As),
+            ("return", Tok::Return),
+            ("pass", Tok::Pass),
+            ("assert", Tok::Assert),
+            ("import", Tok::Import),
+            ("from", Tok::From),
+            ("and", Tok::And),
+            ("or", Tok::Or),
+            ("not", Tok::Not),
+            ("is", Tok::Is),
+            ("lambda", Tok::Lambda),
+            ("True", Tok::True),
+            ("False", Tok::False),
+            ("None", Tok::None),
+        ];
+        for (text, token) in keywords {
+            assert_eq!(single(text), Ok(token), "for {text}");
+            assert_eq!(token.symbol(), text);
+        }
+    }
+
+    #[test]
+    fn every_operator_and_delimiter() {
+        let operators = [
+            "+", "-", "*", "/", "//", "%", "**", "@", "==", "!=", "<", "<=", ">", ">=", "&", "|",
+            "^", "~", "<<", ">>", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=",
+            "^=", "<<=", ">>=", "=", "(", ")", "[", "]", "{", "}", "->", ":", ",", ".", ";",
+        ];
+        for text in operators {
+            let token =
+                single(text).unwrap_or_else(|error| panic!("{text} did not lex: {error:?}"));
+            assert_eq!(token.symbol(), text);
+        }
+        // Longest match: `**=` is one token, `*-` is two.
+        assert_eq!(lex("a**=b").len(), 3);
+        assert_eq!(lex("*-"), vec![Ok(Tok::Star), Ok(Tok::Minus)]);
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(single("0"), Ok(Tok::Int(0)));
+        assert_eq!(single("128"), Ok(Tok::Int(128)));
+        assert_eq!(single("1_000"), Ok(Tok::Int(1000)));
+        assert_eq!(single("0x1F"), Ok(Tok::Int(31)));
+        assert_eq!(single("0XfF"), Ok(Tok::Int(255)));
+        assert_eq!(single("0o17"), Ok(Tok::Int(15)));
+        assert_eq!(single("0b1010"), Ok(Tok::Int(10)));
+        assert_eq!(single("0b_1010"), Ok(Tok::Int(10)));
+        assert_eq!(
+            single("340282366920938463463374607431768211455"),
+            Ok(Tok::Int(u128::MAX))
+        );
+        assert_eq!(
+            single("340282366920938463463374607431768211456"),
+            Err(LexError::IntegerTooLarge)
+        );
+        assert_eq!(
+            single("0x1_0000_0000_0000_0000_0000_0000_0000_0000"),
+            Err(LexError::IntegerTooLarge)
+        );
+    }
+
+    #[test]
+    fn floats() {
+        assert_eq!(single("1.5"), Ok(Tok::Float(1.5)));
+        assert_eq!(single("1."), Ok(Tok::Float(1.0)));
+        assert_eq!(single(".5"), Ok(Tok::Float(0.5)));
+        assert_eq!(single("1e-5"), Ok(Tok::Float(1e-5)));
+        assert_eq!(single("2.5E+3"), Ok(Tok::Float(2500.0)));
+        assert_eq!(single("1_0.0"), Ok(Tok::Float(10.0)));
+        assert_eq!(single("1.25e-05"), Ok(Tok::Float(1.25e-05)));
+        assert_eq!(single("1e5"), Ok(Tok::Float(100000.0)));
+        // A dot after a name is an attribute, not a float.
+        assert_eq!(lex("x.5").len(), 2);
+    }
+
+    #[test]
+    fn malformed_numbers_are_errors() {
+        assert_eq!(single("12abc"), Err(LexError::InvalidNumber));
+        assert_eq!(single("0x"), Err(LexError::InvalidNumber));
+        assert_eq!(single("1_"), Err(LexError::InvalidNumber));
+        assert_eq!(single("1.5x"), Err(LexError::InvalidNumber));
+    }
+
+    #[test]
+    fn strings_keep_their_quotes_and_prefix() {
+        assert_eq!(single("'a'"), Ok(Tok::Str("'a'")));
+        assert_eq!(single("\"a b\""), Ok(Tok::Str("\"a b\"")));
+        assert_eq!(single("\"\""), Ok(Tok::Str("\"\"")));
+        assert_eq!(single(r#""it\"s""#), Ok(Tok::Str(r#""it\"s""#)));
+        assert_eq!(single(r#"r"\d""#), Ok(Tok::Str(r#"r"\d""#)));
+        assert_eq!(
+            single("\"\"\"doc\n\"quoted\" string\"\"\""),
+            Ok(Tok::Str("\"\"\"doc\n\"quoted\" string\"\"\""))
+        );
+        assert_eq!(single("'''a'b'''"), Ok(Tok::Str("'''a'b'''")));
+        assert_eq!(
+            lex("\"a\" 'b'"),
+            vec![Ok(Tok::Str("\"a\"")), Ok(Tok::Str("'b'"))]
+        );
+    }
+
+    #[test]
+    fn unterminated_strings_are_errors_that_stop_at_the_line_end() {
+        let mut lexer = Tok::lexer("x = \"abc\ny");
+        assert_eq!(lexer.next(), Some(Ok(Tok::Name("x"))));
+        assert_eq!(lexer.next(), Some(Ok(Tok::Equal)));
+        assert_eq!(lexer.next(), Some(Err(LexError::UnterminatedString)));
+        assert_eq!(lexer.span(), 4..8);
+        assert_eq!(lexer.next(), Some(Ok(Tok::LineBreak)));
+        assert_eq!(lexer.next(), Some(Ok(Tok::Name("y"))));
+        assert_eq!(
+            single("'''never closed\n"),
+            Err(LexError::UnterminatedTripleString)
+        );
+        assert_eq!(
+            single("'ends in backslash\\"),
+            Err(LexError::UnterminatedString)
+        );
+    }
+
+    #[test]
+    fn decoding_escapes() {
+        let decode = |token: &str| {
+            decode_string(token, |_, _, message| panic!("unexpected error: {message}"))
+        };
+        assert_eq!(decode(r#""a\nb\tc""#), "a\nb\tc");
+        assert_eq!(decode(r#"'\\ \' \"'"#), "\\ ' \"");
+        assert_eq!(decode(r#"'\x41\u00e9\U0001F600'"#), "Aé😀");
+        assert_eq!(decode(r#"'\d\q'"#), "\\d\\q");
+        assert_eq!(decode(r#"r'\n'"#), "\\n");
+        assert_eq!(decode("'a\\\nb'"), "ab");
+        assert_eq!(decode("'''x'''"), "x");
+        let mut reported = Vec::new();
+        let value = decode_string(r#"'\x4'"#, |start, end, message| {
+            reported.push((start, end, message.to_string()))
+        });
+        assert_eq!(value, "\\x4");
+        assert_eq!(
+            reported,
+            vec![(
+                1,
+                4,
+                "invalid \\x escape: expected 2 hex digits".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn comments_line_breaks_and_continuations() {
+        assert_eq!(
+            lex("x # note\n"),
+            vec![
+                Ok(Tok::Name("x")),
+                Ok(Tok::Comment("# note")),
+                Ok(Tok::LineBreak)
+            ]
+        );
+        assert_eq!(
+            lex("a\r\nb\rc"),
+            vec![
+                Ok(Tok::Name("a")),
+                Ok(Tok::LineBreak),
+                Ok(Tok::Name("b")),
+                Ok(Tok::LineBreak),
+                Ok(Tok::Name("c")),
+            ]
+        );
+        assert_eq!(
+            lex("a + \\\n  b"),
+            vec![Ok(Tok::Name("a")), Ok(Tok::Plus), Ok(Tok::Name("b"))]
+        );
+        assert_eq!(lex("a \\ b")[1], Err(LexError::StrayBackslash));
+    }
+
+    #[test]
+    fn unknown_characters_are_errors_with_a_message() {
+        assert_eq!(lex("a $ b")[1], Err(LexError::UnknownCharacter));
+        assert_eq!(
+            LexError::UnknownCharacter.message("$"),
+            "invalid character '$'"
+        );
+        assert_eq!(
+            LexError::UnknownCharacter.message("\u{0}"),
+            "invalid character U+0000"
+        );
+        assert_eq!(lex("?").len(), 1);
+        assert_eq!(lex("!").len(), 1, "a lone '!' is not an operator");
+    }
+}

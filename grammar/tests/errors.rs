@@ -49,6 +49,7 @@ fn missing_expression() {
 #[test]
 fn indentation_errors() {
     check("x = 1\n    y = 2\nz = 3\n", &["2:1: unexpected indent"]);
+    check("  x = 1\ny = 2\n", &["1:1: unexpected indent"]);
     check(
         "for x in y:\nz = 1\n",
         &["2:1: expected an indented block after 'for'"],
