@@ -9,7 +9,7 @@ use std::convert::Infallible;
 use lalrpop_util::{ErrorRecovery, ParseError};
 
 use crate::ast::{
-    BinOp, BoolOp, Expr, ExprKind, FunctionDef, Keyword, Span, Stmt, StmtKind, UnaryOp,
+    BinOp, BoolOp, CmpOp, Expr, ExprKind, FunctionDef, Keyword, Span, Stmt, StmtKind, UnaryOp,
 };
 use crate::layout::Layout;
 use crate::lexer::Tok;
@@ -190,6 +190,187 @@ impl<'source> ParseContext<'source> {
                 message: message.to_string(),
             });
         })
+    }
+}
+
+/// An infix operator of a flat operator run, before precedence gives the run its shape.
+#[derive(Clone, Copy, Debug)]
+pub enum InfixOp {
+    /// `or`
+    Or,
+    /// `and`
+    And,
+    /// A comparison; consecutive comparisons form one `Compare` node.
+    Compare(CmpOp),
+    /// An arithmetic or bitwise operator.
+    Binary(BinOp),
+}
+
+/// Binding power of `not`: its operand extends over comparisons and everything tighter.
+const NOT_PRECEDENCE: u8 = 3;
+
+/// Binding power of comparisons.
+const COMPARISON_PRECEDENCE: u8 = 4;
+
+impl InfixOp {
+    /// How tightly the operator binds, following Python's table (higher binds tighter).
+    fn precedence(self) -> u8 {
+        match self {
+            InfixOp::Or => 1,
+            InfixOp::And => 2,
+            InfixOp::Compare(_) => COMPARISON_PRECEDENCE,
+            InfixOp::Binary(op) => match op {
+                BinOp::BitOr => 5,
+                BinOp::BitXor => 6,
+                BinOp::BitAnd => 7,
+                BinOp::LShift | BinOp::RShift => 8,
+                BinOp::Add | BinOp::Sub => 9,
+                BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod | BinOp::MatMul => 10,
+                // `**` is parsed by the grammar, below this level; it never reaches a chain.
+                BinOp::Pow => 11,
+            },
+        }
+    }
+}
+
+/// One element of a flat operator run.
+#[derive(Debug)]
+enum ChainItem {
+    /// A `not` starting at this byte offset.
+    Not(usize),
+    /// An operand, with the offsets of its text including any parentheses around it.
+    Operand(Expr, usize, usize),
+    /// An infix operator.
+    Operator(InfixOp),
+}
+
+/// A flat run of operands, infix operators and `not`s, such as `a + b * c < d and not e`.
+/// The common case of a lone operand is kept without allocating.
+pub struct Chain {
+    /// The only operand (with its outer offsets), while the run has nothing else.
+    lone_operand: Option<(Expr, usize, usize)>,
+    /// The run, once it has an operator or a `not`.
+    items: Vec<ChainItem>,
+}
+
+impl Chain {
+    /// A run of one operand written at `start..end` (parentheses included).
+    pub fn operand(operand: Expr, start: usize, end: usize) -> Chain {
+        Chain {
+            lone_operand: Some((operand, start, end)),
+            items: Vec::new(),
+        }
+    }
+
+    /// Moves a lone operand into the item list, before the run grows.
+    fn spill(&mut self) {
+        if let Some((operand, start, end)) = self.lone_operand.take() {
+            self.items.push(ChainItem::Operand(operand, start, end));
+        }
+    }
+
+    /// The run with `op operand` appended, the operand written at `start..end`.
+    pub fn push(mut self, op: InfixOp, operand: Expr, start: usize, end: usize) -> Chain {
+        self.spill();
+        self.items.push(ChainItem::Operator(op));
+        self.items.push(ChainItem::Operand(operand, start, end));
+        self
+    }
+
+    /// The run with `op` and the whole of `operand` (which may start with `not`s) appended.
+    pub fn append(mut self, op: InfixOp, mut operand: Chain) -> Chain {
+        self.spill();
+        operand.spill();
+        self.items.push(ChainItem::Operator(op));
+        self.items.append(&mut operand.items);
+        self
+    }
+
+    /// The run with a `not` at byte offset `start` in front.
+    pub fn negated(mut self, start: usize) -> Chain {
+        self.spill();
+        self.items.insert(0, ChainItem::Not(start));
+        self
+    }
+
+    /// The expression tree of the run, by precedence climbing.
+    pub fn finish(self) -> Expr {
+        if let Some((operand, _, _)) = self.lone_operand {
+            return operand;
+        }
+        let mut climber = Climber {
+            items: self.items.into_iter().peekable(),
+        };
+        climber.expression(0).0
+    }
+}
+
+/// Precedence climbing over a chain's items. Left-associative runs are a loop; it
+/// recurses only for tighter operators and `not`, so its depth is bounded by the
+/// number of precedence levels and the layout pass's nesting limit.
+struct Climber {
+    /// The items not yet consumed.
+    items: std::iter::Peekable<std::vec::IntoIter<ChainItem>>,
+}
+
+impl Climber {
+    /// Reads an operand and every following operator binding at least `minimum` tightly.
+    /// Returns the tree with the offsets of its text: a node made here spans from its
+    /// first operand's text to its last's, parentheses around those operands included.
+    fn expression(&mut self, minimum: u8) -> (Expr, usize, usize) {
+        let (mut lhs, start, mut outer_end) = self.prefix();
+        while let Some(&ChainItem::Operator(op)) = self.items.peek() {
+            let precedence = op.precedence();
+            if precedence < minimum {
+                break;
+            }
+            self.items.next();
+            lhs = match op {
+                InfixOp::Compare(first) => {
+                    let (operand, _, end) = self.expression(COMPARISON_PRECEDENCE + 1);
+                    outer_end = end;
+                    let mut rest = vec![(first, operand)];
+                    while let Some(&ChainItem::Operator(InfixOp::Compare(next))) = self.items.peek()
+                    {
+                        self.items.next();
+                        let (operand, _, end) = self.expression(COMPARISON_PRECEDENCE + 1);
+                        outer_end = end;
+                        rest.push((next, operand));
+                    }
+                    let left = Box::new(lhs);
+                    expr(ExprKind::Compare { left, rest }, start, outer_end)
+                }
+                InfixOp::Or | InfixOp::And => {
+                    let (rhs, _, end) = self.expression(precedence + 1);
+                    outer_end = end;
+                    let op = if matches!(op, InfixOp::Or) {
+                        BoolOp::Or
+                    } else {
+                        BoolOp::And
+                    };
+                    bool_op(op, lhs, rhs, start, end)
+                }
+                InfixOp::Binary(op) => {
+                    let (rhs, _, end) = self.expression(precedence + 1);
+                    outer_end = end;
+                    bin_op(op, lhs, rhs, start, end)
+                }
+            };
+        }
+        (lhs, start, outer_end)
+    }
+
+    /// Reads one operand, with the `not`s in front of it, and its outer offsets.
+    fn prefix(&mut self) -> (Expr, usize, usize) {
+        match self.items.next() {
+            Some(ChainItem::Not(start)) => {
+                let (operand, _, end) = self.expression(NOT_PRECEDENCE + 1);
+                (unary(UnaryOp::Not, operand, start, end), start, end)
+            }
+            Some(ChainItem::Operand(operand, start, end)) => (operand, start, end),
+            // The grammar only builds runs that alternate operands and operators.
+            Some(ChainItem::Operator(_)) | None => (expr(ExprKind::Error, 0, 0), 0, 0),
+        }
     }
 }
 

@@ -44,6 +44,12 @@ fn missing_expression() {
         &["2:9: expected an expression, found newline"],
     );
     check("a.\n", &["1:3: expected a name, found newline"]);
+    // Python allows `not` only first or after `and`/`or`.
+    check(
+        "x = a == not b\n",
+        &["1:10: expected an expression, found 'not'"],
+    );
+    check("y = 1 +* 2\n", &["1:8: expected an expression, found '*'"]);
 }
 
 #[test]

@@ -209,6 +209,13 @@ fn precedence_table() {
         ("a or b if c else d\n", "(if c (or a b) d)"),
         ("lambda x: a if x else b\n", "(lambda (x) (if x a b))"),
         ("i_0 * 30 + i_1 < 128\n", "(cmp (+ (* i_0 30) i_1) < 128)"),
+        ("a and not b or c\n", "(or (and a (not b)) c)"),
+        ("not not a\n", "(not (not a))"),
+        ("not a < b == c and d\n", "(and (not (cmp a < b == c)) d)"),
+        ("a < (b < c)\n", "(cmp a < (cmp b < c))"),
+        ("a | b < c & d\n", "(cmp (| a b) < (& c d))"),
+        ("a + b - c * d // e\n", "(- (+ a b) (// (* c d) e))"),
+        ("a << b + c >> d\n", "(>> (<< a (+ b c)) d)"),
     ];
     for (source, expected) in cases {
         assert_eq!(parse_expr(source), expected, "for {source:?}");
@@ -235,6 +242,31 @@ fn expression_spans_exclude_parentheses_but_tuples_keep_theirs() {
         panic!("not an assignment")
     };
     assert_eq!(&source[value.span.range()], "(1, 2)");
+}
+
+#[test]
+fn operator_spans_include_parenthesised_operands() {
+    let source = "(a) + (b) < (c)\n";
+    let parsed = parse_file(source);
+    let StmtKind::Expr(compare) = &parsed.file.body[0].kind else {
+        panic!("not an expression")
+    };
+    assert_eq!(&source[compare.span.range()], "(a) + (b) < (c)");
+    let ExprKind::Compare { left, rest } = &compare.kind else {
+        panic!("not a comparison")
+    };
+    assert_eq!(&source[left.span.range()], "(a) + (b)");
+    assert_eq!(&source[rest[0].1.span.range()], "c");
+    let source = "not (x) and y\n";
+    let parsed = parse_file(source);
+    let StmtKind::Expr(and) = &parsed.file.body[0].kind else {
+        panic!("not an expression")
+    };
+    let ExprKind::BoolOp { lhs, .. } = &and.kind else {
+        panic!("not a bool op")
+    };
+    assert_eq!(&source[lhs.span.range()], "not (x)");
+    assert_eq!(&source[and.span.range()], "not (x) and y");
 }
 
 #[test]
