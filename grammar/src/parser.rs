@@ -202,8 +202,17 @@ pub enum InfixOp {
     And,
     /// A comparison; consecutive comparisons form one `Compare` node.
     Compare(CmpOp),
-    /// An arithmetic or bitwise operator.
+    /// An arithmetic or bitwise operator, `**` included.
     Binary(BinOp),
+}
+
+/// A prefix operator of a flat operator run.
+#[derive(Clone, Copy, Debug)]
+pub enum PrefixOp {
+    /// `not`, which binds looser than comparisons.
+    Not,
+    /// `-`, `+` or `~`, which bind tighter than every binary operator but `**`.
+    Unary(UnaryOp),
 }
 
 /// Binding power of `not`: its operand extends over comparisons and everything tighter.
@@ -211,6 +220,13 @@ const NOT_PRECEDENCE: u8 = 3;
 
 /// Binding power of comparisons.
 const COMPARISON_PRECEDENCE: u8 = 4;
+
+/// Binding power of unary `-`, `+` and `~`.
+const UNARY_PRECEDENCE: u8 = 11;
+
+/// Binding power of `**`, which is right-associative and binds tighter than a unary
+/// operator on its left (`-2**2 == -(2**2)`).
+const POWER_PRECEDENCE: u8 = 12;
 
 impl InfixOp {
     /// How tightly the operator binds, following Python's table (higher binds tighter).
@@ -226,8 +242,7 @@ impl InfixOp {
                 BinOp::LShift | BinOp::RShift => 8,
                 BinOp::Add | BinOp::Sub => 9,
                 BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod | BinOp::MatMul => 10,
-                // `**` is parsed by the grammar, below this level; it never reaches a chain.
-                BinOp::Pow => 11,
+                BinOp::Pow => POWER_PRECEDENCE,
             },
         }
     }
@@ -235,90 +250,95 @@ impl InfixOp {
 
 /// One element of a flat operator run.
 #[derive(Debug)]
-enum ChainItem {
-    /// A `not` starting at this byte offset.
-    Not(usize),
-    /// An operand, with the offsets of its text including any parentheses around it.
+pub enum ChainItem {
+    /// A prefix operator starting at this byte offset.
+    Prefix(PrefixOp, usize),
+    /// An operand (an atom with its calls, attributes and subscripts), with the offsets
+    /// of its text including any parentheses around it.
     Operand(Expr, usize, usize),
     /// An infix operator.
     Operator(InfixOp),
 }
 
-/// A flat run of operands, infix operators and `not`s, such as `a + b * c < d and not e`.
+/// A flat run of operands and operators, such as `-a + b * c < d and not e`.
 /// The common case of a lone operand is kept without allocating.
-pub struct Chain {
-    /// The only operand (with its outer offsets), while the run has nothing else.
-    lone_operand: Option<(Expr, usize, usize)>,
-    /// The run, once it has an operator or a `not`.
-    items: Vec<ChainItem>,
+pub enum Chain {
+    /// A single operand, with its outer offsets.
+    Lone(Expr, u32, u32),
+    /// A longer run.
+    Items(Vec<ChainItem>),
 }
 
 impl Chain {
     /// A run of one operand written at `start..end` (parentheses included).
     pub fn operand(operand: Expr, start: usize, end: usize) -> Chain {
-        Chain {
-            lone_operand: Some((operand, start, end)),
-            items: Vec::new(),
+        Chain::Lone(operand, start as u32, end as u32)
+    }
+
+    /// The items of the run, as a list.
+    fn into_items(self) -> Vec<ChainItem> {
+        match self {
+            Chain::Lone(operand, start, end) => {
+                let mut items = Vec::with_capacity(4);
+                items.push(ChainItem::Operand(operand, start as usize, end as usize));
+                items
+            }
+            Chain::Items(items) => items,
         }
     }
 
-    /// Moves a lone operand into the item list, before the run grows.
-    fn spill(&mut self) {
-        if let Some((operand, start, end)) = self.lone_operand.take() {
-            self.items.push(ChainItem::Operand(operand, start, end));
+    /// The run with a prefix operator at byte offset `start` in front.
+    pub fn prefixed(self, op: PrefixOp, start: usize) -> Chain {
+        let mut items = self.into_items();
+        items.insert(0, ChainItem::Prefix(op, start));
+        Chain::Items(items)
+    }
+
+    /// The run with `op` and then all of `operand` (an operand with its prefixes) appended.
+    pub fn append(self, op: InfixOp, operand: Chain) -> Chain {
+        let mut items = self.into_items();
+        items.push(ChainItem::Operator(op));
+        match operand {
+            Chain::Lone(operand, start, end) => {
+                items.push(ChainItem::Operand(operand, start as usize, end as usize));
+            }
+            Chain::Items(mut more) => items.append(&mut more),
         }
+        Chain::Items(items)
     }
 
-    /// The run with `op operand` appended, the operand written at `start..end`.
-    pub fn push(mut self, op: InfixOp, operand: Expr, start: usize, end: usize) -> Chain {
-        self.spill();
-        self.items.push(ChainItem::Operator(op));
-        self.items.push(ChainItem::Operand(operand, start, end));
-        self
-    }
-
-    /// The run with `op` and the whole of `operand` (which may start with `not`s) appended.
-    pub fn append(mut self, op: InfixOp, mut operand: Chain) -> Chain {
-        self.spill();
-        operand.spill();
-        self.items.push(ChainItem::Operator(op));
-        self.items.append(&mut operand.items);
-        self
-    }
-
-    /// The run with a `not` at byte offset `start` in front.
-    pub fn negated(mut self, start: usize) -> Chain {
-        self.spill();
-        self.items.insert(0, ChainItem::Not(start));
-        self
-    }
-
-    /// The expression tree of the run, by precedence climbing.
-    pub fn finish(self) -> Expr {
-        if let Some((operand, _, _)) = self.lone_operand {
-            return operand;
+    /// The expression tree of the run, by precedence climbing. `leading_not_allowed`
+    /// says whether the run may start with `not` (not in a `for` target).
+    pub fn finish(self, context: &mut ParseContext<'_>, leading_not_allowed: bool) -> Expr {
+        match self {
+            Chain::Lone(operand, _, _) => operand,
+            Chain::Items(items) => {
+                let mut climber = Climber {
+                    items: items.into_iter().peekable(),
+                    context,
+                };
+                climber.expression(0, leading_not_allowed).0
+            }
         }
-        let mut climber = Climber {
-            items: self.items.into_iter().peekable(),
-        };
-        climber.expression(0).0
     }
 }
 
 /// Precedence climbing over a chain's items. Left-associative runs are a loop; it
-/// recurses only for tighter operators and `not`, so its depth is bounded by the
+/// recurses only for tighter operators and prefixes, so its depth is bounded by the
 /// number of precedence levels and the layout pass's nesting limit.
-struct Climber {
+struct Climber<'context, 'source> {
     /// The items not yet consumed.
     items: std::iter::Peekable<std::vec::IntoIter<ChainItem>>,
+    /// Where a misplaced `not` is reported.
+    context: &'context mut ParseContext<'source>,
 }
 
-impl Climber {
+impl Climber<'_, '_> {
     /// Reads an operand and every following operator binding at least `minimum` tightly.
     /// Returns the tree with the offsets of its text: a node made here spans from its
     /// first operand's text to its last's, parentheses around those operands included.
-    fn expression(&mut self, minimum: u8) -> (Expr, usize, usize) {
-        let (mut lhs, start, mut outer_end) = self.prefix();
+    fn expression(&mut self, minimum: u8, not_allowed: bool) -> (Expr, usize, usize) {
+        let (mut lhs, start, mut outer_end) = self.prefix(not_allowed);
         while let Some(&ChainItem::Operator(op)) = self.items.peek() {
             let precedence = op.precedence();
             if precedence < minimum {
@@ -327,21 +347,26 @@ impl Climber {
             self.items.next();
             lhs = match op {
                 InfixOp::Compare(first) => {
-                    let (operand, _, end) = self.expression(COMPARISON_PRECEDENCE + 1);
-                    outer_end = end;
-                    let mut rest = vec![(first, operand)];
-                    while let Some(&ChainItem::Operator(InfixOp::Compare(next))) = self.items.peek()
-                    {
-                        self.items.next();
-                        let (operand, _, end) = self.expression(COMPARISON_PRECEDENCE + 1);
+                    let mut rest = Vec::new();
+                    let mut next = Some(first);
+                    while let Some(op) = next {
+                        let op = self.join_is_not(op);
+                        let (operand, _, end) = self.expression(COMPARISON_PRECEDENCE + 1, false);
                         outer_end = end;
-                        rest.push((next, operand));
+                        rest.push((op, operand));
+                        next = match self.items.peek() {
+                            Some(&ChainItem::Operator(InfixOp::Compare(op))) => {
+                                self.items.next();
+                                Some(op)
+                            }
+                            _ => None,
+                        };
                     }
                     let left = Box::new(lhs);
                     expr(ExprKind::Compare { left, rest }, start, outer_end)
                 }
                 InfixOp::Or | InfixOp::And => {
-                    let (rhs, _, end) = self.expression(precedence + 1);
+                    let (rhs, _, end) = self.expression(precedence + 1, true);
                     outer_end = end;
                     let op = if matches!(op, InfixOp::Or) {
                         BoolOp::Or
@@ -351,7 +376,13 @@ impl Climber {
                     bool_op(op, lhs, rhs, start, end)
                 }
                 InfixOp::Binary(op) => {
-                    let (rhs, _, end) = self.expression(precedence + 1);
+                    // `**` is right-associative: its right side may hold another `**`.
+                    let right_minimum = if op == BinOp::Pow {
+                        POWER_PRECEDENCE
+                    } else {
+                        precedence + 1
+                    };
+                    let (rhs, _, end) = self.expression(right_minimum, false);
                     outer_end = end;
                     bin_op(op, lhs, rhs, start, end)
                 }
@@ -360,12 +391,34 @@ impl Climber {
         (lhs, start, outer_end)
     }
 
-    /// Reads one operand, with the `not`s in front of it, and its outer offsets.
-    fn prefix(&mut self) -> (Expr, usize, usize) {
+    /// Turns `is` followed by a `not` prefix into `is not`.
+    fn join_is_not(&mut self, op: CmpOp) -> CmpOp {
+        if op == CmpOp::Is {
+            if let Some(&ChainItem::Prefix(PrefixOp::Not, _)) = self.items.peek() {
+                self.items.next();
+                return CmpOp::IsNot;
+            }
+        }
+        op
+    }
+
+    /// Reads one operand with the prefix operators in front of it, and its outer offsets.
+    fn prefix(&mut self, not_allowed: bool) -> (Expr, usize, usize) {
         match self.items.next() {
-            Some(ChainItem::Not(start)) => {
-                let (operand, _, end) = self.expression(NOT_PRECEDENCE + 1);
+            Some(ChainItem::Prefix(PrefixOp::Not, start)) => {
+                if !not_allowed {
+                    // Python takes `not` only first or after `and`/`or`: `a == not b` is an error.
+                    self.context.errors.push(SyntaxError {
+                        span: Span::new(start, start + 3),
+                        message: "expected an expression, found 'not'".to_string(),
+                    });
+                }
+                let (operand, _, end) = self.expression(NOT_PRECEDENCE + 1, true);
                 (unary(UnaryOp::Not, operand, start, end), start, end)
+            }
+            Some(ChainItem::Prefix(PrefixOp::Unary(op), start)) => {
+                let (operand, _, end) = self.expression(UNARY_PRECEDENCE, false);
+                (unary(op, operand, start, end), start, end)
             }
             Some(ChainItem::Operand(operand, start, end)) => (operand, start, end),
             // The grammar only builds runs that alternate operands and operators.

@@ -50,6 +50,14 @@ fn missing_expression() {
         &["1:10: expected an expression, found 'not'"],
     );
     check("y = 1 +* 2\n", &["1:8: expected an expression, found '*'"]);
+    check(
+        "y = -not b\n",
+        &["1:6: expected an expression, found 'not'"],
+    );
+    check(
+        "y = a is not not b\n",
+        &["1:14: expected an expression, found 'not'"],
+    );
 }
 
 #[test]

@@ -216,6 +216,11 @@ fn precedence_table() {
         ("a | b < c & d\n", "(cmp (| a b) < (& c d))"),
         ("a + b - c * d // e\n", "(- (+ a b) (// (* c d) e))"),
         ("a << b + c >> d\n", "(>> (<< a (+ b c)) d)"),
+        ("a is (not b)\n", "(cmp a is (not b))"),
+        ("-a ** -b ** c\n", "(neg (** a (neg (** b c))))"),
+        ("~-+a\n", "(~ (neg (pos a)))"),
+        ("a**b*c\n", "(* (** a b) c)"),
+        ("not -a < b\n", "(not (cmp (neg a) < b))"),
     ];
     for (source, expected) in cases {
         assert_eq!(parse_expr(source), expected, "for {source:?}");
