@@ -6,7 +6,9 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cli;
 pub mod diagnostics;
+pub mod format;
 pub mod frontend;
 pub mod ir;
 pub mod printer;

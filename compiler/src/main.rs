@@ -1,1 +1,5 @@
-fn main() {}
+//! The `tirc` command.
+
+fn main() -> std::process::ExitCode {
+    tirc::cli::main()
+}

@@ -131,7 +131,12 @@ fn linear_terms(e: &Expr, sign: i64, terms: &mut Vec<(Expr, i64)>, constant: &mu
     }
 }
 
-/// Rebuilds a linear combination as `a * 4 + b + 3`.
+/// Cancels terms of an integer index expression and rebuilds it as
+/// `a * 4 + b + 3` (the region extents of `A[i * 4:i * 4 + 4]`).
+pub fn simplify_index(e: &Expr) -> Expr {
+    simplify_linear(e)
+}
+
 fn simplify_linear(e: &Expr) -> Expr {
     if !e.dtype().is_int() || e.dtype().lanes != 1 {
         return e.clone();

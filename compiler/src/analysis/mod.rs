@@ -3,4 +3,4 @@
 
 pub mod access_regions;
 
-pub use access_regions::infer_block_regions;
+pub use access_regions::{infer_block_regions, simplify_index};

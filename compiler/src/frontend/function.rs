@@ -195,7 +195,7 @@ impl Lowerer {
             Dialect::Classic => has_blocks || !function.root_alloc_buffers.is_empty(),
         };
         if s_tir {
-            attrs.push(("s_tir".to_string(), AttrValue::Expr(Expr::bool(true))));
+            attrs.push(("s_tir".to_string(), AttrValue::Bool(true)));
         }
         let body = if s_tir {
             wrap_root_block(body, function.root_alloc_buffers)
@@ -231,11 +231,15 @@ impl Lowerer {
 /// Wraps a block-level body in the root block TVM's parser adds, unless the
 /// body already is an explicit root block.
 fn wrap_root_block(body: Stmt, alloc_buffers: Vec<Buffer>) -> Stmt {
+    // As TVM's parser: a body that is one block, or that has no block at all,
+    // is kept as it is unless root-level buffers need a root block to live in.
     if alloc_buffers.is_empty() {
-        if let Some(realize) = body.as_block_realize() {
-            if realize.block.iter_vars.is_empty() && realize.block.name == "root" {
-                return body;
-            }
+        let mut contains_block = false;
+        crate::ir::visit::walk_stmts(&body, &mut |s| {
+            contains_block |= matches!(s.kind(), StmtKind::BlockRealize(_));
+        });
+        if !contains_block || body.as_block_realize().is_some() {
+            return body;
         }
     }
     Stmt::new(

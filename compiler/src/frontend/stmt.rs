@@ -566,6 +566,9 @@ impl Lowerer {
                     .collect(),
             ),
             Value::Dict(_) => AttrValue::Dict(self.annotations_from(value, span)),
+            Value::Int(i) => AttrValue::Int(i as i64),
+            Value::Float(f) => AttrValue::Float(f),
+            Value::Bool(b) => AttrValue::Bool(b),
             other => AttrValue::Expr(self.to_expr(other, span)),
         }
     }
@@ -655,7 +658,9 @@ impl Lowerer {
                         },
                     };
                     match operators::sub(stop, start.clone()) {
-                        Ok(extent) => region.push(Range::new(start, extent)),
+                        Ok(extent) => {
+                            region.push(Range::new(start, crate::analysis::simplify_index(&extent)))
+                        }
                         Err(e) => {
                             self.apply(Err(e), span);
                             return None;

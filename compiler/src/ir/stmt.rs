@@ -70,7 +70,13 @@ impl ForKind {
 /// A value of an annotation or function attribute.
 #[derive(Clone, Debug)]
 pub enum AttrValue {
-    /// A number, bool or other expression (ints and bools print bare).
+    /// A Python integer (printed bare).
+    Int(i64),
+    /// A Python float (printed bare).
+    Float(f64),
+    /// A Python bool (printed `True`/`False`).
+    Bool(bool),
+    /// An IR expression (`T.int64(5)`, a variable).
     Expr(Expr),
     /// A string.
     Str(String),
@@ -86,6 +92,8 @@ impl AttrValue {
     /// The integer value, when the value is an integer literal.
     pub fn as_int(&self) -> Option<i64> {
         match self {
+            AttrValue::Int(i) => Some(*i),
+            AttrValue::Bool(b) => Some(*b as i64),
             AttrValue::Expr(e) => e.as_int(),
             _ => None,
         }

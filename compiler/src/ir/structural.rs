@@ -218,6 +218,18 @@ impl Serializer {
 
     fn attr_value(&mut self, value: &AttrValue) {
         match value {
+            AttrValue::Int(i) => {
+                self.push(Token::Open("int"));
+                self.push(Token::Int(*i));
+            }
+            AttrValue::Float(f) => {
+                self.push(Token::Open("float"));
+                self.push(Token::FloatBits(f.to_bits()));
+            }
+            AttrValue::Bool(b) => {
+                self.push(Token::Open("bool"));
+                self.push(Token::Int(*b as i64));
+            }
             AttrValue::Expr(e) => self.expr(e),
             AttrValue::Str(s) => {
                 self.push(Token::Open("str"));

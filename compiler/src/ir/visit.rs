@@ -146,7 +146,11 @@ fn walk_attr_value<V: Visitor + ?Sized>(visitor: &mut V, value: &AttrValue) {
         AttrValue::Expr(expr) => visitor.visit_expr(expr),
         AttrValue::List(items) => items.iter().for_each(|v| walk_attr_value(visitor, v)),
         AttrValue::Dict(items) => items.iter().for_each(|(_, v)| walk_attr_value(visitor, v)),
-        AttrValue::Str(_) | AttrValue::None => {}
+        AttrValue::Str(_)
+        | AttrValue::None
+        | AttrValue::Int(_)
+        | AttrValue::Float(_)
+        | AttrValue::Bool(_) => {}
     }
 }
 

@@ -149,8 +149,9 @@ impl Printer {
         }
     }
 
-    /// Buffer indices, with constant-stride ramps printed as slices.
-    pub fn indices(&mut self, indices: &[Expr]) -> String {
+    /// Store indices, with constant-stride ramps printed as slices (loads
+    /// print ramps as `T.Ramp`, as TVM 0.27 does).
+    pub fn store_indices(&mut self, indices: &[Expr]) -> String {
         let parts: Vec<String> = indices
             .iter()
             .map(|index| {
@@ -216,7 +217,7 @@ impl Printer {
                 if load.indices.is_empty() {
                     identity(format!("{buffer}[()]"))
                 } else {
-                    let indices = self.indices(&load.indices);
+                    let indices = self.expr_list(&load.indices);
                     identity(format!("{buffer}[{indices}]"))
                 }
             }

@@ -246,7 +246,14 @@ impl Printer {
                 !(key == S_TIR_ATTR
                     || key == GLOBAL_SYMBOL_ATTR && value.as_str() == Some(func.name.as_str()))
             })
-            .map(|(key, value)| (dialect_attr_key(key, self.options.dialect), value.clone()))
+            .map(|(key, value)| {
+                let key = if self.options.convert_attr_keys {
+                    dialect_attr_key(key, self.options.dialect)
+                } else {
+                    key.clone()
+                };
+                (key, value.clone())
+            })
             .collect();
         if !shown_attrs.is_empty() {
             let dict = self.attr_dict(&shown_attrs);

@@ -101,6 +101,9 @@ pub struct PrintOptions {
     pub dialect: Dialect,
     /// Write the `# from tvm.script import ...` header lines.
     pub header: bool,
+    /// Rewrite `tir.*`/`tirx.*` attribute keys for the dialect (when converting
+    /// a file from the other dialect); keys are otherwise printed as written.
+    pub convert_attr_keys: bool,
 }
 
 impl PrintOptions {
@@ -109,6 +112,7 @@ impl PrintOptions {
         PrintOptions {
             dialect,
             header: true,
+            convert_attr_keys: false,
         }
     }
 }
@@ -193,6 +197,11 @@ pub fn print_module(module: &IRModule, options: &PrintOptions) -> String {
 /// Prints one function on its own, as `@T.prim_func def name(...)`.
 pub fn print_function(func: &PrimFunc, options: &PrintOptions) -> String {
     function::print_standalone_function(func, options)
+}
+
+/// Int64 symbolic variables the printer declares as module-level `TypeVar`s.
+pub fn type_vars_of(func: &PrimFunc) -> Vec<crate::ir::Var> {
+    function::type_vars(func)
 }
 
 /// An expression as TVMScript text, with variables printed by their name hints.

@@ -42,11 +42,22 @@ impl Printer {
                 let target = if store.indices.is_empty() {
                     format!("{buffer}[()]")
                 } else {
-                    format!("{buffer}[{}]", self.indices(&store.indices))
+                    format!("{buffer}[{}]", self.store_indices(&store.indices))
                 };
                 out.push(Line::Text(format!("{target} = {value}")));
             }
             StmtKind::Evaluate(value) => {
+                // TVM 0.27 prints `T.ret(x)` as a `return` statement.
+                if let ExprKind::Call { op, args } = value.kind() {
+                    if op.name() == "ret"
+                        && args.len() == 1
+                        && self.options.dialect == super::Dialect::Tirx
+                    {
+                        let returned = self.expr(&args[0]);
+                        out.push(Line::Text(format!("return {returned}")));
+                        return;
+                    }
+                }
                 let text = self.expr(value);
                 if matches!(value.kind(), ExprKind::Call { .. }) {
                     out.push(Line::Text(text));
@@ -174,12 +185,10 @@ impl Printer {
     /// One attribute value; ints and bools print bare.
     pub(crate) fn attr_value(&mut self, value: &AttrValue) -> String {
         match value {
-            AttrValue::Expr(e) => match e.kind() {
-                ExprKind::Int(v) if e.dtype().is_bool() => {
-                    if *v != 0 { "True" } else { "False" }.to_string()
-                }
-                _ => self.expr(e),
-            },
+            AttrValue::Int(i) => i.to_string(),
+            AttrValue::Float(f) => super::expr::format_float(*f),
+            AttrValue::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+            AttrValue::Expr(e) => self.expr(e),
             AttrValue::Str(s) => quote(s),
             AttrValue::List(items) => {
                 let parts: Vec<String> = items.iter().map(|v| self.attr_value(v)).collect();
