@@ -219,9 +219,9 @@ impl<'source> Layout<'source> {
         }
     }
 
-    /// Updates the expression-depth estimate for a token at bracket depth `open_brackets.len()`.
-    /// Operators, dots and keywords that build nodes deepen the estimate; a comma ends a
-    /// sibling and resets its level's share.
+    /// Whether a token builds an expression node and so deepens the depth estimate:
+    /// operators, dots and expression keywords. (A comma ends a sibling instead and
+    /// resets its level's share; brackets are counted where they open and close.)
     fn deepens_expression(token: &Tok<'_>) -> bool {
         matches!(
             token,

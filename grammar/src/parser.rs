@@ -181,6 +181,29 @@ impl<'source> ParseContext<'source> {
         *error_stmt(indentation_end, end)
     }
 
+    /// Adds a call argument to the positional or keyword list; a positional argument
+    /// after a keyword one is reported, as Python does.
+    pub fn add_argument(
+        &mut self,
+        mut arguments: (Vec<Expr>, Vec<Keyword>),
+        argument: Argument,
+    ) -> (Vec<Expr>, Vec<Keyword>) {
+        match argument {
+            Argument::Positional(value) => {
+                let is_starred = matches!(value.kind, ExprKind::Starred(_) | ExprKind::Error);
+                if !arguments.1.is_empty() && !is_starred {
+                    self.errors.push(SyntaxError {
+                        span: value.span,
+                        message: "positional argument follows keyword argument".to_string(),
+                    });
+                }
+                arguments.0.push(value);
+            }
+            Argument::Keyword(keyword) => arguments.1.push(keyword),
+        }
+        arguments
+    }
+
     /// The value of a string token at byte offset `start`, with bad escapes reported.
     pub fn decode_string(&mut self, token: &str, start: usize) -> String {
         let errors = &mut self.errors;
@@ -518,18 +541,6 @@ pub fn prepend(first: Expr, rest: Vec<Expr>) -> Vec<Expr> {
     items
 }
 
-/// Adds a call argument to the positional or keyword list.
-pub fn add_argument(
-    mut arguments: (Vec<Expr>, Vec<Keyword>),
-    argument: Argument,
-) -> (Vec<Expr>, Vec<Keyword>) {
-    match argument {
-        Argument::Positional(value) => arguments.0.push(value),
-        Argument::Keyword(keyword) => arguments.1.push(keyword),
-    }
-    arguments
-}
-
 /// Appends the next adjacent string literal to a string expression.
 pub fn append_string(strings: &mut Expr, more: &str, end: usize) {
     if let ExprKind::Str(value) = &mut strings.kind {
@@ -630,6 +641,9 @@ pub fn describe_parse_error(error: &TokenParseError<'_>, source_length: usize) -
         } else if let Some(closer) = closer {
             // Inside brackets the useful choice is between another item and the closer.
             let mut names = Vec::new();
+            if has("name") {
+                names.push(quote_token_name("name"));
+            }
             if has(",") {
                 names.push(quote_token_name(","));
             }
@@ -695,7 +709,8 @@ pub fn parse(source: &str) -> Parsed {
         .filter(|error| {
             let start = error.span.start as usize;
             // The layout already explained these: a rejected token, or everything after an unclosed bracket.
-            !layout.error_token_starts.contains(&start)
+            // The starts were recorded in source order, so a binary search finds them.
+            layout.error_token_starts.binary_search(&start).is_err()
                 && layout
                     .unclosed_bracket_start
                     .is_none_or(|unclosed| start < unclosed)

@@ -115,6 +115,14 @@ fn unexpected_tokens_name_what_was_found() {
         &["1:11: expected ',' or ']', found number 3"],
     );
     check(
+        "def f(*args):\n    pass\n",
+        &["1:7: expected a name or ')', found '*'"],
+    );
+    check(
+        "x = f(a, b=1, c)\n",
+        &["1:15: positional argument follows keyword argument"],
+    );
+    check(
         "else:\n  pass\n",
         &["1:1: expected a statement, found 'else'"],
     );
