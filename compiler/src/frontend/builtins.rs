@@ -102,7 +102,7 @@ impl Lowerer {
         } else {
             self.unknown_builtin(name, span);
         }
-        Value::Int(0)
+        Value::Poison
     }
 
     fn unknown_builtin(&mut self, name: &str, span: ast::Span) {
@@ -385,7 +385,7 @@ impl Lowerer {
                 } else {
                     self.unknown_builtin(name, func.span);
                 }
-                Value::Expr(Expr::i32(0))
+                Value::Poison
             }
         }
     }

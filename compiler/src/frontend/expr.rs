@@ -5,7 +5,7 @@ use super::codes;
 use super::value::{literal_expr, Subscript, Value};
 use super::Lowerer;
 use crate::ir::operators::{self, OperatorError};
-use crate::ir::{BinaryOp, BufferLoad, DataType, Expr, ExprKind, Op, Var};
+use crate::ir::{BinaryOp, BufferLoad, Expr, ExprKind, Op};
 use tirc_grammar::ast;
 
 impl Lowerer {
@@ -118,6 +118,9 @@ impl Lowerer {
     /// buffer to a vector load); reports an error for anything else.
     pub(crate) fn to_expr(&mut self, value: Value, span: ast::Span) -> Expr {
         let ir_span = self.span(span);
+        if let Value::Poison = value {
+            return Expr::i32(0).with_span(ir_span);
+        }
         if let Value::Subscripted(buffer, subscripts) = &value {
             return self.vector_load(buffer, subscripts, span);
         }
@@ -203,13 +206,11 @@ impl Lowerer {
             }
             self.report(diagnostic);
         }
-        // A stand-in variable keeps one mistake from cascading into many.
-        let var = Var::new(name, DataType::int32(), self.span(span));
-        let value = Value::Expr(var.to_expr());
+        // Later uses of the name are silent: one mistake gives one diagnostic.
         if let Some(scope) = self.scopes.first_mut() {
-            scope.insert(name.to_string(), value.clone());
+            scope.insert(name.to_string(), Value::Poison);
         }
-        value
+        Value::Poison
     }
 
     fn eval_attribute(&mut self, whole: &ast::Expr, value: &ast::Expr, attr: &ast::Ident) -> Value {
@@ -222,6 +223,9 @@ impl Lowerer {
             }
         }
         let object = self.eval(value);
+        if let Value::Poison = object {
+            return Value::Poison;
+        }
         match (&object, attr.name.as_str()) {
             (Value::Buffer(buffer), "data") => Value::Expr(buffer.data().to_expr()),
             (Value::Buffer(buffer), "elem_offset") => {
@@ -266,6 +270,7 @@ impl Lowerer {
         }
         let object = self.eval(value);
         match object {
+            Value::Poison => Value::Poison,
             Value::Buffer(buffer) => {
                 let mut subscripts = Vec::new();
                 // `A[()]` indexes a zero-dimensional buffer.
@@ -475,6 +480,7 @@ impl Lowerer {
 
     fn unary_op(&mut self, op: ast::UnaryOp, value: Value, span: ast::Span) -> Value {
         match (op, value) {
+            (_, Value::Poison) => Value::Poison,
             (ast::UnaryOp::Neg, Value::Int(v)) => Value::Int(-v),
             (ast::UnaryOp::Neg, Value::Float(v)) => Value::Float(-v),
             (ast::UnaryOp::Pos, v @ (Value::Int(_) | Value::Float(_))) => v,
@@ -519,6 +525,9 @@ impl Lowerer {
     }
 
     fn compare(&mut self, op: ast::CmpOp, a: Value, b: Value, span: ast::Span) -> Value {
+        if matches!(a, Value::Poison) || matches!(b, Value::Poison) {
+            return Value::Poison;
+        }
         let binary = match op {
             ast::CmpOp::Eq => BinaryOp::Eq,
             ast::CmpOp::NotEq => BinaryOp::Ne,

@@ -107,6 +107,7 @@ impl Lowerer {
             let param_span = self.span(param.name.span);
             let Some(annotation) = &param.annotation else {
                 self.error(codes::BAD_ARGUMENTS, format!("parameter `{name}` needs a type annotation such as `T.handle` or `T.Buffer(...)`"), param.span);
+                self.bind(name, Value::Poison);
                 continue;
             };
             match self.eval(annotation) {

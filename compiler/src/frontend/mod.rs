@@ -246,7 +246,7 @@ pub(crate) fn suggest<'a>(
         .into_iter()
         .map(|c| (crate::ir::dtype::edit_distance(name, c), c))
         .filter(|(distance, candidate)| *distance <= limit && *candidate != name)
-        .min_by_key(|(distance, _)| *distance)
+        .min_by_key(|(distance, candidate)| (*distance, *candidate))
         .map(|(_, c)| c.to_string())
 }
 

@@ -274,7 +274,9 @@ impl Lowerer {
                     "a buffer region cannot be assigned to a name",
                     span,
                 );
+                self.bind(name, Value::Poison);
             }
+            Value::Poison => self.bind(name, Value::Poison),
         }
     }
 
@@ -596,6 +598,7 @@ impl Lowerer {
                     out.push(region);
                 }
             }
+            Value::Poison => {}
             Value::Expr(expr) => match expr.kind() {
                 ExprKind::Load(load) => {
                     let subscripts = Self::load_as_subscripts(load);
@@ -685,6 +688,9 @@ impl Lowerer {
             return None;
         };
         let object_value = self.eval(object);
+        if let Value::Poison = object_value {
+            return None;
+        }
         let Value::Buffer(buffer) = object_value else {
             self.error(
                 codes::BAD_ASSIGNMENT,
@@ -843,6 +849,10 @@ impl Lowerer {
                 self.bind_value(name, evaluated, target.span);
                 None
             }
+            ast::ExprKind::Tuple(targets) if matches!(evaluated, Value::Poison) => {
+                self.poison_targets(targets);
+                None
+            }
             ast::ExprKind::Tuple(targets) => {
                 match evaluated.as_sequence() {
                     Some(items) if items.len() == targets.len() => {
@@ -880,6 +890,24 @@ impl Lowerer {
                     target.span,
                 );
                 None
+            }
+        }
+    }
+
+    /// Binds the loop variables of a loop that could not be built to poison.
+    fn poison_loop_targets(&mut self, target: &ast::Expr) {
+        match &target.kind {
+            ast::ExprKind::Name(name) => self.bind(name, Value::Poison),
+            ast::ExprKind::Tuple(items) => self.poison_targets(items),
+            _ => {}
+        }
+    }
+
+    /// Binds every name of an assignment target to poison after an error.
+    fn poison_targets(&mut self, targets: &[ast::Expr]) {
+        for target in targets {
+            if let ast::ExprKind::Name(name) = &target.kind {
+                self.bind(name, Value::Poison);
             }
         }
     }
@@ -1028,6 +1056,9 @@ impl Lowerer {
                 )
                 .with_help("write one letter (S for spatial, R for reduce) per loop variable, and one name per letter"),
             );
+            for (name, _) in names {
+                self.bind(name, Value::Poison);
+            }
             return;
         }
         for ((letter, binding), (name, name_span)) in kinds.chars().zip(bindings).zip(names) {
@@ -1037,7 +1068,8 @@ impl Lowerer {
                     format!("unknown iteration kind `{letter}` (expected S, R, C or O)"),
                     args[0].span,
                 );
-                return;
+                self.bind(name, Value::Poison);
+                continue;
             };
             let value = self.eval_expr(binding);
             let Some(loop_var) = value.as_var().cloned() else {
@@ -1165,6 +1197,7 @@ impl Lowerer {
     ) -> Option<Stmt> {
         let Some((name, args, keywords)) = self.called_builtin(iter) else {
             self.error(codes::BAD_LOOP, "a loop must iterate over `range(...)`, `T.grid(...)` or a loop kind such as `T.serial(...)`", iter.span);
+            self.poison_loop_targets(target);
             return None;
         };
         let targets: Vec<(&String, ast::Span)> = match &target.kind {
@@ -1204,11 +1237,24 @@ impl Lowerer {
             } else if let Some(kind) = loop_kind(&name) {
                 kind
             } else {
-                self.error(
+                let iterators = [
+                    "grid",
+                    "serial",
+                    "parallel",
+                    "vectorized",
+                    "unroll",
+                    "thread_binding",
+                ];
+                let mut diagnostic = Diagnostic::error(
                     codes::BAD_LOOP,
                     format!("`T.{name}` is not a loop iterator"),
-                    iter.span,
+                    self.span(iter.span),
                 );
+                if let Some(s) = super::suggest(&name, iterators) {
+                    diagnostic = diagnostic.with_help(format!("did you mean `T.{s}`?"));
+                }
+                self.report(diagnostic);
+                self.poison_loop_targets(target);
                 return None;
             };
             let (min, extent) = match args {

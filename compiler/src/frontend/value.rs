@@ -54,6 +54,9 @@ pub(crate) enum Value {
     BufferAnnotation(Buffer),
     /// A `Range` value (`T.Range(a, b)`).
     Range(Range),
+    /// The result of an expression that already produced an error: every
+    /// later use of it is silent, so one mistake gives one diagnostic.
+    Poison,
 }
 
 impl Value {
@@ -74,6 +77,7 @@ impl Value {
             Value::DType(_) | Value::Pointer(..) => "a type",
             Value::BufferAnnotation(_) => "a buffer annotation",
             Value::Range(_) => "a range",
+            Value::Poison => "an erroneous value",
         }
     }
 

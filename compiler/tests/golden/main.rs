@@ -1,0 +1,6 @@
+//! File-based golden tests: one module per kind of test under `tests/`.
+//! `TIRC_BLESS=1 cargo test --test golden` rewrites expectation files.
+
+mod parse_errors;
+mod roundtrip;
+mod support;
