@@ -577,6 +577,39 @@ def dtype_zoo(A: T.Buffer((4,), "int4"), B: T.Buffer((4,), "uint1"), C: T.Buffer
             F[vi] = G[vi] > T.uint64(3)
 
 
+@T.prim_func
+def expr_let_and_vectors(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), n: T.int32):
+    for i in range(16):
+        B[T.Ramp(i * 4, 1, 4)] = A[T.Ramp(i * 4, 1, 4)] + T.Broadcast(T.float32(1), 4)
+        B[T.Ramp(i, 16, 4)] = T.Broadcast(A[i], 4)
+    x = T.int32()
+    B[0] = T.Let(T.Cast("float32", x * x), where={x: n + 1})
+    y: T.let[T.int32] = n * 3
+    B[1] = T.Cast("float32", y) + T.if_then_else(T.likely(n > 2), A[2], A[3])
+
+
+@T.prim_func
+def call_forms_printable(A: T.Buffer((16,), "float32"), n: T.int32):
+    T.evaluate(T.call_extern("int32", "printf", "n=%d", n))
+    T.evaluate(T.call_pure_extern("float32", "my_pure", A[0]))
+    T.call_packed("my.packed_func", A.data, n)
+    T.evaluate(T.call_intrin("int32", "tirx.popcount", n))
+    A[2] = T.call_extern("float32", "cosf", A[3])
+    A[4] = T.Cast("float32", T.Div(n, 3) + T.truncmod(n, 3) + T.Add(n, 0) + T.Mul(n, 1))
+
+
+@T.prim_func(s_tir=True)
+def block_match_buffer_strided(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for io, jo in T.grid(4, 4):
+        with T.sblock("tile"):
+            vio, vjo = T.axis.remap("SS", [io, jo])
+            T.reads(A[vio * 4:vio * 4 + 4, vjo * 4:vjo * 4 + 4])
+            T.writes(C[vio * 4:vio * 4 + 4, vjo * 4:vjo * 4 + 4])
+            Asub = T.match_buffer(A[vio * 4:vio * 4 + 4, vjo * 4:vjo * 4 + 4], (4, 4), strides=[T.int32(), T.int32()], offset_factor=1)
+            Csub = T.match_buffer(C[vio * 4:vio * 4 + 4, vjo * 4:vjo * 4 + 4], (4, 4), offset_factor=4, scope="global")
+            T.evaluate(T.call_extern("int32", "tile_copy", Csub.data, Csub.elem_offset, Asub.data, Asub.elem_offset, Asub.strides[0]))
+
+
 for _name in [
     "buffer_param_fields",
     "buffer_param_symbolic",
@@ -612,6 +645,9 @@ for _name in [
     "private_funcs",
     "strides_quirk_unnamed_vars",
     "dtype_zoo",
+    "expr_let_and_vectors",
+    "call_forms_printable",
+    "block_match_buffer_strided",
 ]:
     MODULES[_name] = globals()[_name]
 MODULES["module_multi_func"] = MultiFunc
