@@ -369,6 +369,7 @@ impl Lowerer {
             },
             buffer_type: args.buffer_type,
             axis_separators: args.axis_separators,
+            declared_as_scalar: false,
             span,
         })
     }

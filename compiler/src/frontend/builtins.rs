@@ -168,6 +168,9 @@ impl Lowerer {
                 super::builtin_name(p)
             }
         });
+        if let Some(call) = self.module_function_call(path.as_deref(), args, whole.span) {
+            return call;
+        }
         let Some(name) = builtin else {
             self.error(
                 codes::UNSUPPORTED,
@@ -368,12 +371,28 @@ impl Lowerer {
                 }
                 Value::Pointer(element, scope)
             }
+            "comm_reducer" => self.comm_reducer(args, span),
+            "Let" => self.let_expression(args, keywords, span),
+            "target" => match args.first().map(|a| self.eval(a)) {
+                Some(Value::Dict(items)) if args.len() == 1 => Value::Target(items),
+                Some(Value::Str(kind)) if args.len() == 1 => {
+                    Value::Target(vec![(Value::Str("kind".to_string()), Value::Str(kind))])
+                }
+                _ => {
+                    self.error(
+                        codes::BAD_ARGUMENTS,
+                        "`T.target` takes a configuration dict",
+                        span,
+                    );
+                    Value::Poison
+                }
+            },
             "Buffer" => {
                 let args = self.buffer_args(args, keywords, span);
                 Value::BufferAnnotation(self.make_buffer("buffer", args, span))
             }
             _ => {
-                if let Some(op) = Op::lookup(name) {
+                if let Some(op) = Op::lookup(name).or_else(|| Op::vendor_intrinsic(name)) {
                     return self.op_call(op, args, span);
                 }
                 if STATEMENT_BUILTINS.contains(&name) {
@@ -388,6 +407,140 @@ impl Lowerer {
                 Value::Poison
             }
         }
+    }
+
+    /// `Module.helper(x)`: a call of another function of the module.
+    fn module_function_call(
+        &mut self,
+        path: Option<&str>,
+        args: &[ast::Expr],
+        span: ast::Span,
+    ) -> Option<Value> {
+        let (class, function) = path?.split_once('.')?;
+        if Some(class) != self.module_class.as_deref() {
+            return None;
+        }
+        let ret_type = *self.module_functions.get(function)?;
+        let args = args.iter().map(|a| self.eval_expr(a)).collect();
+        Some(Value::Expr(Expr::new(
+            ExprKind::CallFunction {
+                name: function.to_string(),
+                args,
+            },
+            ret_type,
+            self.span(span),
+        )))
+    }
+
+    /// `T.Let(body, where={v: value})`: an expression with a let-bound variable.
+    fn let_expression(
+        &mut self,
+        args: &[ast::Expr],
+        keywords: &[ast::Keyword],
+        span: ast::Span,
+    ) -> Value {
+        let binding = keywords
+            .iter()
+            .find(|k| k.name.name == "where")
+            .map(|k| &k.value);
+        let (
+            Some(body),
+            Some(ast::Expr {
+                kind: ast::ExprKind::Dict(items),
+                ..
+            }),
+        ) = (args.first(), binding)
+        else {
+            self.error(
+                codes::BAD_ARGUMENTS,
+                "`T.Let` takes a body and `where={var: value}`",
+                span,
+            );
+            return Value::Poison;
+        };
+        let [(name, value)] = items.as_slice() else {
+            self.error(
+                codes::BAD_ARGUMENTS,
+                "`T.Let` binds exactly one variable",
+                span,
+            );
+            return Value::Poison;
+        };
+        let ast::ExprKind::Name(name_text) = &name.kind else {
+            self.error(codes::BAD_ARGUMENTS, "`T.Let` binds a name", name.span);
+            return Value::Poison;
+        };
+        let value = self.eval_expr(value);
+        // The bound variable may be declared already (`x = T.int32()`), as TVM prints it.
+        let declared = match self.lookup(name_text) {
+            Some(Value::Expr(e)) => e.as_var().cloned(),
+            _ => None,
+        };
+        self.push_scope();
+        let var = declared.unwrap_or_else(|| {
+            crate::ir::Var::new(name_text.as_str(), value.dtype(), self.span(name.span))
+        });
+        self.bind(name_text, Value::Expr(var.to_expr()));
+        let body = self.eval_expr(body);
+        self.pop_scope();
+        let dtype = body.dtype();
+        Value::Expr(Expr::new(
+            ExprKind::Let { var, value, body },
+            dtype,
+            self.span(span),
+        ))
+    }
+
+    /// `T.comm_reducer(lambda x, y: x + y, [identity])`.
+    fn comm_reducer(&mut self, args: &[ast::Expr], span: ast::Span) -> Value {
+        let [lambda, identity] = args else {
+            self.error(
+                codes::BAD_ARGUMENTS,
+                "`T.comm_reducer` takes a lambda and a list of identity elements",
+                span,
+            );
+            return Value::Poison;
+        };
+        let ast::ExprKind::Lambda { params, body } = &lambda.kind else {
+            self.error(
+                codes::BAD_ARGUMENTS,
+                "the combiner of `T.comm_reducer` must be a lambda",
+                lambda.span,
+            );
+            return Value::Poison;
+        };
+        let identity = self.eval_expr_list(identity);
+        if params.len() != 2 * identity.len() {
+            self.error(
+                codes::BAD_ARGUMENTS,
+                "the combiner takes two parameters per identity element",
+                lambda.span,
+            );
+            return Value::Poison;
+        }
+        self.push_scope();
+        let vars: Vec<crate::ir::Var> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let dtype = identity[i % identity.len()].dtype();
+                let var = crate::ir::Var::new(p.name.as_str(), dtype, self.span(p.span));
+                self.bind(&p.name, Value::Expr(var.to_expr()));
+                var
+            })
+            .collect();
+        let result = match &body.kind {
+            ast::ExprKind::Tuple(items) => items.iter().map(|e| self.eval_expr(e)).collect(),
+            _ => vec![self.eval_expr(body)],
+        };
+        self.pop_scope();
+        let (lhs, rhs) = vars.split_at(identity.len());
+        Value::Reducer(crate::ir::CommReducer {
+            lhs: lhs.to_vec(),
+            rhs: rhs.to_vec(),
+            result,
+            identity,
+        })
     }
 
     fn eval_expr_list(&mut self, expr: &ast::Expr) -> Vec<Expr> {

@@ -121,6 +121,10 @@ impl Lowerer {
         if let Value::Poison = value {
             return Expr::i32(0).with_span(ir_span);
         }
+        if let Value::Scalar(buffer) = &value {
+            let zero = Expr::zero(buffer.shape()[0].dtype());
+            return Expr::load(buffer, vec![zero]).with_span(ir_span);
+        }
         if let Value::Subscripted(buffer, subscripts) = &value {
             return self.vector_load(buffer, subscripts, span);
         }
@@ -153,6 +157,7 @@ impl Lowerer {
                     let step = step.clone().unwrap_or_else(|| Expr::one(start.dtype()));
                     let lanes = stop.as_ref().and_then(|stop| {
                         let length = operators::sub(stop.clone(), start.clone()).ok()?;
+                        let length = crate::analysis::simplify_index(&length);
                         let (length, step) = (length.as_int()?, step.as_int()?);
                         (step > 0 && length > 0).then_some((length + step - 1) / step)
                     });

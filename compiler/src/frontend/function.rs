@@ -85,6 +85,7 @@ impl Lowerer {
         let decorator = self.prim_func_decorator(def, span)?;
         self.push_scope();
         self.signature_vars.clear();
+        self.s_tir = decorator.s_tir;
         self.function = Some(FunctionBuilder {
             params: Vec::new(),
             buffer_map: Vec::new(),

@@ -140,7 +140,7 @@ pub fn is_schedule_def(def: &ast::FunctionDef) -> bool {
 /// Detects the dialect: tirx when the file uses any tirx-only spelling.
 fn detect_dialect(source: &str, comments: &[ast::Comment]) -> Dialect {
     let tirx_comment = comments.iter().any(|c| c.text.contains("import tirx as T"));
-    let tirx_source = ["T.sblock", "s_tir=True", "sch.get_sblock", "tirx.noalias"]
+    let tirx_source = ["T.sblock", "s_tir=True", "sch.get_sblock", "T.let["]
         .iter()
         .any(|marker| source.contains(marker));
     if tirx_comment || tirx_source {
@@ -166,6 +166,14 @@ pub(crate) struct Lowerer {
     function: Option<function::FunctionBuilder>,
     /// Enclosing loops with their domains, innermost last.
     loops: Vec<(Var, crate::ir::Range)>,
+    /// Thread variables declared by `T.env_thread`, with their tags.
+    env_threads: HashMap<Var, String>,
+    /// True while lowering a function declared `s_tir=True` (tirx dialect).
+    s_tir: bool,
+    /// The module class name, for calls between its functions.
+    module_class: Option<String>,
+    /// The module's functions and their return types.
+    module_functions: HashMap<String, crate::ir::DataType>,
 }
 
 impl Lowerer {
@@ -180,6 +188,10 @@ impl Lowerer {
             blocks: Vec::new(),
             function: None,
             loops: Vec::new(),
+            env_threads: HashMap::new(),
+            s_tir: false,
+            module_class: None,
+            module_functions: HashMap::new(),
         }
     }
 
@@ -295,8 +307,13 @@ pub fn lower_file(file: &ast::File, source: &str, file_id: FileId) -> (Program, 
             ast::StmtKind::ClassDef(class) => {
                 form = ProgramForm::Module;
                 module.name = class.name.name.clone();
+                lowerer.module_class = Some(class.name.name.clone());
+                lowerer.collect_module_functions(&class.body);
                 for inner in &class.body {
                     match &inner.kind {
+                        ast::StmtKind::Expr(e) if lowerer.is_module_attrs(e) => {
+                            module.attrs = lowerer.module_attrs(e);
+                        }
                         ast::StmtKind::FunctionDef(def) => {
                             if let Some(func) = lowerer.lower_prim_func(def, inner.span) {
                                 module.functions.push(func);
@@ -374,6 +391,49 @@ pub fn lower_file(file: &ast::File, source: &str, file_id: FileId) -> (Program, 
 }
 
 impl Lowerer {
+    /// Records the module's function names and return types before lowering,
+    /// so functions can call ones defined later.
+    fn collect_module_functions(&mut self, body: &[ast::Stmt]) {
+        for stmt in body {
+            if let ast::StmtKind::FunctionDef(def) = &stmt.kind {
+                let ret = match &def.returns {
+                    Some(returns) => match self.eval(returns) {
+                        Value::DType(d) => d,
+                        _ => crate::ir::DataType::void(),
+                    },
+                    None => crate::ir::DataType::void(),
+                };
+                self.module_functions.insert(def.name.name.clone(), ret);
+            }
+        }
+    }
+
+    fn is_module_attrs(&self, expr: &ast::Expr) -> bool {
+        matches!(&expr.kind, ast::ExprKind::Call { func, .. }
+            if matches!(func.dotted_name().as_deref(), Some("I.module_attrs" | "tvm.script.ir.module_attrs")))
+    }
+
+    /// `I.module_attrs({...})` in a module class.
+    fn module_attrs(&mut self, expr: &ast::Expr) -> crate::ir::Annotations {
+        let ast::ExprKind::Call { args, .. } = &expr.kind else {
+            return Vec::new();
+        };
+        match args.as_slice() {
+            [dict] => {
+                let value = self.eval(dict);
+                self.annotations_from(value, dict.span)
+            }
+            _ => {
+                self.error(
+                    codes::BAD_ARGUMENTS,
+                    "`I.module_attrs` takes one dict",
+                    expr.span,
+                );
+                Vec::new()
+            }
+        }
+    }
+
     /// `n = TypeVar("n")` at module level declares an int64 symbolic variable.
     fn lower_module_assign(&mut self, target: &ast::Expr, value: &ast::Expr) {
         if let (ast::ExprKind::Name(name), ast::ExprKind::Call { func, args, .. }) =

@@ -54,6 +54,13 @@ pub(crate) enum Value {
     BufferAnnotation(Buffer),
     /// A `Range` value (`T.Range(a, b)`).
     Range(Range),
+    /// A TVM 0.27 local scalar (`x: T.int32 = v` outside block-level code):
+    /// a one-element buffer read and written by name.
+    Scalar(Buffer),
+    /// `T.comm_reducer(...)`: the combiner of a cross-thread reduction.
+    Reducer(crate::ir::CommReducer),
+    /// `T.target({...})`: a compilation target given by its configuration dict.
+    Target(Vec<(Value, Value)>),
     /// The result of an expression that already produced an error: every
     /// later use of it is silent, so one mistake gives one diagnostic.
     Poison,
@@ -78,6 +85,9 @@ impl Value {
             Value::BufferAnnotation(_) => "a buffer annotation",
             Value::Range(_) => "a range",
             Value::Poison => "an erroneous value",
+            Value::Target(_) => "a target",
+            Value::Scalar(_) => "a scalar",
+            Value::Reducer(_) => "a reducer",
         }
     }
 

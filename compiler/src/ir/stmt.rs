@@ -86,6 +86,8 @@ pub enum AttrValue {
     Dict(Vec<(String, AttrValue)>),
     /// `None`.
     None,
+    /// A compilation target, `T.target({...})`, as its configuration dict.
+    Target(Vec<(String, AttrValue)>),
 }
 
 impl AttrValue {
@@ -282,9 +284,25 @@ pub struct Allocate {
     pub body: Stmt,
 }
 
+/// A commutative reducer: `T.comm_reducer(lambda x, y: x + y, [identity])`,
+/// the combiner of a cross-thread reduction.
+#[derive(Clone, Debug)]
+pub struct CommReducer {
+    /// The left arguments of the combiner.
+    pub lhs: Vec<Var>,
+    /// The right arguments of the combiner.
+    pub rhs: Vec<Var>,
+    /// The combined values, one per reduced value.
+    pub result: Vec<Expr>,
+    /// The identity element of each reduced value.
+    pub identity: Vec<Expr>,
+}
+
 /// What an attribute statement is attached to.
 #[derive(Clone, Debug)]
 pub enum AttrNode {
+    /// A commutative reducer (`reduce_scope` attributes).
+    Reducer(CommReducer),
     /// Nothing in particular.
     None,
     /// A variable.
@@ -348,6 +366,16 @@ pub enum StmtKind {
     Evaluate(Expr),
     /// A memory allocation.
     Allocate(Allocate),
+    /// Allocates a buffer (storage included) visible in `body`: TVM 0.27's
+    /// statement-level `T.alloc_buffer` / `T.alloc_local` / `T.alloc_shared`.
+    AllocBuffer {
+        /// The allocated buffer.
+        buffer: Buffer,
+        /// Allocation annotations.
+        annotations: Annotations,
+        /// Where it is visible.
+        body: Stmt,
+    },
     /// Declares a buffer visible in `body`.
     DeclBuffer {
         /// The declared buffer.
@@ -361,8 +389,10 @@ pub enum StmtKind {
     Assert {
         /// The checked condition.
         condition: Expr,
-        /// The message when it fails.
-        message: Expr,
+        /// The error kind raised when it fails (`RuntimeError`, `ValueError`).
+        error_kind: String,
+        /// The parts of the message, joined when it fails.
+        message: Vec<Expr>,
         /// Run after the check.
         body: Stmt,
     },

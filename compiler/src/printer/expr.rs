@@ -212,6 +212,12 @@ impl Printer {
                 let args = self.expr_list(&[c.clone(), a.clone(), b.clone()]);
                 identity(format!("T.Select({args})"))
             }
+            ExprKind::Load(load)
+                if self.scalars.contains(&load.buffer)
+                    && super::stmt::is_first_element(&load.indices) =>
+            {
+                identity(self.buffer_name(&load.buffer))
+            }
             ExprKind::Load(load) => {
                 let buffer = self.buffer_name(&load.buffer);
                 if load.indices.is_empty() {
@@ -235,10 +241,8 @@ impl Printer {
             }
             ExprKind::Let { var, value, body } => {
                 let value = self.expr(value);
-                self.names.enter();
-                let name = self.names.define_var(var);
+                let name = self.expr(&var.to_expr());
                 let body = self.expr(body);
-                self.names.exit();
                 identity(format!("T.Let({body}, where={{{name}: {value}}})"))
             }
             ExprKind::Call { op, args } => {
@@ -265,6 +269,14 @@ impl Printer {
                     parts.push(dtype);
                 }
                 identity(format!("T.{}({})", op.name(), parts.join(", ")))
+            }
+            ExprKind::CallFunction { name, args } => {
+                let args = self.expr_list(args);
+                let module = self
+                    .module_name
+                    .clone()
+                    .unwrap_or_else(|| "Module".to_string());
+                identity(format!("{module}.{name}({args})"))
             }
             ExprKind::Shuffle { vectors, indices } => {
                 let vectors = self.expr_list(vectors);
