@@ -3,7 +3,7 @@
 use super::{
     emit_diagnostics, read_input, DiagnosticFormat, EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE,
 };
-use crate::frontend::parse_program;
+use crate::check::{check_source, CheckOptions};
 use crate::source::SourceMap;
 use clap::Args;
 use std::path::PathBuf;
@@ -32,9 +32,9 @@ pub fn run(args: CheckArgs) -> u8 {
             }
         };
         let mut sources = SourceMap::new();
-        let (_, diagnostics) = parse_program(&mut sources, &name, &text);
-        emit_diagnostics(&diagnostics, &sources, args.format);
-        if diagnostics.iter().any(|d| d.is_error()) {
+        let checked = check_source(&mut sources, &name, &text, &CheckOptions::default());
+        emit_diagnostics(&checked.diagnostics, &sources, args.format);
+        if checked.has_errors() {
             code = code.max(EXIT_DIAGNOSTICS);
         }
     }
