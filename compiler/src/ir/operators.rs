@@ -398,7 +398,7 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
                     if pick_min { x.min(y) } else { x.max(y) },
                     result_type,
                 ))
-            } else if a.same_as(b) {
+            } else if same_operand(a, b) {
                 Some(a.clone())
             } else {
                 None
@@ -442,6 +442,12 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
         },
     };
     Ok(folded)
+}
+
+/// TVM's `same_as` on operands: the same node, or two uses of one variable
+/// (a TVM variable is itself the expression, so every use is the same object).
+fn same_operand(a: &Expr, b: &Expr) -> bool {
+    a.same_as(b) || matches!((a.as_var(), b.as_var()), (Some(x), Some(y)) if x == y)
 }
 
 fn fold_float_identity_add(a: &Expr, b: &Expr, fa: Option<f64>, fb: Option<f64>) -> Option<Expr> {

@@ -253,6 +253,16 @@ impl Printer {
                         return (format!("{lhs} {symbol} {rhs}"), precedence);
                     }
                 }
+                // `T.if_then_else` with a constant condition would fold when parsed:
+                // the generic intrinsic call keeps the node.
+                if op.name() == "if_then_else" && args.first().is_some_and(|c| c.is_const()) {
+                    let args = self.expr_list(args);
+                    return identity(format!(
+                        "T.call_intrin(\"{}\", \"{}\", {args})",
+                        expr.dtype(),
+                        op.info().tvm_name
+                    ));
+                }
                 if op.name() == "bitwise_not" && args.len() == 1 {
                     let operand = self.child(&args[0], Unary, false);
                     return (format!("~{operand}"), Unary);
@@ -291,10 +301,19 @@ impl Printer {
             let args = this.expr_list(&[a.clone(), b.clone()]);
             (format!("T.{name}({args})"), Precedence::Identity)
         };
+        // The folding functions print only when parsing them rebuilds this very
+        // node; otherwise the node constructor (`T.Min`) keeps the round trip.
+        let folding = |this: &mut Printer, function: &str, constructor: &str| {
+            if rebuilds_unchanged(op, a, b) {
+                call(this, function)
+            } else {
+                call(this, constructor)
+            }
+        };
         match op {
-            BinaryOp::Mod => call(self, "truncmod"),
-            BinaryOp::Min => call(self, "min"),
-            BinaryOp::Max => call(self, "max"),
+            BinaryOp::Mod => folding(self, "truncmod", "Mod"),
+            BinaryOp::Min => folding(self, "min", "Min"),
+            BinaryOp::Max => folding(self, "max", "Max"),
             BinaryOp::Div => {
                 let integer = a.dtype().is_integer() && b.dtype().is_integer();
                 if integer || !rebuilds_unchanged(op, a, b) {
