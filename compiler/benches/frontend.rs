@@ -4,6 +4,10 @@
 //! TVM's parser and printer on the same text in the same session.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+// Measure with the allocator the `tirc` binary uses.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::Path;
 use tirc::format::print_program;
 use tirc::frontend::parse_program;

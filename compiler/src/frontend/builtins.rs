@@ -90,7 +90,7 @@ impl Lowerer {
         if name == "handle" {
             return Value::Pointer(DataType::void(), "global".to_string());
         }
-        if let Ok(dtype) = name.parse::<DataType>() {
+        if let Some(dtype) = DataType::parse_known(name) {
             return Value::DType(dtype);
         }
         let known = Op::lookup(name).is_some()
@@ -184,7 +184,7 @@ impl Lowerer {
         };
         let span = whole.span;
         // Typed constants and casts: `T.float32(1)`, `T.int64(n)`.
-        if let Ok(dtype) = name.parse::<DataType>() {
+        if let Some(dtype) = DataType::parse_known(name) {
             return self.typed_value(name, dtype, args, span);
         }
         if let Some(op) = node_constructor(name) {

@@ -1128,7 +1128,7 @@ impl Lowerer {
                     return None;
                 }
                 other => {
-                    if let Ok(dtype) = other.parse::<DataType>() {
+                    if let Some(dtype) = DataType::parse_known(other) {
                         if args.is_empty() {
                             self.declare_vars(target, &[dtype]);
                             return None;
@@ -1146,9 +1146,9 @@ impl Lowerer {
                 for v in values {
                     match self.called_builtin(v) {
                         Some((name, args, _)) if args.is_empty() => {
-                            match name.parse::<DataType>() {
-                                Ok(dtype) => all_declarations.push(dtype),
-                                Err(_) => break,
+                            match DataType::parse_known(&name) {
+                                Some(dtype) => all_declarations.push(dtype),
+                                None => break,
                             }
                         }
                         _ => break,
