@@ -620,7 +620,7 @@ impl Lowerer {
                     }
                 }
                 other => {
-                    let value = self.to_expr(other, arg.span);
+                    let value = self.expr_of_value(other, arg.span);
                     Value::Expr(operators::cast(dtype, value))
                 }
             },

@@ -277,9 +277,7 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
                 int(x.wrapping_mul(y))
             } else if pa == Some(1) {
                 Some(b.clone())
-            } else if pa == Some(0) {
-                Some(a.clone())
-            } else if pb == Some(1) {
+            } else if pa == Some(0) || pb == Some(1) {
                 Some(a.clone())
             } else if pb == Some(0) {
                 Some(b.clone())
@@ -463,9 +461,7 @@ fn fold_float_identity_add(a: &Expr, b: &Expr, fa: Option<f64>, fb: Option<f64>)
 fn fold_float_identity_mul(a: &Expr, b: &Expr, fa: Option<f64>, fb: Option<f64>) -> Option<Expr> {
     if fa == Some(1.0) {
         Some(b.clone())
-    } else if fa == Some(0.0) {
-        Some(a.clone())
-    } else if fb == Some(1.0) {
+    } else if fa == Some(0.0) || fb == Some(1.0) {
         Some(a.clone())
     } else if fb == Some(0.0) {
         Some(b.clone())
