@@ -1,0 +1,1 @@
+//! Tests of the interpreter on hand-built IR.
