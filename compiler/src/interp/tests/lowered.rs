@@ -1,0 +1,298 @@
+//! Lowered TIR: allocations, flattened buffer declarations aliasing storage,
+//! thread launches, `while`, `let`, assertions and symbolic shapes.
+
+use super::build::*;
+use super::{floats, ints, run, zeros};
+use crate::interp::{Arg, Tensor};
+use crate::ir::{Buffer, BufferNode, DataType, Expr, StmtKind, Var};
+use crate::source::Span;
+
+/// A buffer over an existing data pointer (`T.decl_buffer(..., data=data)`).
+fn alias(name: &str, data: &Var, dtype: DataType, shape: &[i64]) -> Buffer {
+    buffer(name, dtype, shape).with(|node: &mut BufferNode| node.data = data.clone())
+}
+
+#[test]
+fn allocate_and_decl_buffer_alias_storage_through_the_data_var() {
+    let f32 = DataType::float32();
+    let a = buffer("A", f32, &[4, 4]);
+    let b = buffer("B", f32, &[16]);
+    // A viewed flat through its parameter's data pointer.
+    let a_flat = alias("A_flat", a.data(), f32, &[16]);
+    let scratch_data = Var::pointer("T", f32, "global", Span::NONE);
+    let scratch = alias("T", &scratch_data, f32, &[16]);
+    let (i, j, x) = (int_var("i"), int_var("j"), int_var("x"));
+    let fill = serial(
+        &x,
+        16,
+        store(
+            &scratch,
+            vec![use_var(&x)],
+            load(&a_flat, vec![use_var(&x)]) + float32(1.0),
+        ),
+    );
+    let flat = use_var(&i) * int(4) + use_var(&j);
+    let reverse = serial(
+        &i,
+        4,
+        serial(
+            &j,
+            4,
+            store(&b, vec![flat.clone()], load(&scratch, vec![int(15) - flat])),
+        ),
+    );
+    let body = decl_buffer(
+        &a_flat,
+        allocate(
+            &scratch_data,
+            f32,
+            &[16],
+            decl_buffer(&scratch, seq(vec![fill, reverse])),
+        ),
+    );
+    let func = function(&[&a, &b], &[], body);
+    let input: Vec<f32> = (0..16).map(|x| x as f32).collect();
+    let args = vec![
+        Arg::Tensor(Tensor::from_f32(&[4, 4], input).unwrap()),
+        zeros(f32, &[16]),
+    ];
+    let args = run(&func, args).unwrap();
+    let expected: Vec<f64> = (0..16).map(|x| (16 - x) as f64).collect();
+    assert_eq!(floats(&args, 1), expected);
+}
+
+#[test]
+fn decl_buffer_without_storage_allocates_poisoned_memory() {
+    let f32 = DataType::float32();
+    let b = buffer("B", f32, &[2]);
+    let local = buffer("local", f32, &[2]);
+    let body = decl_buffer(
+        &local,
+        seq(vec![
+            store(&local, vec![int(0)], float32(5.0)),
+            store(&b, vec![int(0)], load(&local, vec![int(0)])),
+            store(&b, vec![int(1)], load(&local, vec![int(1)])),
+        ]),
+    );
+    let args = run(&function(&[&b], &[], body), vec![zeros(f32, &[2])]).unwrap();
+    let result = floats(&args, 0);
+    assert_eq!(result[0], 5.0);
+    assert!(result[1].is_nan());
+}
+
+#[test]
+fn allocation_with_a_false_condition_has_no_storage() {
+    let f32 = DataType::float32();
+    let data = Var::pointer("T", f32, "global", Span::NONE);
+    let scratch = alias("T", &data, f32, &[4]);
+    let mut body = allocate(
+        &data,
+        f32,
+        &[4],
+        store(&scratch, vec![int(0)], float32(1.0)),
+    );
+    if let StmtKind::Allocate(node) = body.kind() {
+        let mut node = node.clone();
+        node.condition = Expr::bool(false);
+        body = body.with_kind(StmtKind::Allocate(node));
+    }
+    let error = run(&function(&[], &[], body), vec![]).unwrap_err();
+    assert!(error.message.contains("null data pointer"), "{error}");
+}
+
+#[test]
+fn launched_threads_each_run_the_body() {
+    let f32 = DataType::float32();
+    let (a, b) = (buffer("A", f32, &[8]), buffer("B", f32, &[8]));
+    let (block_x, thread_x) = (int_var("blockIdx.x"), int_var("threadIdx.x"));
+    let index = use_var(&block_x) * int(4) + use_var(&thread_x);
+    let body = launch_thread(
+        &block_x,
+        "blockIdx.x",
+        2,
+        launch_thread(
+            &thread_x,
+            "threadIdx.x",
+            4,
+            store(
+                &b,
+                vec![index.clone()],
+                load(&a, vec![index]) * float32(3.0),
+            ),
+        ),
+    );
+    let input: Vec<f32> = (0..8).map(|x| x as f32).collect();
+    let args = vec![
+        Arg::Tensor(Tensor::from_f32(&[8], input).unwrap()),
+        zeros(f32, &[8]),
+    ];
+    let args = run(&function(&[&a, &b], &[], body), args).unwrap();
+    assert_eq!(
+        floats(&args, 1),
+        (0..8).map(|x| 3.0 * x as f64).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_barrier_between_several_threads_is_refused() {
+    let sync = || {
+        evaluate(call(
+            "tvm_storage_sync",
+            vec![Expr::string("shared")],
+            DataType::int32(),
+        ))
+    };
+    let thread_x = int_var("threadIdx.x");
+    let several = launch_thread(&thread_x, "threadIdx.x", 4, sync());
+    let error = run(&function(&[], &[], several), vec![]).unwrap_err();
+    assert!(error.message.contains("barrier"), "{error}");
+    // One thread per block: the barrier is trivially kept.
+    let single = launch_thread(&int_var("threadIdx.x"), "threadIdx.x", 1, sync());
+    run(&function(&[], &[], single), vec![]).unwrap();
+    // Blocks are independent: a barrier under blockIdx alone is fine.
+    let blocks = launch_thread(&int_var("blockIdx.x"), "blockIdx.x", 4, sync());
+    run(&function(&[], &[], blocks), vec![]).unwrap();
+    // A thread-bound loop counts like a launch.
+    let bound = thread_loop(&int_var("tx"), 2, "threadIdx.x", sync());
+    assert!(run(&function(&[], &[], bound), vec![]).is_err());
+}
+
+#[test]
+fn while_loop_and_let_statement() {
+    let i32 = DataType::int32();
+    let counter = buffer("counter", i32, &[1]);
+    let limit = int_var("limit");
+    let value = load(&counter, vec![int(0)]);
+    let body = seq(vec![
+        store(&counter, vec![int(0)], int(0)),
+        crate::ir::Stmt::new(
+            StmtKind::LetStmt {
+                var: limit.clone(),
+                value: int(5),
+                body: crate::ir::Stmt::new(
+                    StmtKind::While {
+                        condition: less(value.clone(), use_var(&limit)),
+                        body: store(&counter, vec![int(0)], value + int(1)),
+                    },
+                    Span::NONE,
+                ),
+            },
+            Span::NONE,
+        ),
+    ]);
+    let args = run(&function(&[&counter], &[], body), vec![zeros(i32, &[1])]).unwrap();
+    assert_eq!(ints(&args, 0), vec![5]);
+}
+
+#[test]
+fn failed_assertion_reports_its_message() {
+    let n = int_var("n");
+    let body = crate::ir::Stmt::new(
+        StmtKind::Assert {
+            condition: less(use_var(&n), int(10)),
+            message: Expr::string("n must be below 10"),
+            body: evaluate(int(0)),
+        },
+        Span::new(crate::source::FileId(0), 3, 9),
+    );
+    let func = function(&[], &[&n], body);
+    run(&func, vec![Arg::Int(3)]).unwrap();
+    let error = run(&func, vec![Arg::Int(12)]).unwrap_err();
+    assert_eq!(error.message, "assertion failed: n must be below 10");
+    assert_eq!(error.span, Span::new(crate::source::FileId(0), 3, 9));
+}
+
+/// `B[i] = A[i] * scale` over a symbolic length `n`; B's shape is given in
+/// terms of `n`.
+fn scale_program(shape_of_b: impl FnOnce(&Var) -> Vec<Expr>) -> crate::ir::PrimFunc {
+    let f32 = DataType::float32();
+    let n = int_var("n");
+    let a = Buffer::new("A", f32, vec![use_var(&n)], "global", Span::NONE);
+    let b = Buffer::new("B", f32, shape_of_b(&n), "global", Span::NONE);
+    let scale = Var::new("scale", f32, Span::NONE);
+    let i = int_var("i");
+    let body = loop_of_kind(
+        &i,
+        use_var(&n),
+        crate::ir::ForKind::Serial,
+        store(
+            &b,
+            vec![use_var(&i)],
+            load(&a, vec![use_var(&i)]) * use_var(&scale),
+        ),
+    );
+    function(&[&a, &b], &[&scale], body)
+}
+
+#[test]
+fn symbolic_shapes_bind_from_the_tensors() {
+    let f32 = DataType::float32();
+    let func = scale_program(|n| vec![use_var(n)]);
+    let input: Vec<f32> = (0..7).map(|x| x as f32).collect();
+    let args = vec![
+        Arg::Tensor(Tensor::from_f32(&[7], input).unwrap()),
+        zeros(f32, &[7]),
+        Arg::Float(0.5),
+    ];
+    let args = run(&func, args).unwrap();
+    assert_eq!(
+        floats(&args, 1),
+        (0..7).map(|x| x as f64 * 0.5).collect::<Vec<_>>()
+    );
+    // The second tensor disagrees with the first about `n`.
+    let args = vec![
+        Arg::Tensor(Tensor::zeros(f32, &[7]).unwrap()),
+        zeros(f32, &[6]),
+        Arg::Float(0.5),
+    ];
+    let error = run(&func, args).unwrap_err();
+    assert!(
+        error.message.contains("dimension 0 of the tensor for `B`"),
+        "{error}"
+    );
+    assert!(error.message.contains("n = 7"), "{error}");
+}
+
+#[test]
+fn arguments_of_the_wrong_kind_or_type_are_refused() {
+    let f32 = DataType::float32();
+    let func = scale_program(|_| vec![int(4)]);
+    let good = || Arg::Tensor(Tensor::zeros(f32, &[4]).unwrap());
+    let error = run(&func, vec![good(), good()]).unwrap_err();
+    assert!(error.message.contains("takes 3 arguments"), "{error}");
+    let error = run(
+        &func,
+        vec![good(), zeros(DataType::int32(), &[4]), Arg::Float(1.0)],
+    )
+    .unwrap_err();
+    assert!(error.message.contains("int32 tensor"), "{error}");
+    let error = run(&func, vec![good(), good(), good()]).unwrap_err();
+    assert!(error.message.contains("scalar float32"), "{error}");
+    // A failed call still gives back the tensors it borrowed.
+    let mut args = vec![good(), zeros(DataType::int32(), &[4]), Arg::Float(1.0)];
+    assert!(crate::interp::run_function(&func, &mut args).is_err());
+    assert_eq!(args[0].tensor().unwrap().bytes().len(), 16);
+}
+
+#[test]
+fn if_statement_runs_one_branch() {
+    let i32 = DataType::int32();
+    let b = buffer("B", i32, &[6]);
+    let i = int_var("i");
+    let even = crate::ir::Expr::binary(
+        crate::ir::BinaryOp::Eq,
+        crate::ir::Expr::binary(crate::ir::BinaryOp::FloorMod, use_var(&i), int(2)),
+        int(0),
+    );
+    let body = if_then_else(
+        even,
+        store(&b, vec![use_var(&i)], int(1)),
+        Some(store(&b, vec![use_var(&i)], int(2))),
+    );
+    let args = run(
+        &function(&[&b], &[], serial(&i, 6, body)),
+        vec![zeros(i32, &[6])],
+    )
+    .unwrap();
+    assert_eq!(ints(&args, 0), vec![1, 2, 1, 2, 1, 2]);
+}
