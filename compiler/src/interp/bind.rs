@@ -8,12 +8,15 @@
 //! a variable bound by an earlier dimension) is evaluated and compared, so
 //! `(n, n)` with a 3 x 4 tensor is refused.
 
-use super::buffer_access::compact_strides;
+use super::buffer_access::{compact_strides, BufferGeometry};
 use super::error::{InterpError, InterpResult};
 use super::machine::{Interpreter, SavedBinding};
 use super::value::Value;
 use super::Arg;
 use crate::ir::{Expr, MatchBufferRegion, PrimFunc};
+
+/// A buffer's view replaced by a block, to put back when the block ends.
+pub type SavedView = (usize, Option<std::rc::Rc<BufferGeometry>>);
 
 /// A declared expression and the number it must equal.
 struct Constraint<'a> {
@@ -163,12 +166,12 @@ impl Interpreter<'_> {
     /// Binds a `T.match_buffer` view: its data pointer to the source's
     /// storage, its shape to the region's extents (trailing dimensions when
     /// it has fewer), its strides to the source's, its element offset to the
-    /// region's first element. A view without strides must see a contiguous
-    /// region.
+    /// region's first element. Returns the bindings and the view to restore
+    /// when the block ends.
     pub fn bind_match_buffer(
         &mut self,
         matched: &MatchBufferRegion,
-    ) -> InterpResult<Vec<SavedBinding>> {
+    ) -> InterpResult<(Vec<SavedBinding>, SavedView)> {
         let source = &matched.source.buffer;
         let target = &matched.buffer;
         let geometry = self.buffer_geometry(source)?;
@@ -248,43 +251,34 @@ impl Interpreter<'_> {
                 ),
             });
         }
-        if node.strides.is_empty() {
-            let compact = compact_strides(&extents[dropped..])?;
-            let actual = &geometry.strides[dropped..];
-            let contiguous = compact
-                .iter()
-                .zip(actual)
-                .zip(&extents[dropped..])
-                .all(|((wanted, found), extent)| *extent <= 1 || wanted == found);
-            if !contiguous {
-                return Err(InterpError::new(format!(
-                    "match_buffer `{}` declares no strides, so it must view a contiguous region, but its region of `{}` has strides {} where a compact one has {}",
-                    target.name(),
+        // Declared strides are bound to (or checked against) the source's;
+        // a view that declares none still indexes with the source's strides.
+        for (dimension, declared) in node.strides.iter().enumerate() {
+            let Some(actual) = geometry.strides.get(dropped + dimension) else {
+                break;
+            };
+            constraints.push(Constraint {
+                declared,
+                actual: *actual,
+                what: format!(
+                    "stride {dimension} of `{}` as viewed by `{}`",
                     source.name(),
-                    format_list(actual),
-                    format_list(&compact)
-                )));
-            }
-        } else {
-            for (dimension, declared) in node.strides.iter().enumerate() {
-                let Some(actual) = geometry.strides.get(dropped + dimension) else {
-                    break;
-                };
-                constraints.push(Constraint {
-                    declared,
-                    actual: *actual,
-                    what: format!(
-                        "stride {dimension} of `{}` as viewed by `{}`",
-                        source.name(),
-                        target.name()
-                    ),
-                });
-            }
+                    target.name()
+                ),
+            });
         }
         let storage = self.lookup(source.data())?.clone();
         let mut saved = vec![self.bind(target.data(), storage)];
         saved.extend(self.satisfy(&constraints)?);
-        Ok(saved)
+        let view = BufferGeometry {
+            shape: extents[dropped..].to_vec(),
+            strides: geometry.strides[dropped..].to_vec(),
+            elem_offset: first_element,
+        };
+        let previous_view = self
+            .buffer_views
+            .insert(target.id(), std::rc::Rc::new(view));
+        Ok((saved, (target.id(), previous_view)))
     }
 }
 

@@ -7,6 +7,7 @@ use super::layout::{decode_element, encode_element};
 use super::machine::Interpreter;
 use super::value::{ElementType, Scalar, Value};
 use crate::ir::{Buffer, BufferType, Expr};
+use std::rc::Rc;
 
 /// A buffer's layout with every expression evaluated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,8 +84,21 @@ impl Interpreter<'_> {
     }
 
     /// The evaluated layout of `buffer`.
-    pub fn buffer_geometry(&mut self, buffer: &Buffer) -> InterpResult<BufferGeometry> {
+    /// Shared, since the same layout serves every access to the buffer.
+    pub fn buffer_geometry(&mut self, buffer: &Buffer) -> InterpResult<Rc<BufferGeometry>> {
+        if let Some(view) = self.buffer_views.get(&buffer.id()) {
+            return Ok(Rc::clone(view));
+        }
+        if let Some(geometry) = self.constant_geometries.get(&buffer.id()) {
+            return Ok(Rc::clone(geometry));
+        }
         let node = buffer.node();
+        let is_constant = node
+            .shape
+            .iter()
+            .chain(&node.strides)
+            .chain(std::iter::once(&node.elem_offset))
+            .all(|expr| expr.as_int().is_some());
         let shape = node
             .shape
             .iter()
@@ -117,11 +131,16 @@ impl Interpreter<'_> {
             }
         }
         let elem_offset = self.eval_i64(&node.elem_offset)?;
-        Ok(BufferGeometry {
+        let geometry = Rc::new(BufferGeometry {
             shape,
             strides,
             elem_offset,
-        })
+        });
+        if is_constant {
+            self.constant_geometries
+                .insert(buffer.id(), Rc::clone(&geometry));
+        }
+        Ok(geometry)
     }
 
     /// The storage handle behind `buffer`'s data pointer.
@@ -181,46 +200,74 @@ impl Interpreter<'_> {
             )));
         }
         let broadcast = buffer.node().buffer_type == BufferType::AutoBroadcast;
+        // A vector index may run past its own dimension as long as the access
+        // stays inside the buffer: TVM's tensor intrinsics read a 4 x 4
+        // buffer as `B[0, T.Ramp(0, 1, 16)]`. Those dimensions are checked
+        // through the flat offset instead.
+        let is_vector = |dimension: usize| index_values[dimension].lane_count() > 1;
+        let footprint_end = if lanes > 1 {
+            geometry.required_elements()?
+        } else {
+            i64::MAX
+        };
+        let index_at = |dimension: usize, lane: usize| -> InterpResult<i64> {
+            let value = &index_values[dimension];
+            match value.lanes()[if value.lane_count() == 1 { 0 } else { lane }] {
+                Scalar::Int(index) => Ok(index),
+                Scalar::UInt(index) => i64::try_from(index)
+                    .map_err(|_| InterpError::new(format!("index {index} is too large"))),
+                _ => Err(InterpError::new(format!(
+                    "an index of buffer `{}` is a {}, not an integer",
+                    buffer.name(),
+                    value.dtype()
+                ))),
+            }
+        };
+        // Built only for the message, so that accesses in bounds allocate nothing per lane.
+        let out_of_bounds = |lane: usize, detail: String| {
+            let lane_indices: Vec<i64> = (0..index_values.len())
+                .map(|dimension| index_at(dimension, lane).unwrap_or(i64::MIN))
+                .collect();
+            let lane_note = if lanes > 1 {
+                format!(" (lane {lane} of a {lanes}-lane vector index)")
+            } else {
+                String::new()
+            };
+            InterpError::new(format!(
+                "out-of-bounds {} buffer `{}` at {}{lane_note}: {detail} (shape {})",
+                kind.describe(),
+                buffer.name(),
+                format_list(&lane_indices),
+                format_list(&geometry.shape)
+            ))
+        };
         let mut offsets = Vec::with_capacity(lanes);
         for lane in 0..lanes {
-            let lane_indices = index_values
-                .iter()
-                .map(|value| {
-                    let scalar = value.lanes()[if value.lane_count() == 1 { 0 } else { lane }];
-                    match scalar {
-                        Scalar::Int(index) => Ok(index),
-                        Scalar::UInt(index) => i64::try_from(index)
-                            .map_err(|_| InterpError::new(format!("index {index} is too large"))),
-                        _ => Err(InterpError::new(format!(
-                            "an index of buffer `{}` is a {}, not an integer",
-                            buffer.name(),
-                            value.dtype()
-                        ))),
-                    }
-                })
-                .collect::<InterpResult<Vec<i64>>>()?;
             let mut offset = geometry.elem_offset;
-            for (dimension, index) in lane_indices.iter().enumerate() {
+            for dimension in 0..index_values.len() {
+                let index = index_at(dimension, lane)?;
                 let extent = geometry.shape[dimension];
-                let broadcast_dimension = broadcast && extent == 1;
-                if !broadcast_dimension && !(0..extent).contains(index) {
-                    let lane_note = if lanes > 1 {
-                        format!(" (lane {lane} of a {lanes}-lane vector index)")
-                    } else {
-                        String::new()
-                    };
-                    return Err(InterpError::new(format!(
-                        "out-of-bounds {} buffer `{}` at {}{lane_note}: index {index} of dimension {dimension} is outside [0, {extent}) (shape {})",
-                        kind.describe(),
-                        buffer.name(),
-                        format_list(&lane_indices),
-                        format_list(&geometry.shape)
-                    )));
+                let unchecked = (broadcast && extent == 1) || is_vector(dimension);
+                if !unchecked && !(0..extent).contains(&index) {
+                    return Err(out_of_bounds(
+                        lane,
+                        format!("index {index} of dimension {dimension} is outside [0, {extent})"),
+                    ));
                 }
                 offset = index
                     .checked_mul(geometry.strides[dimension])
                     .and_then(|step| offset.checked_add(step))
                     .ok_or_else(|| InterpError::new("element offset overflows 64 bits"))?;
+            }
+            if offset < geometry.elem_offset || offset >= footprint_end {
+                return Err(out_of_bounds(
+                    lane,
+                    format!(
+                        "element {} is outside the buffer's {} elements",
+                        offset - geometry.elem_offset,
+                        footprint_end - geometry.elem_offset
+                    ),
+                ));
             }
             offsets.push(offset);
         }

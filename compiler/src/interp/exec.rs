@@ -93,9 +93,14 @@ impl Interpreter<'_> {
                 body,
             } => {
                 if !self.eval_condition(condition)? {
+                    // TVM's messages are strings or tuples of strings; print
+                    // what cannot be evaluated.
                     let text = match message.kind() {
                         ExprKind::Str(text) => text.clone(),
-                        _ => self.eval(message)?.to_string(),
+                        _ => match self.eval(message) {
+                            Ok(value) => value.to_string(),
+                            Err(_) => message.to_string(),
+                        },
                     };
                     return Err(InterpError::at(
                         format!("assertion failed: {text}"),
@@ -218,11 +223,13 @@ impl Interpreter<'_> {
             saved.push(binding);
             allocations.push(handle);
         }
+        let mut saved_views = Vec::with_capacity(block.match_buffers.len());
         for matched in &block.match_buffers {
-            let bindings = self
+            let (bindings, view) = self
                 .bind_match_buffer(matched)
                 .map_err(|error| error.or_at(matched.buffer.span()))?;
             saved.extend(bindings);
+            saved_views.push(view);
         }
         if let Some(init) = &block.init {
             if every_reduction_at_start {
@@ -232,6 +239,12 @@ impl Interpreter<'_> {
         self.exec(&block.body)?;
         for handle in allocations {
             self.memory.release(handle);
+        }
+        for (buffer, previous) in saved_views.into_iter().rev() {
+            match previous {
+                Some(view) => self.buffer_views.insert(buffer, view),
+                None => self.buffer_views.remove(&buffer),
+            };
         }
         self.restore_all(saved);
         Ok(())

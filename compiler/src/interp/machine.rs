@@ -2,6 +2,7 @@
 //! the step budget and the launched GPU threads, with the options that bound
 //! them.
 
+use super::buffer_access::BufferGeometry;
 use super::error::{InterpError, InterpResult};
 use super::memory::{Memory, UninitializedMemory};
 use super::value::Value;
@@ -9,6 +10,7 @@ use crate::ir::Var;
 use crate::source::Span;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 
 /// Limits and choices of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +29,7 @@ pub struct InterpOptions {
 impl Default for InterpOptions {
     fn default() -> InterpOptions {
         InterpOptions {
-            step_budget: 200_000_000,
+            step_budget: 50_000_000,
             uninitialized: UninitializedMemory::Poison,
             memory_limit: 1 << 30,
         }
@@ -66,6 +68,13 @@ pub struct Interpreter<'options> {
     /// The value of every variable in scope, by variable identity.
     bindings: HashMap<usize, Value, BuildHasherDefault<AddressHasher>>,
     steps_taken: u64,
+    /// The layout of each `match_buffer` view in scope, by buffer identity:
+    /// a view indexes its source with the source's strides whatever strides
+    /// it declares, as TVM's `LowerMatchBuffer` rewrites it.
+    pub buffer_views: HashMap<usize, Rc<BufferGeometry>, BuildHasherDefault<AddressHasher>>,
+    /// The layout of every buffer whose shape, strides and offset are all
+    /// literals, computed once: most accesses are to such buffers.
+    pub constant_geometries: HashMap<usize, Rc<BufferGeometry>, BuildHasherDefault<AddressHasher>>,
     /// How many threads of one GPU block are live (the product of the
     /// `threadIdx` extents being iterated); barriers are only sound at 1.
     pub threads_per_block: u64,
@@ -79,6 +88,8 @@ impl<'options> Interpreter<'options> {
             memory: Memory::default(),
             bindings: HashMap::default(),
             steps_taken: 0,
+            buffer_views: HashMap::default(),
+            constant_geometries: HashMap::default(),
             threads_per_block: 1,
         }
     }

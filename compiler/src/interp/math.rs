@@ -164,7 +164,7 @@ fn binary_float(
             args[1].dtype()
         )));
     }
-    let lanes = super::operations::combined_lanes(&args[0], &args[1], &format!("`T.{name}`"))?;
+    let lanes = super::operations::combined_lanes(&args[0], &args[1], name)?;
     let results = (0..lanes)
         .map(|position| {
             let (x, y) = (
@@ -215,7 +215,7 @@ fn absolute_value(args: &[Value]) -> InterpResult<Value> {
 fn ldexp(args: &[Value]) -> InterpResult<Value> {
     expect_arguments("ldexp", args, 2)?;
     let element = float_element("ldexp", &args[0])?;
-    let lanes = super::operations::combined_lanes(&args[0], &args[1], "`T.ldexp`")?;
+    let lanes = super::operations::combined_lanes(&args[0], &args[1], "ldexp")?;
     let results = (0..lanes)
         .map(|position| {
             let exponent = match lane(&args[1], position) {
@@ -306,7 +306,7 @@ fn binary_integer(name: &str, args: &[Value]) -> InterpResult<Value> {
     expect_arguments(name, args, 2)?;
     let element = ElementType::of(args[0].dtype())?;
     let amount_element = ElementType::of(args[1].dtype())?;
-    let lanes = super::operations::combined_lanes(&args[0], &args[1], &format!("`T.{name}`"))?;
+    let lanes = super::operations::combined_lanes(&args[0], &args[1], name)?;
     let results = (0..lanes)
         .map(|position| {
             let (a, bits) = integer_bits(lane(&args[0], position), element)

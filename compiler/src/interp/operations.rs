@@ -16,7 +16,7 @@ use super::value::{scalar_truth, wrap_signed, wrap_unsigned, ElementType, Scalar
 use crate::ir::{BinaryOp, DataType};
 
 /// The lane count two operands combine to: equal counts, or a scalar
-/// broadcast against a vector.
+/// broadcast against a vector. `what` names the operation in the error.
 pub fn combined_lanes(a: &Value, b: &Value, what: &str) -> InterpResult<usize> {
     let (left, right) = (a.lane_count(), b.lane_count());
     if left == right || right == 1 {
@@ -25,7 +25,7 @@ pub fn combined_lanes(a: &Value, b: &Value, what: &str) -> InterpResult<usize> {
         Ok(right)
     } else {
         Err(InterpError::new(format!(
-            "operands of {what} have {left} and {right} lanes"
+            "operands of `{what}` have {left} and {right} lanes"
         )))
     }
 }
@@ -62,7 +62,7 @@ pub fn operator_symbol(op: BinaryOp) -> &'static str {
 /// `a op b`, lane by lane. Both operands must have the same element type.
 pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> InterpResult<Value> {
     let symbol = operator_symbol(op);
-    let lanes = combined_lanes(a, b, &format!("`{symbol}`"))?;
+    let lanes = combined_lanes(a, b, symbol)?;
     let element = a.dtype().element_of();
     if element != b.dtype().element_of() {
         return Err(InterpError::new(format!(
@@ -77,6 +77,11 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> InterpResult<Value> {
     } else {
         element
     };
+    if lanes == 1 {
+        // Most values are scalars: no vector to build.
+        let result = binary_lane(op, element_type, element, lane(a, 0), lane(b, 0))?;
+        return Ok(Value::from_canonical_scalar(result_element, result));
+    }
     let results = (0..lanes)
         .map(|position| {
             binary_lane(

@@ -173,10 +173,7 @@ impl Value {
             Scalar::Int(value),
             ElementType::of(dtype)?,
         )?;
-        Ok(Value::from_canonical_lanes(
-            dtype.element_of(),
-            vec![scalar; dtype.lanes.max(1) as usize],
-        ))
+        Ok(Value::splat(dtype, scalar))
     }
 
     /// A float of type `dtype`, rounded to its format; an integer type takes
@@ -187,10 +184,15 @@ impl Value {
             Scalar::Float(value),
             ElementType::of(dtype)?,
         )?;
-        Ok(Value::from_canonical_lanes(
-            dtype.element_of(),
-            vec![scalar; dtype.lanes.max(1) as usize],
-        ))
+        Ok(Value::splat(dtype, scalar))
+    }
+
+    /// `scalar` in every lane of `dtype`.
+    fn splat(dtype: DataType, scalar: Scalar) -> Value {
+        if dtype.lanes <= 1 {
+            return Value::from_canonical_scalar(dtype, scalar);
+        }
+        Value::from_canonical_lanes(dtype.element_of(), vec![scalar; dtype.lanes as usize])
     }
 
     /// A `bool`.
@@ -273,6 +275,9 @@ impl Value {
     /// The value converted to `to` lane by lane (the lane counts must agree,
     /// or the value must be a scalar, which is broadcast).
     pub fn cast(&self, to: DataType) -> InterpResult<Value> {
+        if self.dtype == to {
+            return Ok(self.clone());
+        }
         let from_element = ElementType::of(self.dtype)?;
         let to_element = ElementType::of(to)?;
         let lanes = self.lanes();

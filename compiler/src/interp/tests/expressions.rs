@@ -405,3 +405,37 @@ fn let_shuffle_reinterpret_and_math_builtins() {
     );
     assert_eq!(eval_closed(&power).unwrap().as_f64().unwrap(), 1024.0);
 }
+
+#[test]
+fn vector_index_may_cross_rows_but_not_leave_the_buffer() {
+    // `C[T.Ramp(0, 1, 16)] = B[row, T.Ramp(0, 1, 16)]` on a 4 x 4 `B`, as
+    // TVM's dot-product intrinsics read it.
+    let i8 = DataType::int(8);
+    let (b, c) = (buffer("B", i8, &[4, 4]), buffer("C", i8, &[16]));
+    let copy = |row: i64| {
+        let body = store(
+            &c,
+            vec![ramp(int(0), 1, 16)],
+            load(&b, vec![int(row), ramp(int(0), 1, 16)]),
+        );
+        function(&[&b, &c], &[], body)
+    };
+    let values: Vec<i64> = (0..16).collect();
+    let args = vec![
+        Arg::Tensor(Tensor::from_i64s(i8, &[4, 4], &values).unwrap()),
+        zeros(i8, &[16]),
+    ];
+    let args = run(&copy(0), args).unwrap();
+    assert_eq!(ints(&args, 1), values);
+    let args = vec![
+        Arg::Tensor(Tensor::from_i64s(i8, &[4, 4], &values).unwrap()),
+        zeros(i8, &[16]),
+    ];
+    let error = run(&copy(1), args).unwrap_err();
+    assert!(
+        error
+            .message
+            .contains("element 16 is outside the buffer's 16 elements"),
+        "{error}"
+    );
+}

@@ -6,6 +6,7 @@ mod build;
 mod errors;
 mod expressions;
 mod lowered;
+mod parsed;
 
 use super::machine::{InterpOptions, Interpreter};
 use super::{run_function, Arg, InterpError, Tensor, Value};
