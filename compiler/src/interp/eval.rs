@@ -160,8 +160,8 @@ impl Interpreter<'_> {
             "tvm_storage_sync" => {
                 if self.threads_per_block > 1 {
                     return Err(InterpError::new(format!(
-                        "`T.tvm_storage_sync` with {} threads per block: the interpreter runs \
-                         threads one after another and cannot honour a barrier between them",
+                        "`T.tvm_storage_sync` with {} threads per block where the interpreter \
+                         runs them one after another and cannot honour a barrier between them",
                         self.threads_per_block
                     )));
                 }

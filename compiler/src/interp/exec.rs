@@ -4,8 +4,8 @@
 //! Everything runs sequentially in program order: parallel, vectorized,
 //! unrolled and thread-bound loops, and launched threads, iterate like serial
 //! loops. That is TensorIR's meaning for block-level programs; for lowered
-//! GPU code it is only right without barriers, so a barrier met while more
-//! than one thread of a block is live is an error rather than a wrong answer.
+//! GPU code it is right until threads meet at a barrier, so the threads of a
+//! block whose body has a barrier run in lock step instead (see `collective`).
 //!
 //! An error ends the run, so scopes restore their bindings only on success.
 
@@ -142,8 +142,9 @@ impl Interpreter<'_> {
         Ok(())
     }
 
-    /// Runs `body` as the threads of a dimension, counting the threads of a
-    /// block so that barriers can refuse to run.
+    /// Runs `body` as the threads of a dimension: together when they meet
+    /// at a barrier, else one after another (counting the threads of a block
+    /// so that a barrier met there anyway is refused).
     fn iterate_threads(
         &mut self,
         var: &Var,
@@ -152,6 +153,9 @@ impl Interpreter<'_> {
         extent: i64,
         body: &Stmt,
     ) -> InterpResult<()> {
+        if is_thread_in_block(tag) && extent > 1 && self.contains_barrier(body) {
+            return self.run_threads_together(var, min, extent, body);
+        }
         let outer_threads = self.threads_per_block;
         if is_thread_in_block(tag) {
             self.threads_per_block = outer_threads.saturating_mul(extent.max(1) as u64);

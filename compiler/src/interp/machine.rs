@@ -56,6 +56,9 @@ impl Hasher for AddressHasher {
     }
 }
 
+/// Variable values by variable identity.
+pub type Bindings = HashMap<usize, Value, BuildHasherDefault<AddressHasher>>;
+
 /// A binding replaced by a scope, to put back when the scope ends.
 pub type SavedBinding = (Var, Option<Value>);
 
@@ -65,8 +68,11 @@ pub struct Interpreter<'options> {
     pub options: &'options InterpOptions,
     /// Storages behind data pointers.
     pub memory: Memory,
-    /// The value of every variable in scope, by variable identity.
-    bindings: HashMap<usize, Value, BuildHasherDefault<AddressHasher>>,
+    /// The value of every variable in scope, by variable identity; while
+    /// the threads of a block run together, the running thread's.
+    pub(super) bindings: Bindings,
+    /// Whether each statement (by node address) contains a barrier.
+    pub(super) barrier_cache: HashMap<usize, bool, BuildHasherDefault<AddressHasher>>,
     steps_taken: u64,
     /// The layout of each `match_buffer` view in scope, by buffer identity:
     /// a view indexes its source with the source's strides whatever strides
@@ -87,6 +93,7 @@ impl<'options> Interpreter<'options> {
             options,
             memory: Memory::default(),
             bindings: HashMap::default(),
+            barrier_cache: HashMap::default(),
             steps_taken: 0,
             buffer_views: HashMap::default(),
             constant_geometries: HashMap::default(),

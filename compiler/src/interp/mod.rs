@@ -13,12 +13,15 @@
 //!   bound outside its domain is an error.
 //! - Fresh allocations are filled with 0xFF bytes (NaN in every float format)
 //!   unless [`InterpOptions::uninitialized`] says otherwise.
-//! - Parallel, vectorized, unrolled and thread-bound loops run sequentially.
+//! - Parallel, vectorized, unrolled and thread-bound loops run sequentially;
+//!   the threads of a GPU block run in lock step where they meet at a
+//!   barrier (`T.tvm_storage_sync`).
 //! - Every out-of-bounds access is an error naming the buffer and indices.
 //! - A step budget ([`InterpOptions::step_budget`]) stops runaway loops.
 
 mod bind;
 mod buffer_access;
+mod collective;
 mod error;
 mod eval;
 mod exec;

@@ -133,27 +133,122 @@ fn launched_threads_each_run_the_body() {
     );
 }
 
+fn barrier() -> crate::ir::Stmt {
+    evaluate(call(
+        "tvm_storage_sync",
+        vec![Expr::string("shared")],
+        DataType::int32(),
+    ))
+}
+
+/// `allocate` of `dtype` in `scope` bound to a fresh data pointer, with a
+/// buffer declared over it; `body` gets the buffer.
+fn scoped_buffer(
+    name: &str,
+    scope: &str,
+    dtype: DataType,
+    extent: i64,
+    body: impl FnOnce(&Buffer) -> crate::ir::Stmt,
+) -> crate::ir::Stmt {
+    let data = Var::pointer(name, dtype, scope, Span::NONE);
+    let declared = alias(name, &data, dtype, &[extent])
+        .with(|node: &mut BufferNode| node.scope = scope.to_string());
+    let inner = body(&declared);
+    allocate(&data, dtype, &[extent], decl_buffer(&declared, inner))
+}
+
 #[test]
-fn a_barrier_between_several_threads_is_refused() {
-    let sync = || {
-        evaluate(call(
+fn threads_meeting_at_a_barrier_run_in_lock_step() {
+    // Each block of 4 threads reverses its slice of A through shared memory,
+    // twice, adding k, with barriers between writing and reading `S`.
+    let f32 = DataType::float32();
+    let (a, b) = (buffer("A", f32, &[8]), buffer("B", f32, &[8]));
+    let (block_x, thread_x, k) = (int_var("blockIdx.x"), int_var("threadIdx.x"), int_var("k"));
+    let global = use_var(&block_x) * int(4) + use_var(&thread_x);
+    let kernel = scoped_buffer("S", "shared", f32, 4, |shared| {
+        let write = store(
+            shared,
+            vec![use_var(&thread_x)],
+            load(&a, vec![global.clone()]) + cast(f32, use_var(&k)),
+        );
+        let read = store(
+            &b,
+            vec![global.clone()],
+            load(&b, vec![global.clone()]) + load(shared, vec![int(3) - use_var(&thread_x)]),
+        );
+        seq(vec![
+            store(&b, vec![global.clone()], float32(0.0)),
+            serial(&k, 2, seq(vec![write, barrier(), read, barrier()])),
+        ])
+    });
+    let body = launch_thread(
+        &block_x,
+        "blockIdx.x",
+        2,
+        launch_thread(&thread_x, "threadIdx.x", 4, kernel),
+    );
+    let input: Vec<f32> = (0..8).map(|x| x as f32).collect();
+    let args = vec![
+        Arg::Tensor(Tensor::from_f32(&[8], input).unwrap()),
+        zeros(f32, &[8]),
+    ];
+    let args = run(&function(&[&a, &b], &[], body), args).unwrap();
+    // B[4b + t] = (A[4b + 3 - t] + 0) + (A[4b + 3 - t] + 1).
+    let expected: Vec<f64> = (0..8)
+        .map(|x| {
+            let mirrored = (x / 4) * 4 + 3 - x % 4;
+            2.0 * mirrored as f64 + 1.0
+        })
+        .collect();
+    assert_eq!(floats(&args, 1), expected);
+}
+
+#[test]
+fn local_allocations_are_per_thread_while_threads_run_together() {
+    let i32 = DataType::int32();
+    let b = buffer("B", i32, &[4]);
+    let thread_x = int_var("threadIdx.x");
+    let kernel = scoped_buffer("L", "local", i32, 1, |local| {
+        seq(vec![
+            store(local, vec![int(0)], use_var(&thread_x) * int(10)),
+            barrier(),
+            store(&b, vec![use_var(&thread_x)], load(local, vec![int(0)])),
+        ])
+    });
+    let body = launch_thread(&thread_x, "threadIdx.x", 4, kernel);
+    let args = run(&function(&[&b], &[], body), vec![zeros(i32, &[4])]).unwrap();
+    assert_eq!(ints(&args, 0), vec![0, 10, 20, 30]);
+}
+
+#[test]
+fn a_barrier_in_divergent_code_is_an_error() {
+    let thread_x = int_var("threadIdx.x");
+    let divergent = if_then_else(less(use_var(&thread_x), int(2)), barrier(), None);
+    let body = launch_thread(&thread_x, "threadIdx.x", 4, divergent);
+    let error = run(&function(&[], &[], body), vec![]).unwrap_err();
+    assert!(
+        error
+            .message
+            .contains("condition of an if differs between the threads"),
+        "{error}"
+    );
+    // One thread per block, or blocks alone, keep a barrier trivially.
+    let single = launch_thread(&int_var("threadIdx.x"), "threadIdx.x", 1, barrier());
+    run(&function(&[], &[], single), vec![]).unwrap();
+    let blocks = launch_thread(&int_var("blockIdx.x"), "blockIdx.x", 4, barrier());
+    run(&function(&[], &[], blocks), vec![]).unwrap();
+    // A barrier the interpreter cannot place (inside an expression) is refused.
+    let tx = int_var("tx");
+    let hidden = evaluate(binary(
+        crate::ir::BinaryOp::Add,
+        call(
             "tvm_storage_sync",
             vec![Expr::string("shared")],
             DataType::int32(),
-        ))
-    };
-    let thread_x = int_var("threadIdx.x");
-    let several = launch_thread(&thread_x, "threadIdx.x", 4, sync());
-    let error = run(&function(&[], &[], several), vec![]).unwrap_err();
-    assert!(error.message.contains("barrier"), "{error}");
-    // One thread per block: the barrier is trivially kept.
-    let single = launch_thread(&int_var("threadIdx.x"), "threadIdx.x", 1, sync());
-    run(&function(&[], &[], single), vec![]).unwrap();
-    // Blocks are independent: a barrier under blockIdx alone is fine.
-    let blocks = launch_thread(&int_var("blockIdx.x"), "blockIdx.x", 4, sync());
-    run(&function(&[], &[], blocks), vec![]).unwrap();
-    // A thread-bound loop counts like a launch.
-    let bound = thread_loop(&int_var("tx"), 2, "threadIdx.x", sync());
+        ),
+        int(0),
+    ));
+    let bound = thread_loop(&tx, 2, "threadIdx.x", hidden);
     assert!(run(&function(&[], &[], bound), vec![]).is_err());
 }
 

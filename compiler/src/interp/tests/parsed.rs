@@ -233,3 +233,29 @@ fn every_corpus_function_runs_or_fails_cleanly() {
     );
     assert!(finished > 0);
 }
+
+const SHARED_REVERSE: &str = r#"
+@T.prim_func
+def main(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32")):
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 8)
+    S_data = T.allocate([8], "float32", "shared")
+    S = T.decl_buffer((8,), data=S_data, scope="shared")
+    S[tx] = A[bx * 8 + tx]
+    T.tvm_storage_sync("shared")
+    B[bx * 8 + tx] = S[7 - tx]
+"#;
+
+#[test]
+fn parsed_kernel_with_shared_memory_and_a_barrier_reverses_each_block() {
+    let module = parse(SHARED_REVERSE);
+    let f32 = DataType::float32();
+    let input: Vec<f32> = (0..32).map(|x| x as f32).collect();
+    let mut args = vec![
+        Arg::Tensor(Tensor::from_f32(&[32], input).unwrap()),
+        zeros(f32, &[32]),
+    ];
+    run_function(&module.functions[0], &mut args).unwrap();
+    let expected: Vec<f64> = (0..32).map(|x| ((x / 8) * 8 + 7 - x % 8) as f64).collect();
+    assert_eq!(floats(&args, 1), expected);
+}
