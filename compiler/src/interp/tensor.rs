@@ -103,7 +103,9 @@ impl Tensor {
     /// A tensor of type `dtype` from raw little-endian bytes.
     pub fn from_bytes(dtype: DataType, shape: &[usize], bytes: Vec<u8>) -> InterpResult<Tensor> {
         let zeros = Tensor::zeros(dtype, &[])?;
-        let expected = element_count(shape)? * zeros.bytes.len();
+        let expected = element_count(shape)?
+            .checked_mul(zeros.bytes.len())
+            .ok_or_else(|| InterpError::new(format!("a tensor of shape {shape:?} is too large")))?;
         if bytes.len() != expected {
             return Err(InterpError::new(format!(
                 "a {dtype} tensor of shape {shape:?} takes {expected} bytes, found {}",
@@ -237,12 +239,13 @@ impl Tensor {
     /// One scalar lane, counting lanes in row-major order.
     pub fn lane(&self, position: usize) -> InterpResult<Scalar> {
         let (element, offset) = self.lane_offset(position)?;
-        decode_element(&self.bytes[offset..], element)
+        decode_element(self.bytes.get(offset..).unwrap_or_default(), element)
     }
 
     fn write_lane(&mut self, position: usize, value: &Value) -> InterpResult<()> {
         let (element, offset) = self.lane_offset(position)?;
-        encode_element(value.scalar()?, element, &mut self.bytes[offset..])
+        let bytes = self.bytes.get_mut(offset..).unwrap_or_default();
+        encode_element(value.scalar()?, element, bytes)
     }
 
     /// The element at a multi-dimensional index.

@@ -391,3 +391,30 @@ fn if_statement_runs_one_branch() {
     .unwrap();
     assert_eq!(ints(&args, 0), vec![1, 2, 1, 2, 1, 2]);
 }
+
+#[test]
+fn declared_buffers_honour_strides_and_element_offset() {
+    // V is a 2 x 2 view starting at element 3 of A's storage, rows 4 apart:
+    // V[i, j] = A[3 + 4 * i + j].
+    let f32 = DataType::float32();
+    let a = buffer("A", f32, &[12]);
+    let b = buffer("B", f32, &[4]);
+    let view = alias("V", a.data(), f32, &[2, 2]).with(|node: &mut BufferNode| {
+        node.strides = vec![int(4), int(1)];
+        node.elem_offset = int(3);
+    });
+    let (i, j) = (int_var("i"), int_var("j"));
+    let copy = store(
+        &b,
+        vec![use_var(&i) * int(2) + use_var(&j)],
+        load(&view, vec![use_var(&i), use_var(&j)]),
+    );
+    let body = decl_buffer(&view, serial(&i, 2, serial(&j, 2, copy)));
+    let input: Vec<f32> = (0..12).map(|x| x as f32).collect();
+    let args = vec![
+        Arg::Tensor(Tensor::from_f32(&[12], input).unwrap()),
+        zeros(f32, &[4]),
+    ];
+    let args = run(&function(&[&a, &b], &[], body), args).unwrap();
+    assert_eq!(floats(&args, 1), vec![3.0, 4.0, 7.0, 8.0]);
+}

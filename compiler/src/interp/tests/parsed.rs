@@ -196,6 +196,16 @@ fn every_corpus_function_runs_or_fails_cleanly() {
     };
     let (mut finished, mut failed, mut skipped) = (0, 0, 0);
     let mut failure_kinds: HashMap<String, usize> = HashMap::new();
+    let mut unexpected = Vec::new();
+    // What the corpus may legitimately hit: the small step budget of this
+    // test, intrinsics and external code the interpreter cannot run, and a
+    // parameter declaring strides that a compact tensor does not have.
+    let expected_failures = [
+        "statements and was stopped",
+        "the interpreter does not support",
+        "calls code outside the program",
+        "of the row-major tensor",
+    ];
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
@@ -215,10 +225,16 @@ fn every_corpus_function_runs_or_fails_cleanly() {
                 Ok(()) => finished += 1,
                 Err(error) => {
                     failed += 1;
-                    if std::env::var("TIRC_INTERP_CORPUS_VERBOSE").is_ok()
-                        && !error.message.contains("statements")
+                    if !expected_failures
+                        .iter()
+                        .any(|known| error.message.contains(known))
                     {
-                        eprintln!("{}: {}: {}", path.display(), func.name, error.message);
+                        unexpected.push(format!(
+                            "{}: {}: {}",
+                            path.display(),
+                            func.name,
+                            error.message
+                        ));
                     }
                     let kind: String = error.message.chars().take(40).collect();
                     *failure_kinds.entry(kind).or_default() += 1;
@@ -231,7 +247,11 @@ fn every_corpus_function_runs_or_fails_cleanly() {
     eprintln!(
         "corpus: {finished} finished, {failed} failed, {skipped} skipped; failures: {kinds:#?}"
     );
-    assert!(finished > 0);
+    assert!(
+        finished > 100,
+        "only {finished} corpus functions ran to the end"
+    );
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
 }
 
 const SHARED_REVERSE: &str = r#"
