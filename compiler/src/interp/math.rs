@@ -354,6 +354,14 @@ fn q_multiply_shift(args: &[Value]) -> InterpResult<Value> {
     expect_arguments("q_multiply_shift", args, 4)?;
     let element = ElementType::of(args[0].dtype())?;
     let lanes = args.iter().map(Value::lane_count).max().unwrap_or(1);
+    if args
+        .iter()
+        .any(|arg| arg.lane_count() != 1 && arg.lane_count() != lanes)
+    {
+        return Err(InterpError::new(
+            "the arguments of `T.q_multiply_shift` have different lane counts",
+        ));
+    }
     let signed_lane = |value: &Value, position: usize| -> InterpResult<i64> {
         match lane(value, position) {
             Scalar::Int(x) => Ok(x),
