@@ -185,17 +185,24 @@ impl Interpreter<'_> {
             }
             StmtKind::Assert {
                 condition,
+                error_kind,
                 message,
                 body,
             } => {
                 let holds = self.as_each_thread(threads, |this| this.eval(condition)?.as_bool())?;
                 if holds.contains(&false) {
-                    return Err(InterpError::at(
-                        format!("assertion failed: {message}"),
-                        condition.span(),
-                    ));
+                    let text = self.assertion_message(error_kind, message);
+                    return Err(InterpError::at(text, condition.span()));
                 }
                 self.run_together(body, threads)
+            }
+            StmtKind::AllocBuffer { buffer, body, .. } => {
+                let handles = self.allocate_for_threads(buffer, threads)?;
+                self.run_together(body, threads)?;
+                for handle in handles {
+                    self.memory.release(handle);
+                }
+                Ok(())
             }
             StmtKind::AttrStmt(attr)
                 if attr.key == "thread_extent" || attr.key == "virtual_thread" =>

@@ -9,7 +9,7 @@
 use super::error::{InterpError, InterpResult};
 use super::layout::{decode_element, encode_element};
 use super::machine::Interpreter;
-use super::math::evaluate_math_builtin;
+use super::math::{evaluate_math_builtin, is_math_builtin};
 use super::operations::{binary, logical_not, select};
 use super::value::{scalar_truth, ElementType, Scalar, Value};
 use crate::ir::{BinaryOp, DataType, Expr, ExprKind, Op};
@@ -69,6 +69,9 @@ impl Interpreter<'_> {
             }
             ExprKind::Call { op, args } => self.eval_call(*op, args, expr.dtype()),
             ExprKind::Shuffle { vectors, indices } => self.eval_shuffle(vectors, indices),
+            ExprKind::CallFunction { name, .. } => Err(InterpError::new(format!(
+                "the interpreter does not support calls between functions (`{name}` is called here)"
+            ))),
         }
     }
 
@@ -181,6 +184,13 @@ impl Interpreter<'_> {
                 )));
             }
             _ => {}
+        }
+        if !is_math_builtin(name) {
+            // Checked before the arguments, which may be strings (the shape
+            // names of `T.ptx.mma`) or pointers the interpreter has no value for.
+            return Err(InterpError::new(format!(
+                "the interpreter does not support `T.{name}`"
+            )));
         }
         let values = args
             .iter()

@@ -86,26 +86,23 @@ impl Interpreter<'_> {
                 self.restore(saved);
                 Ok(())
             }
+            StmtKind::AllocBuffer { buffer, body, .. } => {
+                let (saved, handle) = self.allocate_buffer(buffer)?;
+                self.exec(body)?;
+                self.memory.release(handle);
+                self.restore(saved);
+                Ok(())
+            }
             StmtKind::AttrStmt(attr) => self.exec_attr(attr),
             StmtKind::Assert {
                 condition,
+                error_kind,
                 message,
                 body,
             } => {
                 if !self.eval_condition(condition)? {
-                    // TVM's messages are strings or tuples of strings; print
-                    // what cannot be evaluated.
-                    let text = match message.kind() {
-                        ExprKind::Str(text) => text.clone(),
-                        _ => match self.eval(message) {
-                            Ok(value) => value.to_string(),
-                            Err(_) => message.to_string(),
-                        },
-                    };
-                    return Err(InterpError::at(
-                        format!("assertion failed: {text}"),
-                        condition.span(),
-                    ));
+                    let text = self.assertion_message(error_kind, message);
+                    return Err(InterpError::at(text, condition.span()));
                 }
                 self.exec(body)
             }
@@ -115,6 +112,27 @@ impl Interpreter<'_> {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// The text of a failed assertion: its error kind and its message parts
+    /// joined, parts that are not strings evaluated (or printed, when they
+    /// cannot be).
+    pub(super) fn assertion_message(&mut self, error_kind: &str, message: &[Expr]) -> String {
+        let mut text = String::new();
+        for part in message {
+            match part.kind() {
+                ExprKind::Str(part) => text.push_str(part),
+                _ => match self.eval(part) {
+                    Ok(value) => text.push_str(&value.to_string()),
+                    Err(_) => text.push_str(&part.to_string()),
+                },
+            }
+        }
+        if error_kind.is_empty() {
+            format!("assertion failed: {text}")
+        } else {
+            format!("assertion failed: {error_kind}: {text}")
         }
     }
 

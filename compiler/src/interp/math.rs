@@ -33,9 +33,36 @@ pub fn evaluate_math_builtin(name: &str, args: &[Value]) -> Option<InterpResult<
             binary_integer(name, args)
         }
         "q_multiply_shift" => q_multiply_shift(args),
+        "fma" => fused_multiply_add(args),
         _ => return None,
     })
 }
+
+/// True when `name` is one of the builtins [`evaluate_math_builtin`] computes.
+pub fn is_math_builtin(name: &str) -> bool {
+    unary_float_function(name).is_some()
+        || binary_float_function(name).is_some()
+        || OTHER_MATH_BUILTINS.contains(&name)
+}
+
+/// The math builtins outside the two tables of float functions.
+const OTHER_MATH_BUILTINS: &[&str] = &[
+    "fabs",
+    "ldexp",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "clz",
+    "popcount",
+    "bitwise_not",
+    "shift_left",
+    "shift_right",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "q_multiply_shift",
+    "fma",
+];
 
 type UnaryF32 = fn(f32) -> f32;
 type UnaryF64 = fn(f64) -> f64;
@@ -175,6 +202,45 @@ fn binary_float(
                 in_f64(x, y)
             } else {
                 in_f32(x as f32, y as f32) as f64
+            };
+            Scalar::Float(element.round_float(result))
+        })
+        .collect();
+    Ok(Value::from_canonical_lanes(
+        args[0].dtype().element_of(),
+        results,
+    ))
+}
+
+/// `T.fma(a, b, c)`: `a * b + c` rounded once (in `f32` for 32-bit and
+/// narrower formats, then to the format).
+fn fused_multiply_add(args: &[Value]) -> InterpResult<Value> {
+    expect_arguments("fma", args, 3)?;
+    let element = float_element("fma", &args[0])?;
+    if args
+        .iter()
+        .any(|arg| arg.dtype().element_of() != args[0].dtype().element_of())
+    {
+        return Err(InterpError::new(
+            "the arguments of `T.fma` have different types",
+        ));
+    }
+    let lanes = args.iter().map(Value::lane_count).max().unwrap_or(1);
+    if args
+        .iter()
+        .any(|arg| arg.lane_count() != 1 && arg.lane_count() != lanes)
+    {
+        return Err(InterpError::new(
+            "the arguments of `T.fma` have different lane counts",
+        ));
+    }
+    let results = (0..lanes)
+        .map(|position| {
+            let [a, b, c] = [0, 1, 2].map(|argument| float_lane(&args[argument], position));
+            let result = if element == ElementType::Float64 {
+                a.mul_add(b, c)
+            } else {
+                (a as f32).mul_add(b as f32, c as f32) as f64
             };
             Scalar::Float(element.round_float(result))
         })
@@ -581,6 +647,25 @@ mod tests {
             vec![value(3), value(1 << 30), value(31), value(-1)],
         );
         assert_eq!(result, value(1));
+    }
+
+    #[test]
+    fn every_listed_builtin_is_computed() {
+        for name in OTHER_MATH_BUILTINS {
+            assert!(evaluate_math_builtin(name, &[]).is_some(), "{name}");
+        }
+        assert!(!is_math_builtin("call_extern"));
+    }
+
+    #[test]
+    fn fma_rounds_once() {
+        let f32 = DataType::float32();
+        let value = |x: f64| Value::float(f32, x).unwrap();
+        // (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24: the product alone would round
+        // the 2^-24 away.
+        let a = 1.0 + 2f64.powi(-12);
+        let result = call("fma", vec![value(a), value(a), value(-1.0)]);
+        assert_eq!(result.as_f64().unwrap(), 2f64.powi(-11) + 2f64.powi(-24));
     }
 
     #[test]

@@ -285,7 +285,12 @@ fn failed_assertion_reports_its_message() {
     let body = crate::ir::Stmt::new(
         StmtKind::Assert {
             condition: less(use_var(&n), int(10)),
-            message: Expr::string("n must be below 10"),
+            error_kind: "ValueError".to_string(),
+            message: vec![
+                Expr::string("n = "),
+                use_var(&n),
+                Expr::string(" must be below 10"),
+            ],
             body: evaluate(int(0)),
         },
         Span::new(crate::source::FileId(0), 3, 9),
@@ -293,7 +298,10 @@ fn failed_assertion_reports_its_message() {
     let func = function(&[], &[&n], body);
     run(&func, vec![Arg::Int(3)]).unwrap();
     let error = run(&func, vec![Arg::Int(12)]).unwrap_err();
-    assert_eq!(error.message, "assertion failed: n must be below 10");
+    assert_eq!(
+        error.message,
+        "assertion failed: ValueError: n = 12 must be below 10"
+    );
     assert_eq!(error.span, Span::new(crate::source::FileId(0), 3, 9));
 }
 
