@@ -11,6 +11,7 @@ pub mod cli;
 pub mod diagnostics;
 pub mod format;
 pub mod frontend;
+pub mod interp;
 pub mod ir;
 pub mod printer;
 pub mod source;
