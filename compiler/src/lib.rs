@@ -5,6 +5,7 @@
 //! and `interp` beside them.
 #![deny(missing_docs)]
 
+pub mod arith;
 pub mod diagnostics;
 pub mod ir;
 pub mod printer;
