@@ -1,5 +1,5 @@
 //! Integer arithmetic analysis: constant bounds, modular sets, a canonical
-//! simplifier and interval sets, after TVM's `arith`.
+//! simplifier, interval sets and affine iterator maps, after TVM's `arith`.
 //!
 //! [`Analyzer`] is the entry point: bind loop variables to ranges, then ask it
 //! to simplify index expressions, prove conditions, bound values or evaluate
@@ -9,6 +9,7 @@ mod build;
 mod canonical_form;
 pub mod const_int_bound;
 pub mod int_set;
+pub mod iter_map;
 pub mod modular_set;
 mod rewrite_rules;
 mod simplify;
@@ -22,6 +23,9 @@ mod testing;
 
 pub use const_int_bound::{ConstIntBound, ConstIntBoundAnalyzer};
 pub use int_set::{eval_set, IntSet};
+pub use iter_map::{
+    detect_iter_map, is_affine_binding, IterMapLevel, IterMapResult, IterMark, IterSplit, IterSum,
+};
 pub use modular_set::{ModularSet, ModularSetAnalyzer};
 
 use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};

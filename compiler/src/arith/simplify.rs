@@ -565,7 +565,13 @@ impl<'a> Simplifier<'a> {
         }
         if let [term] = extra.args.as_slice() {
             let lower = divisor.checked_mul(term.lower_factor)?;
-            if term.scale == 1 && term.upper_factor != NO_UPPER && term.upper_factor % lower == 0 {
+            // Only a flooring modulo is non-negative, which the rewrite relies on
+            // (TVM applies it to truncated terms as well, which is unsound for negative indices).
+            let applies = term.scale == 1
+                && term.div_mode == DivMode::Floor
+                && term.upper_factor != NO_UPPER
+                && term.upper_factor % lower == 0;
+            if applies {
                 // xn == (yn % m) // L with m % (d*L) == 0: xn // d == (yn // (d*L)) % (m / (d*L)).
                 divisible.divide_by(divisor)?;
                 let quotient = build::floordiv(term.index.clone(), build::int(lower, dtype));
