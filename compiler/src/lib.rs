@@ -15,3 +15,4 @@ pub mod frontend;
 pub mod ir;
 pub mod printer;
 pub mod source;
+pub mod verify;
