@@ -10,6 +10,7 @@ pub mod arith;
 pub mod check;
 pub mod cli;
 pub mod diagnostics;
+pub mod explain;
 pub mod format;
 pub mod frontend;
 pub mod ir;

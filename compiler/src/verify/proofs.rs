@@ -106,6 +106,20 @@ impl Facts {
         conjunction
     }
 
+    /// True when `condition` holds for every value of the variables in scope
+    /// where the assumed conditions hold.
+    fn prove(&mut self, condition: &Expr) -> bool {
+        let condition = self.atomize(condition);
+        match self.assumption() {
+            Some(assumption) => {
+                let assumption = self.atomize(&assumption);
+                self.analyzer
+                    .with_constraint(&assumption, |analyzer| analyzer.can_prove(&condition))
+            }
+            None => self.analyzer.can_prove(&condition),
+        }
+    }
+
     /// True when `expr >= 0` holds for every value of the variables in scope
     /// where the conditions hold.
     pub(super) fn prove_nonnegative(&mut self, expr: &Expr) -> bool {
@@ -114,13 +128,7 @@ impl Facts {
         else {
             return false;
         };
-        let proved = match self.assumption() {
-            Some(assumption) => self
-                .analyzer
-                .with_constraint(&assumption, |analyzer| analyzer.can_prove(&condition)),
-            None => self.analyzer.can_prove(&condition),
-        };
-        if proved {
+        if self.prove(&condition) {
             return true;
         }
         // Relax the inner variables to their ranges and prove the lower bound.
@@ -131,33 +139,36 @@ impl Facts {
         let Some(lower) = set.min() else {
             return false;
         };
-        let lower = &self.atomize(lower);
-        let Ok(condition) =
-            operators::binary(BinaryOp::Ge, lower.clone(), Expr::zero(lower.dtype()))
-        else {
-            return false;
-        };
-        match self.assumption() {
-            Some(assumption) => self
-                .analyzer
-                .with_constraint(&assumption, |analyzer| analyzer.can_prove(&condition)),
-            None => self.analyzer.can_prove(&condition),
+        let lower = self.atomize(lower);
+        match operators::binary(BinaryOp::Ge, lower.clone(), Expr::zero(lower.dtype())) {
+            Ok(condition) => self.prove(&condition),
+            Err(_) => false,
         }
     }
 
-    fn atomize(&mut self, expr: &Expr) -> Expr {
-        Atomizer {
-            atoms: &mut self.atoms,
+    /// True when the comparison `op(a, b)` always holds, tried as written (the
+    /// form a `T.where` states it in) and as a difference.
+    fn prove_comparison(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> bool {
+        if let Ok(condition) = operators::binary(op, a.clone(), b.clone()) {
+            if self.prove(&condition) {
+                return true;
+            }
         }
-        .mutate_expr(expr)
+        let difference = match op {
+            BinaryOp::Ge => difference(a, b),
+            // a < b  as  b - a - 1 >= 0
+            BinaryOp::Lt => difference(b, a).and_then(|d| difference(&d, &Expr::one(d.dtype()))),
+            _ => None,
+        };
+        match difference {
+            Some(d) => self.prove_nonnegative(&d),
+            None => false,
+        }
     }
 
     /// True when `a >= b` always holds.
     pub(super) fn prove_greater_equal(&mut self, a: &Expr, b: &Expr) -> bool {
-        match difference(a, b) {
-            Some(d) => self.prove_nonnegative(&d),
-            None => false,
-        }
+        self.prove_comparison(BinaryOp::Ge, a, b)
     }
 
     /// True when `low <= value < low + extent` always holds.
@@ -168,31 +179,38 @@ impl Facts {
         let Ok(end) = operators::add(range.min.clone(), range.extent.clone()) else {
             return false;
         };
-        let Some(room) = difference(&end, value) else {
-            return false;
-        };
-        // `end - value >= 1`, as `end - value - 1 >= 0`.
-        match difference(&room, &Expr::one(room.dtype())) {
-            Some(d) => self.prove_nonnegative(&d),
-            None => false,
-        }
+        self.prove_comparison(BinaryOp::Lt, value, &end)
     }
 
-    /// The values `expr` takes, as text for a message (`0..=127`, `n * 4..=n * 4 + 3`).
+    /// The values `expr` takes, as text for a message (`0..=127`, `1..=n`).
     pub(super) fn describe_values(&self, expr: &Expr) -> String {
-        let bound = self.analyzer.const_int_bound(expr);
-        let finite = |v: i64| {
-            v != crate::arith::ConstIntBound::POS_INF && v != crate::arith::ConstIntBound::NEG_INF
-        };
-        if finite(bound.min) && finite(bound.max) {
-            return format!("{}..={}", bound.min, bound.max);
-        }
         let set = self.analyzer.int_set(expr);
-        let end = |e: Option<&Expr>, infinity: &str| match e {
-            Some(e) => super::spans::show(&self.analyzer.simplify(e)),
+        let end = |e: Option<&Expr>| e.map(|e| self.analyzer.simplify(e));
+        let (low, high) = (end(set.min()), end(set.max()));
+        let bound = self.analyzer.const_int_bound(expr);
+        let limit = |v: i64| {
+            let dtype = expr.dtype();
+            let max = if dtype.bits >= 64 { i64::MAX } else { (1i64 << (dtype.bits.max(1) - 1)) - 1 };
+            v.abs() >= max
+        };
+        let text = |symbolic: Option<Expr>, constant: i64, infinity: &str| match symbolic {
+            Some(e) if e.as_int().is_some() || limit(constant) => super::spans::show(&e),
+            _ if !limit(constant) => constant.to_string(),
+            Some(e) => super::spans::show(&e),
             None => infinity.to_string(),
         };
-        format!("{}..={}", end(set.min(), "-inf"), end(set.max(), "+inf"))
+        format!(
+            "{}..={}",
+            text(low, bound.min, "-inf"),
+            text(high, bound.max, "+inf")
+        )
+    }
+
+    fn atomize(&mut self, expr: &Expr) -> Expr {
+        Atomizer {
+            atoms: &mut self.atoms,
+        }
+        .mutate_expr(expr)
     }
 
     /// The simplified form of an expression, for messages.

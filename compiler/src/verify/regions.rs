@@ -16,6 +16,7 @@ use crate::check::CheckOptions;
 use crate::diagnostics::Diagnostic;
 use crate::ir::mutate::substitute;
 use crate::ir::structural::expr_deep_equal;
+use crate::ir::visit::expr_uses_var;
 use crate::ir::{
     operators, AttrNode, BinaryOp, Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, PrimFunc,
     Range, Stmt, StmtKind, Var,
@@ -40,7 +41,8 @@ pub(super) fn check_function(function: &PrimFunc, options: &CheckOptions) -> Vec
 /// What surrounds a block: the variables in scope with their ranges.
 #[derive(Clone)]
 enum Frame {
-    Range(Var, Range),
+    /// A variable with its range; `true` for loop variables.
+    Range(Var, Range, bool),
     Value(Var, Expr),
 }
 
@@ -61,6 +63,7 @@ impl OuterWalk {
                 self.context.push(Frame::Range(
                     for_loop.loop_var.clone(),
                     Range::new(for_loop.min.clone(), for_loop.extent.clone()),
+                    true,
                 ));
                 self.stmt(&for_loop.body);
             }
@@ -69,7 +72,7 @@ impl OuterWalk {
                 self.check_block(realize, span);
                 for iter_var in &realize.block.iter_vars {
                     self.context
-                        .push(Frame::Range(iter_var.var.clone(), iter_var.dom.clone()));
+                        .push(Frame::Range(iter_var.var.clone(), iter_var.dom.clone(), false));
                 }
                 if let Some(init) = &realize.block.init {
                     self.stmt(init);
@@ -82,8 +85,11 @@ impl OuterWalk {
             }
             StmtKind::AttrStmt(attr) => {
                 if let AttrNode::Thread { var, .. } = &attr.node {
-                    self.context
-                        .push(Frame::Range(var.clone(), Range::from_extent(attr.value.clone())));
+                    self.context.push(Frame::Range(
+                        var.clone(),
+                        Range::from_extent(attr.value.clone()),
+                        false,
+                    ));
                 }
                 self.stmt(&attr.body);
             }
@@ -116,9 +122,17 @@ impl OuterWalk {
             return;
         }
         let mut facts = Facts::default();
+        let mut foreign = HashSet::new();
         for frame in &self.context {
             match frame {
-                Frame::Range(var, range) => facts.bind_range(var, range, false),
+                Frame::Range(var, range, is_loop) => {
+                    facts.bind_range(var, range, false);
+                    // A block with iteration variables may not use the loops
+                    // around it (E0211); accesses that do are not compared.
+                    if *is_loop && !block.iter_vars.is_empty() {
+                        foreign.insert(var.clone());
+                    }
+                }
                 Frame::Value(var, value) => facts.bind_value(var, value),
             }
         }
@@ -129,6 +143,7 @@ impl OuterWalk {
             block,
             block_span: span,
             facts,
+            foreign,
             local: block.alloc_buffers.iter().cloned().collect(),
             matched: block
                 .match_buffers
@@ -163,6 +178,8 @@ struct AccessChecker<'b> {
     block: &'b Block,
     block_span: Span,
     facts: Facts,
+    /// Loop variables from outside the block, which it may not use.
+    foreign: HashSet<Var>,
     /// Buffers allocated inside the block: not part of its signature.
     local: HashSet<Buffer>,
     /// Buffers the block matches, with the regions they view.
@@ -265,6 +282,16 @@ impl AccessChecker<'_> {
         if !write {
             // A block may read back what it writes (reductions, scans) without listing it.
             candidates.extend(block.writes.iter().filter(|r| r.buffer == buffer));
+        }
+        let foreign = &self.foreign;
+        let mentions_foreign = |range: &Range| {
+            expr_uses_var(&range.min, &mut |v| foreign.contains(v))
+                || expr_uses_var(&range.extent, &mut |v| foreign.contains(v))
+        };
+        if ranges.iter().any(mentions_foreign)
+            || candidates.iter().any(|r| r.region.iter().any(mentions_foreign))
+        {
+            return; // reported by the scoping checks
         }
         if candidates.iter().any(|region| self.covered(&ranges, region)) {
             return;
@@ -515,8 +542,8 @@ fn check_loose_regions(
     });
     let mentions_inner = |region: &BufferRegion| {
         region.region.iter().any(|r| {
-            crate::ir::visit::expr_uses_var(&r.min, &mut |v| inner_vars.contains(v))
-                || crate::ir::visit::expr_uses_var(&r.extent, &mut |v| inner_vars.contains(v))
+            expr_uses_var(&r.min, &mut |v| inner_vars.contains(v))
+                || expr_uses_var(&r.extent, &mut |v| inner_vars.contains(v))
         })
     };
     for (declared, touched, verb) in [

@@ -459,13 +459,15 @@ impl ScopeChecker {
                     let introduced = self.declare_buffer(&matched.buffer);
                     declared.push((matched.buffer.clone(), introduced));
                 }
-                for region in block.reads.iter().chain(&block.writes) {
-                    self.use_region(region);
-                }
                 if let Some(init) = &block.init {
                     self.stmt(init);
                 }
                 self.stmt(&block.body);
+                // After the body: a use there has a precise span, while a
+                // region only has the block's.
+                for region in block.reads.iter().chain(&block.writes) {
+                    self.use_region(region);
+                }
                 for (buffer, introduced) in declared.into_iter().rev() {
                     self.undeclare_buffer(&buffer, introduced);
                 }

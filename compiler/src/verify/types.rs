@@ -401,8 +401,13 @@ impl TypeChecker {
         let span = self.spans.current();
         match stmt.kind() {
             StmtKind::For(for_loop) => {
-                self.require_integer(&for_loop.min, "a loop start");
-                self.require_integer(&for_loop.extent, "a loop extent");
+                // The start of `range(n)` takes the type of `n`: report the extent alone.
+                if is_scalar_integer(for_loop.extent.dtype()) {
+                    self.require_integer(&for_loop.min, "a loop start");
+                } else {
+                    self.require_integer(&for_loop.extent, "a loop extent");
+                    self.mark_reported(&for_loop.min);
+                }
                 let var_type = for_loop.loop_var.dtype();
                 if is_scalar_integer(for_loop.extent.dtype()) && for_loop.extent.dtype() != var_type
                 {
