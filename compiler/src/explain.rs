@@ -39,7 +39,13 @@ pub fn render(explanation: &Explanation) -> String {
     let indent = |program: &str| {
         program
             .lines()
-            .map(|line| if line.is_empty() { String::new() } else { format!("    {line}") })
+            .map(|line| {
+                if line.is_empty() {
+                    String::new()
+                } else {
+                    format!("    {line}")
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -1092,10 +1098,16 @@ mod tests {
     #[test]
     fn every_code_used_in_the_sources_is_explained() {
         let mut found = Vec::new();
-        codes_in_sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
+        codes_in_sources(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut found,
+        );
         assert!(found.len() > 40, "the scan found only {found:?}");
         for code in found {
-            assert!(explain(&code).is_some(), "{code} is used but has no explanation");
+            assert!(
+                explain(&code).is_some(),
+                "{code} is used but has no explanation"
+            );
         }
     }
 
@@ -1105,7 +1117,10 @@ mod tests {
         for explanation in all() {
             let right = codes_of(explanation.right);
             if !right.is_empty() {
-                problems.push(format!("{}: the right example reports {right:?}", explanation.code));
+                problems.push(format!(
+                    "{}: the right example reports {right:?}",
+                    explanation.code
+                ));
             }
             let wrong = codes_of(explanation.wrong);
             if !explanation.from_passes_only && !wrong.iter().any(|c| c == explanation.code) {

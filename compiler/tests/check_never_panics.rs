@@ -9,7 +9,9 @@ use tirc::check::{check_source, CheckOptions};
 use tirc::source::SourceMap;
 
 fn corpus() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("tests");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("tests");
     let mut files: Vec<PathBuf> = Vec::new();
     let mut pending = vec![root.join("roundtrip"), root.join("diagnostics")];
     while let Some(dir) = pending.pop() {

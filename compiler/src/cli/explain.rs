@@ -27,7 +27,9 @@ pub fn run(args: ExplainArgs) -> u8 {
                 EXIT_OK
             }
             None => {
-                eprintln!("error: no diagnostic has the code `{code}`; `tirc explain` lists them all");
+                eprintln!(
+                    "error: no diagnostic has the code `{code}`; `tirc explain` lists them all"
+                );
                 EXIT_USAGE
             }
         },

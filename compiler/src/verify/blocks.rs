@@ -60,7 +60,8 @@ impl BlockChecker {
                 let block = &realize.block;
                 for iter_var in &block.iter_vars {
                     self.facts.bind_range(&iter_var.var, &iter_var.dom, true);
-                    self.ranges.insert(iter_var.var.clone(), iter_var.dom.clone());
+                    self.ranges
+                        .insert(iter_var.var.clone(), iter_var.dom.clone());
                 }
                 if let Some(init) = &block.init {
                     self.stmt(init);
@@ -121,7 +122,10 @@ impl BlockChecker {
                 self.diagnostics.push(
                     Diagnostic::warning(
                         codes::DUPLICATE_BLOCK_NAME,
-                        format!("another block of this function is also named \"{}\"", block.name),
+                        format!(
+                            "another block of this function is also named \"{}\"",
+                            block.name
+                        ),
                         span,
                     )
                     .with_secondary(*first, "the first block with this name")
@@ -193,7 +197,10 @@ impl BlockChecker {
         }
         for (iter_var, value) in block.iter_vars.iter().zip(&realize.iter_values) {
             let dom = &iter_var.dom;
-            if !is_scalar_integer(value) || !is_scalar_integer(&dom.min) || !is_scalar_integer(&dom.extent) {
+            if !is_scalar_integer(value)
+                || !is_scalar_integer(&dom.min)
+                || !is_scalar_integer(&dom.extent)
+            {
                 continue; // reported by the type checks
             }
             if self.bound_to_same_range(value, dom) || self.facts.prove_inside(value, dom) {
@@ -246,7 +253,12 @@ impl BlockChecker {
 
     /// A reduction block writes each output element once per reduction: the
     /// written indices may not move with a reduction variable.
-    fn check_reduction_writes(&mut self, realize: &BlockRealize, reduce_vars: &[&Var], block_span: Span) {
+    fn check_reduction_writes(
+        &mut self,
+        realize: &BlockRealize,
+        reduce_vars: &[&Var],
+        block_span: Span,
+    ) {
         let block = &realize.block;
         let local: HashSet<&Buffer> = block.alloc_buffers.iter().collect();
         let uses_reduce = |e: &Expr| expr_uses_var(e, &mut |v| reduce_vars.contains(&v));

@@ -102,8 +102,14 @@ impl BufferChecker {
                     ),
                     span,
                 )
-                .with_secondary(buffer.span(), format!("`{}` is declared here", buffer.name()))
-                .with_help(format!("write one index per dimension: {} in all", buffer.rank())),
+                .with_secondary(
+                    buffer.span(),
+                    format!("`{}` is declared here", buffer.name()),
+                )
+                .with_help(format!(
+                    "write one index per dimension: {} in all",
+                    buffer.rank()
+                )),
             );
             return;
         }
@@ -146,7 +152,10 @@ impl BufferChecker {
 
     /// A constant vector access must end inside the buffer's memory.
     fn check_flat_extent(&mut self, buffer: &Buffer, indices: &[Expr], span: Span) {
-        if !indices.iter().any(|i| matches!(i.kind(), ExprKind::Ramp { .. })) {
+        if !indices
+            .iter()
+            .any(|i| matches!(i.kind(), ExprKind::Ramp { .. }))
+        {
             return;
         }
         let Some(shape) = buffer.constant_shape() else {
@@ -204,7 +213,10 @@ impl BufferChecker {
                     ),
                     span,
                 )
-                .with_secondary(buffer.span(), format!("`{}` is declared here", buffer.name()))
+                .with_secondary(
+                    buffer.span(),
+                    format!("`{}` is declared here", buffer.name()),
+                )
                 .with_help(format!(
                     "give one index or slice per dimension of `{}`",
                     buffer.name()

@@ -45,7 +45,9 @@ impl AttrType {
             (AttrType::StrList, AttrValue::List(items)) => {
                 items.iter().all(|item| matches!(item, AttrValue::Str(_)))
             }
-            (AttrType::Target, AttrValue::Target(_) | AttrValue::Str(_) | AttrValue::Dict(_)) => true,
+            (AttrType::Target, AttrValue::Target(_) | AttrValue::Str(_) | AttrValue::Dict(_)) => {
+                true
+            }
             _ => false,
         }
     }
@@ -133,7 +135,10 @@ pub(super) fn check_function(function: &PrimFunc, module: &IRModule) -> Vec<Diag
                     ),
                     function.span,
                 )
-                .with_help(format!("write `T.func_attr({{\"{key}\": ...}})` with {}", expected.describe())),
+                .with_help(format!(
+                    "write `T.func_attr({{\"{key}\": ...}})` with {}",
+                    expected.describe()
+                )),
             );
         }
     }
@@ -206,7 +211,10 @@ fn check_buffer_map(function: &PrimFunc, diagnostics: &mut Vec<Diagnostic>) {
                     span,
                 )
                 .with_secondary(param.span(), "the parameter is declared here")
-                .with_help(format!("declare the parameter as `{}: T.handle`", param.name())),
+                .with_help(format!(
+                    "declare the parameter as `{}: T.handle`",
+                    param.name()
+                )),
             );
         }
         if let Some(previous) = buffer_of.insert(param, buffer) {

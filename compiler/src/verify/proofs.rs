@@ -94,13 +94,16 @@ impl Facts {
     fn assumption(&self) -> Option<Expr> {
         let mut conjunction: Option<Expr> = None;
         for condition in &self.constraints {
-            if !condition.dtype().is_bool() || condition.dtype().is_vector() || condition.is_int(1) {
+            if !condition.dtype().is_bool() || condition.dtype().is_vector() || condition.is_int(1)
+            {
                 continue;
             }
             conjunction = Some(match conjunction {
                 None => condition.clone(),
-                Some(previous) => operators::binary(BinaryOp::And, previous.clone(), condition.clone())
-                    .unwrap_or(previous),
+                Some(previous) => {
+                    operators::binary(BinaryOp::And, previous.clone(), condition.clone())
+                        .unwrap_or(previous)
+                }
             });
         }
         conjunction
@@ -190,7 +193,11 @@ impl Facts {
         let bound = self.analyzer.const_int_bound(expr);
         let limit = |v: i64| {
             let dtype = expr.dtype();
-            let max = if dtype.bits >= 64 { i64::MAX } else { (1i64 << (dtype.bits.max(1) - 1)) - 1 };
+            let max = if dtype.bits >= 64 {
+                i64::MAX
+            } else {
+                (1i64 << (dtype.bits.max(1) - 1)) - 1
+            };
             v.abs() >= max
         };
         let text = |symbolic: Option<Expr>, constant: i64, infinity: &str| match symbolic {

@@ -18,8 +18,8 @@ use crate::ir::mutate::substitute;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
-    operators, AttrNode, BinaryOp, Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, PrimFunc,
-    Range, Stmt, StmtKind, Var,
+    operators, AttrNode, BinaryOp, Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind,
+    PrimFunc, Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -71,8 +71,11 @@ impl OuterWalk {
                 let span = self.spans.current();
                 self.check_block(realize, span);
                 for iter_var in &realize.block.iter_vars {
-                    self.context
-                        .push(Frame::Range(iter_var.var.clone(), iter_var.dom.clone(), false));
+                    self.context.push(Frame::Range(
+                        iter_var.var.clone(),
+                        iter_var.dom.clone(),
+                        false,
+                    ));
                 }
                 if let Some(init) = &realize.block.init {
                     self.stmt(init);
@@ -167,7 +170,14 @@ impl OuterWalk {
         // buffers on purpose; only blocks with iteration variables are compared.
         if self.warn_loose && !block.iter_vars.is_empty() {
             let inferred = checker.inferred_regions().clone();
-            check_loose_regions(block, span, &inferred, &reported_buffers, &mut checker.facts, &mut self.diagnostics);
+            check_loose_regions(
+                block,
+                span,
+                &inferred,
+                &reported_buffers,
+                &mut checker.facts,
+                &mut self.diagnostics,
+            );
         }
         self.diagnostics.append(&mut checker.diagnostics);
     }
@@ -199,8 +209,11 @@ fn index_range(index: &Expr) -> Range {
             stride,
             lanes,
         } => {
-            let last = operators::mul(stride.clone(), Expr::int(i64::from(*lanes) - 1, stride.dtype()))
-                .and_then(|span| operators::add(span, Expr::one(stride.dtype())));
+            let last = operators::mul(
+                stride.clone(),
+                Expr::int(i64::from(*lanes) - 1, stride.dtype()),
+            )
+            .and_then(|span| operators::add(span, Expr::one(stride.dtype())));
             match last {
                 // A positive stride covers [base, base + stride * (lanes - 1)].
                 Ok(extent) if stride.as_int().is_some_and(|s| s >= 0) => {
@@ -216,7 +229,8 @@ fn index_range(index: &Expr) -> Range {
 impl AccessChecker<'_> {
     fn inferred_regions(&mut self) -> &(Vec<BufferRegion>, Vec<BufferRegion>) {
         let block = self.block;
-        self.inferred.get_or_insert_with(|| infer_block_regions(block))
+        self.inferred
+            .get_or_insert_with(|| infer_block_regions(block))
     }
 
     /// True when `inner` (in the body's terms) lies inside `outer` (a declared region).
@@ -225,36 +239,47 @@ impl AccessChecker<'_> {
             return true; // a rank problem, reported by the buffer checks
         }
         let shape = outer.buffer.shape().to_vec();
-        inner.iter().zip(&outer.region).enumerate().all(|(dimension, (range, declared))| {
-            if range.extent.is_int(1)
-                && declared.extent.is_int(1)
-                && expr_deep_equal(&range.min, &declared.min)
-            {
-                return true;
-            }
-            let Ok(last) = operators::add(range.min.clone(), range.extent.clone())
-                .and_then(|end| operators::sub(end, Expr::one(range.min.dtype())))
-            else {
-                return false;
-            };
-            if self.facts.prove_inside(&range.min, declared) && self.facts.prove_inside(&last, declared) {
-                return true;
-            }
-            // What lies outside the buffer is an out-of-bounds access, not a
-            // region problem: compare only the part inside the shape.
-            let Some(extent) = shape.get(dimension) else {
-                return false;
-            };
-            let low = operators::binary(BinaryOp::Max, range.min.clone(), Expr::zero(range.min.dtype()));
-            let high = operators::sub(extent.clone(), Expr::one(extent.dtype()))
-                .and_then(|top| operators::binary(BinaryOp::Min, last.clone(), top));
-            match (low, high) {
-                (Ok(low), Ok(high)) => {
-                    self.facts.prove_inside(&low, declared) && self.facts.prove_inside(&high, declared)
+        inner
+            .iter()
+            .zip(&outer.region)
+            .enumerate()
+            .all(|(dimension, (range, declared))| {
+                if range.extent.is_int(1)
+                    && declared.extent.is_int(1)
+                    && expr_deep_equal(&range.min, &declared.min)
+                {
+                    return true;
                 }
-                _ => false,
-            }
-        })
+                let Ok(last) = operators::add(range.min.clone(), range.extent.clone())
+                    .and_then(|end| operators::sub(end, Expr::one(range.min.dtype())))
+                else {
+                    return false;
+                };
+                if self.facts.prove_inside(&range.min, declared)
+                    && self.facts.prove_inside(&last, declared)
+                {
+                    return true;
+                }
+                // What lies outside the buffer is an out-of-bounds access, not a
+                // region problem: compare only the part inside the shape.
+                let Some(extent) = shape.get(dimension) else {
+                    return false;
+                };
+                let low = operators::binary(
+                    BinaryOp::Max,
+                    range.min.clone(),
+                    Expr::zero(range.min.dtype()),
+                );
+                let high = operators::sub(extent.clone(), Expr::one(extent.dtype()))
+                    .and_then(|top| operators::binary(BinaryOp::Min, last.clone(), top));
+                match (low, high) {
+                    (Ok(low), Ok(high)) => {
+                        self.facts.prove_inside(&low, declared)
+                            && self.facts.prove_inside(&high, declared)
+                    }
+                    _ => false,
+                }
+            })
     }
 
     /// Checks one access (given as ranges per dimension) of `buffer`.
@@ -289,11 +314,16 @@ impl AccessChecker<'_> {
                 || expr_uses_var(&range.extent, &mut |v| foreign.contains(v))
         };
         if ranges.iter().any(mentions_foreign)
-            || candidates.iter().any(|r| r.region.iter().any(mentions_foreign))
+            || candidates
+                .iter()
+                .any(|r| r.region.iter().any(mentions_foreign))
         {
             return; // reported by the scoping checks
         }
-        if candidates.iter().any(|region| self.covered(&ranges, region)) {
+        if candidates
+            .iter()
+            .any(|region| self.covered(&ranges, region))
+        {
             return;
         }
         let span = self.spans.current();
@@ -387,7 +417,12 @@ impl AccessChecker<'_> {
                 let ranges: Vec<Range> = region
                     .region
                     .iter()
-                    .map(|r| Range::new(substitute(&r.min, &bindings), substitute(&r.extent, &bindings)))
+                    .map(|r| {
+                        Range::new(
+                            substitute(&r.min, &bindings),
+                            substitute(&r.extent, &bindings),
+                        )
+                    })
                     .collect();
                 let shown = format!(
                     "the region `{}` of block \"{}\"",
@@ -574,7 +609,10 @@ fn check_loose_regions(
                             ),
                             span,
                         )
-                        .with_help(format!("remove `{}` from the declared regions", show_region(region))),
+                        .with_help(format!(
+                            "remove `{}` from the declared regions",
+                            show_region(region)
+                        )),
                     );
                 }
                 continue;
@@ -587,7 +625,8 @@ fn check_loose_regions(
             for (declared_range, actual_range) in region.region.iter().zip(&actual.region) {
                 let same_min = facts.prove_greater_equal(&declared_range.min, &actual_range.min)
                     && facts.prove_greater_equal(&actual_range.min, &declared_range.min);
-                let same_extent = facts.prove_greater_equal(&declared_range.extent, &actual_range.extent)
+                let same_extent = facts
+                    .prove_greater_equal(&declared_range.extent, &actual_range.extent)
                     && facts.prove_greater_equal(&actual_range.extent, &declared_range.extent);
                 equal &= same_min && same_extent;
                 let last = operators::add(actual_range.min.clone(), actual_range.extent.clone())
@@ -612,7 +651,10 @@ fn check_loose_regions(
                         ),
                         span,
                     )
-                    .with_help(format!("declare the tighter region `{}`", show_region(actual))),
+                    .with_help(format!(
+                        "declare the tighter region `{}`",
+                        show_region(actual)
+                    )),
                 );
             }
         }

@@ -74,7 +74,9 @@ fn collect_get_block_calls(body: &[ast::Stmt], out: &mut Vec<GetBlockCall>) {
             ast::StmtKind::Assign { value, .. } | ast::StmtKind::AugAssign { value, .. } => {
                 collect_in_expr(value, out)
             }
-            ast::StmtKind::AnnAssign { value: Some(value), .. } => collect_in_expr(value, out),
+            ast::StmtKind::AnnAssign {
+                value: Some(value), ..
+            } => collect_in_expr(value, out),
             ast::StmtKind::Expr(expr) => collect_in_expr(expr, out),
             ast::StmtKind::For { body, .. } | ast::StmtKind::While { body, .. } => {
                 collect_get_block_calls(body, out)

@@ -12,9 +12,7 @@ use super::codes;
 use super::spans::SpanStack;
 use crate::diagnostics::Diagnostic;
 use crate::ir::visit::{walk_exprs, walk_stmts};
-use crate::ir::{
-    AttrNode, Buffer, BufferRegion, Expr, ExprKind, PrimFunc, Stmt, StmtKind, Var,
-};
+use crate::ir::{AttrNode, Buffer, BufferRegion, Expr, ExprKind, PrimFunc, Stmt, StmtKind, Var};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 
@@ -25,7 +23,9 @@ enum DefinitionKind {
     /// A variable a buffer declaration introduces (`("n", 128)`, `strides=("s0",)`).
     BufferSignature,
     Loop,
-    IterVar { block: String },
+    IterVar {
+        block: String,
+    },
     Let,
     Thread,
     Allocation,
@@ -160,14 +160,20 @@ impl ScopeChecker {
         }
         *self.defined.entry(var.clone()).or_insert(0) += 1;
         self.kinds.insert(var.clone(), kind);
-        self.names.entry(var.name().to_string()).or_default().push(var.clone());
+        self.names
+            .entry(var.name().to_string())
+            .or_default()
+            .push(var.clone());
     }
 
     fn report_duplicate(&mut self, var: &Var, previous: &Var) {
         let span = self.spans.or_current(var.span());
         let mut diagnostic = Diagnostic::error(
             codes::DUPLICATE_DEFINITION,
-            format!("`{}` is defined again while the previous definition is in scope", var.name()),
+            format!(
+                "`{}` is defined again while the previous definition is in scope",
+                var.name()
+            ),
             span,
         )
         .with_label("defined again here")
@@ -231,7 +237,10 @@ impl ScopeChecker {
             self.diagnostics.push(
                 Diagnostic::error(
                     codes::DUPLICATE_DEFINITION,
-                    format!("buffer `{}` is declared again while the previous one is in scope", buffer.name()),
+                    format!(
+                        "buffer `{}` is declared again while the previous one is in scope",
+                        buffer.name()
+                    ),
                     self.spans.or_current(buffer.span()),
                 )
                 .with_secondary(previous.span(), "previous declaration here")
@@ -633,6 +642,10 @@ fn collect_definitions(
 fn record(definitions: &mut HashMap<Var, Definition>, var: &Var, kind: DefinitionKind, span: Span) {
     definitions.entry(var.clone()).or_insert(Definition {
         kind,
-        span: if var.span().is_known() { var.span() } else { span },
+        span: if var.span().is_known() {
+            var.span()
+        } else {
+            span
+        },
     });
 }

@@ -98,7 +98,10 @@ fn an_iteration_variable_used_after_its_block_is_out_of_scope() {
     let after = Stmt::store(b, Expr::load(a, vec![vi.to_expr()]), vec![Expr::i32(0)]);
     let body = Stmt::seq(vec![Stmt::for_loop(for_loop), after]);
     let codes = codes_of(&with_body(&module, body));
-    assert!(codes.contains(&codes::OUT_OF_SCOPE.to_string()), "{codes:?}");
+    assert!(
+        codes.contains(&codes::OUT_OF_SCOPE.to_string()),
+        "{codes:?}"
+    );
 }
 
 #[test]
@@ -120,7 +123,10 @@ def main(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
     let after = Stmt::store(b, Expr::load(&x, vec![Expr::i32(0)]), vec![Expr::i32(0)]);
     let body = Stmt::seq(vec![Stmt::for_loop(for_loop), after]);
     let codes = codes_of(&with_body(&module, body));
-    assert!(codes.contains(&codes::BUFFER_OUT_OF_SCOPE.to_string()), "{codes:?}");
+    assert!(
+        codes.contains(&codes::BUFFER_OUT_OF_SCOPE.to_string()),
+        "{codes:?}"
+    );
 }
 
 #[test]
@@ -128,10 +134,17 @@ fn operands_of_different_types_are_refused() {
     let module = parse(COPY);
     let function = &module.functions[0];
     let a = &function.buffer_map[0].1;
-    let mixed = Expr::binary(BinaryOp::Add, Expr::load(a, vec![Expr::i32(0)]), Expr::i32(1));
+    let mixed = Expr::binary(
+        BinaryOp::Add,
+        Expr::load(a, vec![Expr::i32(0)]),
+        Expr::i32(1),
+    );
     let store = Stmt::store(a, mixed, vec![Expr::i32(0)]);
     let codes = codes_of(&with_body(&module, store));
-    assert!(codes.contains(&codes::OPERAND_TYPES_DIFFER.to_string()), "{codes:?}");
+    assert!(
+        codes.contains(&codes::OPERAND_TYPES_DIFFER.to_string()),
+        "{codes:?}"
+    );
 }
 
 #[test]
@@ -156,7 +169,10 @@ fn one_undefined_variable_gives_one_diagnostic() {
         .map(|_| Stmt::store(a, Expr::load(a, vec![n.to_expr()]), vec![n.to_expr()]))
         .collect();
     let codes = codes_of(&with_body(&module, Stmt::seq(stores)));
-    let undefined = codes.iter().filter(|c| *c == codes::UNDEFINED_VARIABLE).count();
+    let undefined = codes
+        .iter()
+        .filter(|c| *c == codes::UNDEFINED_VARIABLE)
+        .count();
     assert_eq!(undefined, 1, "{codes:?}");
 }
 

@@ -10,9 +10,7 @@ use crate::check::CheckOptions;
 use crate::diagnostics::Diagnostic;
 use crate::ir::builtin::ArgRule;
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
-use crate::ir::{
-    Buffer, BufferRegion, DataType, Expr, ExprKind, PrimFunc, Range, Stmt, StmtKind,
-};
+use crate::ir::{Buffer, BufferRegion, DataType, Expr, ExprKind, PrimFunc, Range, Stmt, StmtKind};
 use crate::source::Span;
 use std::collections::HashSet;
 
@@ -65,11 +63,17 @@ impl TypeChecker {
         self.report(
             Diagnostic::error(
                 codes::NOT_AN_INTEGER,
-                format!("{what} must be an integer, found {} `{}`", expr.dtype(), show(expr)),
+                format!(
+                    "{what} must be an integer, found {} `{}`",
+                    expr.dtype(),
+                    show(expr)
+                ),
                 span,
             )
             .with_label(format!("this is {}", expr.dtype()))
-            .with_help("write an integer expression here, or convert it with `T.Cast(\"int32\", ...)`"),
+            .with_help(
+                "write an integer expression here, or convert it with `T.Cast(\"int32\", ...)`",
+            ),
         );
     }
 
@@ -82,7 +86,11 @@ impl TypeChecker {
         self.report(
             Diagnostic::error(
                 codes::CONDITION_NOT_BOOL,
-                format!("{what} must be bool, found {} `{}`", expr.dtype(), show(expr)),
+                format!(
+                    "{what} must be bool, found {} `{}`",
+                    expr.dtype(),
+                    show(expr)
+                ),
                 span,
             )
             .with_label(format!("this is {}", expr.dtype()))
@@ -140,7 +148,9 @@ impl TypeChecker {
                                 ),
                                 span,
                             )
-                            .with_help("give every vector index of one access the same number of lanes"),
+                            .with_help(
+                                "give every vector index of one access the same number of lanes",
+                            ),
                         );
                     }
                     _ => vector_lanes = Some(index.dtype().lanes),
@@ -175,7 +185,12 @@ impl TypeChecker {
             self.report(
                 Diagnostic::error(
                     codes::BUILTIN_ARGUMENTS,
-                    format!("`T.{}` takes {}, found {}", info.name, info.arity, args.len()),
+                    format!(
+                        "`T.{}` takes {}, found {}",
+                        info.name,
+                        info.arity,
+                        args.len()
+                    ),
                     span,
                 )
                 .with_help(format!("`T.{}`: {}", info.name, info.doc)),
@@ -264,7 +279,10 @@ impl TypeChecker {
                     for operand in [a, b] {
                         self.require_bool(
                             operand,
-                            &format!("an operand of `{}`", if op.tvm_name() == "And" { "and" } else { "or" }),
+                            &format!(
+                                "an operand of `{}`",
+                                if op.tvm_name() == "And" { "and" } else { "or" }
+                            ),
                             "combine conditions (comparisons), not numbers",
                         );
                     }
@@ -449,7 +467,12 @@ impl TypeChecker {
             }
             StmtKind::BufferStore(store) => {
                 self.check_indices(&store.buffer, &store.indices, span);
-                let index_lanes = store.indices.iter().map(|i| i.dtype().lanes).max().unwrap_or(1);
+                let index_lanes = store
+                    .indices
+                    .iter()
+                    .map(|i| i.dtype().lanes)
+                    .max()
+                    .unwrap_or(1);
                 let expected = store
                     .buffer
                     .dtype()
@@ -577,8 +600,14 @@ impl Visitor for TypeChecker {
 
     fn visit_buffer_region(&mut self, region: &BufferRegion) {
         for range in &region.region {
-            self.require_integer(&range.min, &format!("a region bound of `{}`", region.buffer.name()));
-            self.require_integer(&range.extent, &format!("a region extent of `{}`", region.buffer.name()));
+            self.require_integer(
+                &range.min,
+                &format!("a region bound of `{}`", region.buffer.name()),
+            );
+            self.require_integer(
+                &range.extent,
+                &format!("a region extent of `{}`", region.buffer.name()),
+            );
             self.visit_range(range);
         }
     }

@@ -42,7 +42,9 @@ fn expectations(text: &str) -> Vec<Expectation> {
         {
             let comment = &rest[position + 2..];
             let Some(open) = comment.find('[') else { break };
-            let Some(close) = comment.find("]:") else { break };
+            let Some(close) = comment.find("]:") else {
+                break;
+            };
             let severity = comment[..open].to_string();
             let code = comment[open + 1..close].to_string();
             let after = &comment[close + 2..];
@@ -65,7 +67,10 @@ fn expectations(text: &str) -> Vec<Expectation> {
 
 fn options_of(text: &str) -> CheckOptions {
     let mut options = CheckOptions::default();
-    for line in text.lines().take_while(|l| l.starts_with('#') || l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .take_while(|l| l.starts_with('#') || l.trim().is_empty())
+    {
         if let Some(flags) = line.strip_prefix("# check:") {
             options.strict_casts |= flags.contains("--strict-casts");
             options.warn_loose_regions |= flags.contains("--warn-loose-regions");
@@ -109,7 +114,10 @@ fn diagnostics() {
         }
         if expected.is_empty() {
             if checked.diagnostics.is_empty() {
-                failures.add(path, "a diagnostics test must produce at least one diagnostic");
+                failures.add(
+                    path,
+                    "a diagnostics test must produce at least one diagnostic",
+                );
             }
             failures.expect_file(&path.with_extension("stderr"), &rendered);
             continue;
@@ -148,7 +156,10 @@ fn diagnostics() {
         if !problems.is_empty() {
             failures.add(
                 path,
-                format!("{}\n\nwhat tirc check reported:\n{rendered}", problems.join("\n")),
+                format!(
+                    "{}\n\nwhat tirc check reported:\n{rendered}",
+                    problems.join("\n")
+                ),
             );
         }
     }
