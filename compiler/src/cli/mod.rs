@@ -3,6 +3,7 @@
 
 mod check;
 mod diff;
+mod explain;
 mod fmt;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
@@ -63,6 +64,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Compare two files structurally (exit 0 when equal).
     Diff(diff::DiffArgs),
+    /// Explain a diagnostic code, with a wrong and a right example.
+    Explain(explain::ExplainArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -116,6 +119,7 @@ pub fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Explain(args) => explain::run(args),
     };
     ExitCode::from(code)
 }

@@ -1025,7 +1025,8 @@ impl Lowerer {
                 value,
                 indices,
             }),
-            self.span(span),
+            // The whole `A[i] = value`, so diagnostics about the store point at its target too.
+            self.span(target.span).to(self.span(span)),
         ))
     }
 
