@@ -238,10 +238,9 @@ impl BlockChecker {
                 ));
             }
             diagnostic = diagnostic.with_help(format!(
-                "make the domain cover the binding (for example `{} = T.axis.{}({}, ...)` with the loop's extent), or guard the block with `T.where(...)` so it runs only where the binding is inside {}",
+                "declare `{}` over a domain that covers the values its binding takes ({}), or guard the block with `T.where(...)` so it runs only where the binding is inside {}",
                 iter_var.var.name(),
-                iter_var.kind.axis_name(),
-                show(&dom.extent),
+                values,
                 domain_text
             ));
             self.diagnostics.push(diagnostic);
