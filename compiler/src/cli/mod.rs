@@ -4,6 +4,7 @@
 mod check;
 mod diff;
 mod fmt;
+mod lsp;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
 use crate::printer::Dialect;
@@ -63,6 +64,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Compare two files structurally (exit 0 when equal).
     Diff(diff::DiffArgs),
+    /// Run the language server on standard input and output (for editors).
+    Lsp(lsp::LspArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -116,6 +119,7 @@ pub fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Lsp(args) => lsp::run(args),
     };
     ExitCode::from(code)
 }
