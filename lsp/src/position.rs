@@ -107,8 +107,8 @@ mod tests {
         let text = "# 𝔸é\nx = \"𝔸\" + y\n";
         let index = LineIndex::new(text);
         let y = text.find('y').unwrap_or(0);
-        assert_eq!(index.position(text, y), Position::new(1, 10));
-        assert_eq!(index.offset(text, Position::new(1, 10)), y);
+        assert_eq!(index.position(text, y), Position::new(1, 11));
+        assert_eq!(index.offset(text, Position::new(1, 11)), y);
         let e = text.find('é').unwrap_or(0);
         assert_eq!(index.position(text, e), Position::new(0, 4));
         // Inside the surrogate pair: the start of the character.

@@ -119,7 +119,11 @@ impl Server {
 
     /// Sends a notification.
     pub fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(message);
     }
 
     fn next_message(&mut self, deadline: Instant) -> Value {
@@ -135,7 +139,11 @@ impl Server {
     pub fn request_raw(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(message);
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let message = self.next_message(deadline);
