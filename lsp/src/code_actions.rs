@@ -45,6 +45,18 @@ fn quick_fix(analysis: &Analysis, uri: &Url, diagnostic: &Diagnostic) -> Option<
         Some(q @ ('"' | '\'')) => format!("{q}{suggested}{q}"),
         _ => suggested.clone(),
     };
+    // A diagnostic on a whole call (`T.gird(128)`) fixes only the name it starts with.
+    let name_length = written
+        .char_indices()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '.'))
+        .map(|(i, _)| i)
+        .unwrap_or(written.len());
+    let (written, range) = if name_length > 0 && name_length < written.len() && !written.starts_with(['"', '\'']) {
+        let end = analysis.line_index.position(&analysis.text, start + name_length);
+        (&written[..name_length], Range::new(diagnostic.range.start, end))
+    } else {
+        (written, diagnostic.range)
+    };
     if replacement == written {
         return None;
     }
@@ -52,7 +64,7 @@ fn quick_fix(analysis: &Analysis, uri: &Url, diagnostic: &Diagnostic) -> Option<
         title: format!("Replace `{written}` with `{replacement}`"),
         kind: Some(CodeActionKind::QUICKFIX),
         diagnostics: Some(vec![diagnostic.clone()]),
-        edit: Some(edit(uri, vec![TextEdit::new(diagnostic.range, replacement)])),
+        edit: Some(edit(uri, vec![TextEdit::new(range, replacement)])),
         command: None,
         is_preferred: Some(true),
         disabled: None,
