@@ -222,6 +222,8 @@ impl SymbolIndex {
                 .or_default()
                 .push(binder);
         }
+        let mut moved: HashMap<u32, (Span, Span)> = HashMap::new();
+        let uses = self.occurrences.len();
         for index in 0..self.symbols.len() {
             let symbol = &self.symbols[index];
             if !matches!(symbol.kind, SymbolKind::Variable | SymbolKind::Buffer)
@@ -248,13 +250,31 @@ impl SymbolIndex {
                 .map(|b| Span::from_syntax(file_id, b.name_span));
             if let Some(span) = name_span {
                 self.symbols[index].definition = span;
+            } else if (definition.end - definition.start) as usize == symbol.name.len() + 2 {
+                // A shape variable introduced by a quoted name (`T.Buffer(("n",))`):
+                // the name is inside the quotes.
+                self.symbols[index].definition =
+                    Span::new(definition.file, definition.start + 1, definition.end - 1);
             }
-            let definition = self.symbols[index].definition;
+            let moved_to = self.symbols[index].definition;
+            if moved_to != definition {
+                moved.insert(index as u32, (definition, moved_to));
+            }
+            let definition = moved_to;
             self.occurrences.push(Occurrence {
                 span: definition,
                 symbol: SymbolId(index as u32),
                 is_definition: true,
             });
+        }
+        // Uses written inside the defining text itself (a quoted shape name is
+        // evaluated where it is defined) follow the definition.
+        for occurrence in &mut self.occurrences[..uses] {
+            if let Some((from, to)) = moved.get(&occurrence.symbol.0) {
+                if occurrence.span == *from {
+                    occurrence.span = *to;
+                }
+            }
         }
         let used: std::collections::HashSet<u32> =
             self.occurrences.iter().map(|o| o.span.start).collect();
