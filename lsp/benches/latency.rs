@@ -64,7 +64,10 @@ fn main() {
     server.open(&document, &text);
     let (diagnostics, _) = server.diagnostics_for(&document, 1);
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    println!("open to first diagnostics: {:.2} ms", start.elapsed().as_secs_f64() * 1000.0);
+    println!(
+        "open to first diagnostics: {:.2} ms",
+        start.elapsed().as_secs_f64() * 1000.0
+    );
 
     // Alternately break and fix one name in the middle of the file.
     let (line, character) = position_of(&text, "A[vi, vk] * B", 125, 0);
@@ -73,10 +76,13 @@ fn main() {
     for version in 2..42 {
         let replacement = if version % 2 == 0 { "Q" } else { "A" };
         let start = Instant::now();
-        server.notify("textDocument/didChange", json!({
-            "textDocument": {"uri": document, "version": version},
-            "contentChanges": [{"range": range, "text": replacement}],
-        }));
+        server.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": {"uri": document, "version": version},
+                "contentChanges": [{"range": range, "text": replacement}],
+            }),
+        );
         let (diagnostics, _) = server.diagnostics_for(&document, version);
         samples.push(start.elapsed());
         assert_eq!(diagnostics.len(), usize::from(version % 2 == 0));

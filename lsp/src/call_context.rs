@@ -104,7 +104,10 @@ pub fn enclosing_call(before: &str) -> Option<CallContext> {
                     string_mask[index] = true;
                 } else if character == '#' {
                     // A comment runs to the end of its line.
-                    let end = window[index..].find('\n').map(|e| index + e).unwrap_or(window.len());
+                    let end = window[index..]
+                        .find('\n')
+                        .map(|e| index + e)
+                        .unwrap_or(window.len());
                     for flag in &mut string_mask[index..end] {
                         *flag = true;
                     }
@@ -132,7 +135,8 @@ pub fn enclosing_call(before: &str) -> Option<CallContext> {
                 if callee.is_empty() {
                     return None;
                 }
-                let keyword = keyword_end.map(|end| dotted_prefix(window[..end].trim_end()).to_string());
+                let keyword =
+                    keyword_end.map(|end| dotted_prefix(window[..end].trim_end()).to_string());
                 return Some(CallContext {
                     callee: callee.to_string(),
                     argument,
@@ -146,7 +150,8 @@ pub fn enclosing_call(before: &str) -> Option<CallContext> {
             '=' if depth == 0 && !seen_comma && keyword_end.is_none() => {
                 let previous = window[..index].chars().last();
                 let next = window[index + 1..].chars().next();
-                let comparison = matches!(previous, Some('=' | '<' | '>' | '!')) || next == Some('=');
+                let comparison =
+                    matches!(previous, Some('=' | '<' | '>' | '!')) || next == Some('=');
                 if !comparison {
                     keyword_end = Some(index);
                 }
@@ -163,7 +168,8 @@ mod tests {
 
     #[test]
     fn finds_the_callee_and_argument() {
-        let context = enclosing_call("    i0, i1 = sch.split(i, factors=[None, ").expect("in a call");
+        let context =
+            enclosing_call("    i0, i1 = sch.split(i, factors=[None, ").expect("in a call");
         assert_eq!(context.callee, "sch.split");
         assert_eq!(context.argument, 1);
         let context = enclosing_call("T.axis.remap(\"SSR\", [i, j").expect("in a call");
@@ -180,7 +186,10 @@ mod tests {
 
     #[test]
     fn strings_are_detected() {
-        assert_eq!(open_string("sch.get_block(\"C"), Some(("sch.get_block(", "C")));
+        assert_eq!(
+            open_string("sch.get_block(\"C"),
+            Some(("sch.get_block(", "C"))
+        );
         assert_eq!(open_string("x = \"a\" + "), None);
         assert_eq!(dotted_prefix("    T.axis.re"), "T.axis.re");
     }

@@ -103,11 +103,21 @@ fn operator_parameters(arity: Arity) -> Vec<String> {
     match arity {
         Arity::Exactly(1) => vec!["x".to_string()],
         Arity::Exactly(n) => (0..n)
-            .map(|i| NAMES.get(i).map(|s| s.to_string()).unwrap_or(format!("arg{i}")))
+            .map(|i| {
+                NAMES
+                    .get(i)
+                    .map(|s| s.to_string())
+                    .unwrap_or(format!("arg{i}"))
+            })
             .collect(),
         Arity::AtLeast(n) => {
             let mut parameters: Vec<String> = (0..n)
-                .map(|i| NAMES.get(i).map(|s| s.to_string()).unwrap_or(format!("arg{i}")))
+                .map(|i| {
+                    NAMES
+                        .get(i)
+                        .map(|s| s.to_string())
+                        .unwrap_or(format!("arg{i}"))
+                })
                 .collect();
             parameters.push("*args".to_string());
             parameters
@@ -200,12 +210,35 @@ pub fn primitive(name: &str) -> Option<Entry> {
 
 /// Data type names offered inside dtype strings.
 pub const DTYPES: &[&str] = &[
-    "float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8",
-    "uint16", "uint32", "uint64", "bool", "float8_e4m3fn", "float8_e5m2", "handle",
+    "float32",
+    "float16",
+    "bfloat16",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "bool",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "handle",
 ];
 
 /// Storage scopes offered inside scope strings.
-pub const SCOPES: &[&str] = &["global", "shared", "shared.dyn", "local", "warp", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"];
+pub const SCOPES: &[&str] = &[
+    "global",
+    "shared",
+    "shared.dyn",
+    "local",
+    "warp",
+    "wmma.matrix_a",
+    "wmma.matrix_b",
+    "wmma.accumulator",
+];
 
 #[cfg(test)]
 mod tests {
@@ -223,7 +256,10 @@ mod tests {
     fn snippets_have_one_stop_per_required_parameter() {
         let split = primitive("split").expect("split is a primitive");
         assert_eq!(split.snippet(), "split(${1:loop}, ${2:factors})");
-        assert_eq!(split.signature("sch"), "sch.split(loop, factors: list, preserve_unit_iters=True)");
+        assert_eq!(
+            split.signature("sch"),
+            "sch.split(loop, factors: list, preserve_unit_iters=True)"
+        );
     }
 
     #[test]

@@ -51,12 +51,18 @@ fn quick_fix(analysis: &Analysis, uri: &Url, diagnostic: &Diagnostic) -> Option<
         .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '.'))
         .map(|(i, _)| i)
         .unwrap_or(written.len());
-    let (written, range) = if name_length > 0 && name_length < written.len() && !written.starts_with(['"', '\'']) {
-        let end = analysis.line_index.position(&analysis.text, start + name_length);
-        (&written[..name_length], Range::new(diagnostic.range.start, end))
-    } else {
-        (written, diagnostic.range)
-    };
+    let (written, range) =
+        if name_length > 0 && name_length < written.len() && !written.starts_with(['"', '\'']) {
+            let end = analysis
+                .line_index
+                .position(&analysis.text, start + name_length);
+            (
+                &written[..name_length],
+                Range::new(diagnostic.range.start, end),
+            )
+        } else {
+            (written, diagnostic.range)
+        };
     if replacement == written {
         return None;
     }
@@ -98,21 +104,36 @@ pub fn code_actions(
             lines.push_str(&format!("{}{}\n", signature.indent, signature.reads_line()));
         }
         if !signature.writes_written {
-            lines.push_str(&format!("{}{}\n", signature.indent, signature.writes_line()));
+            lines.push_str(&format!(
+                "{}{}\n",
+                signature.indent,
+                signature.writes_line()
+            ));
         }
-        let position = analysis.line_index.position(&analysis.text, signature.insert_at);
+        let position = analysis
+            .line_index
+            .position(&analysis.text, signature.insert_at);
         actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-            title: format!("Insert the inferred T.reads/T.writes of block \"{}\"", signature.name),
+            title: format!(
+                "Insert the inferred T.reads/T.writes of block \"{}\"",
+                signature.name
+            ),
             kind: Some(CodeActionKind::REFACTOR_REWRITE),
             diagnostics: None,
-            edit: Some(edit(uri, vec![TextEdit::new(Range::new(position, position), lines)])),
+            edit: Some(edit(
+                uri,
+                vec![TextEdit::new(Range::new(position, position), lines)],
+            )),
             command: None,
             is_preferred: None,
             disabled: None,
             data: None,
         }));
     }
-    if let Some(program) = analysis.program().filter(|_| !analysis.checked.has_errors()) {
+    if let Some(program) = analysis
+        .program()
+        .filter(|_| !analysis.checked.has_errors())
+    {
         let (target, name) = match program.dialect {
             Dialect::Classic => (Dialect::Tirx, "tirx (TVM 0.25+)"),
             Dialect::Tirx => (Dialect::Classic, "classic"),

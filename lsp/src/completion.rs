@@ -8,8 +8,8 @@ use crate::call_context::{dotted_prefix, line_before, open_string};
 use crate::catalog;
 use tirc::frontend::symbols::{SymbolKind, SymbolTarget};
 use tower_lsp::lsp_types::{
-    CompletionItem, CompletionItemKind, Documentation, InsertTextFormat, MarkupContent,
-    MarkupKind, Position,
+    CompletionItem, CompletionItemKind, Documentation, InsertTextFormat, MarkupContent, MarkupKind,
+    Position,
 };
 
 fn documentation(text: &str) -> Option<Documentation> {
@@ -46,13 +46,21 @@ fn builtin_items(namespace: &str) -> Vec<CompletionItem> {
             "" => {
                 if let Some((head, _)) = entry.name.split_once('.') {
                     if !items.iter().any(|i| i.label == head) {
-                        items.push(simple(head, CompletionItemKind::MODULE, Some(format!("T.{head}"))));
+                        items.push(simple(
+                            head,
+                            CompletionItemKind::MODULE,
+                            Some(format!("T.{head}")),
+                        ));
                     }
                     continue;
                 }
                 entry.name.clone()
             }
-            prefix => match entry.name.strip_prefix(prefix).and_then(|n| n.strip_prefix('.')) {
+            prefix => match entry
+                .name
+                .strip_prefix(prefix)
+                .and_then(|n| n.strip_prefix('.'))
+            {
                 Some(rest) if !rest.contains('.') => rest.to_string(),
                 _ => continue,
             },
@@ -68,7 +76,11 @@ fn builtin_items(namespace: &str) -> Vec<CompletionItem> {
     if namespace.is_empty() {
         for dtype in catalog::DTYPES {
             if !items.iter().any(|i| i.label == *dtype) {
-                items.push(simple(dtype, CompletionItemKind::TYPE_PARAMETER, Some(format!("T.{dtype}"))));
+                items.push(simple(
+                    dtype,
+                    CompletionItemKind::TYPE_PARAMETER,
+                    Some(format!("T.{dtype}")),
+                ));
             }
         }
     }
@@ -97,7 +109,11 @@ fn block_name_items(analysis: &Analysis) -> Vec<CompletionItem> {
             if block.name == "root" || items.iter().any(|i| i.label == block.name) {
                 continue;
             }
-            items.push(simple(&block.name, CompletionItemKind::STRUCT, Some("block".to_string())));
+            items.push(simple(
+                &block.name,
+                CompletionItemKind::STRUCT,
+                Some("block".to_string()),
+            ));
         }
     }
     items
@@ -114,21 +130,38 @@ fn names_in_scope(analysis: &Analysis, offset: usize) -> Vec<CompletionItem> {
     {
         for handle in script.handles.iter().filter(|h| h.span.end < offset) {
             if !items.iter().any(|i| i.label == handle.name) {
-                items.push(simple(&handle.name, CompletionItemKind::VARIABLE, Some(handle.denotes.describe())));
+                items.push(simple(
+                    &handle.name,
+                    CompletionItemKind::VARIABLE,
+                    Some(handle.denotes.describe()),
+                ));
             }
         }
-        items.push(simple(&script.schedule_param, CompletionItemKind::VARIABLE, Some("T.Schedule".to_string())));
+        items.push(simple(
+            &script.schedule_param,
+            CompletionItemKind::VARIABLE,
+            Some("T.Schedule".to_string()),
+        ));
         return items;
     }
     let Some(program) = analysis.program() else {
         return items;
     };
-    let function = analysis.syntax().file.body.iter().flat_map(|stmt| match &stmt.kind {
-        tirc_grammar::ast::StmtKind::ClassDef(class) => class.body.iter().map(|s| s.span).collect::<Vec<_>>(),
-        _ => vec![stmt.span],
-    }).find(|span| span.start <= offset && offset <= span.end);
+    let function = analysis
+        .syntax()
+        .file
+        .body
+        .iter()
+        .flat_map(|stmt| match &stmt.kind {
+            tirc_grammar::ast::StmtKind::ClassDef(class) => {
+                class.body.iter().map(|s| s.span).collect::<Vec<_>>()
+            }
+            _ => vec![stmt.span],
+        })
+        .find(|span| span.start <= offset && offset <= span.end);
     for symbol in &program.symbols.symbols {
-        let inside = function.is_some_and(|f| f.start <= symbol.definition.start && symbol.definition.end <= f.end);
+        let inside = function
+            .is_some_and(|f| f.start <= symbol.definition.start && symbol.definition.end <= f.end);
         let visible = match symbol.kind {
             SymbolKind::Variable | SymbolKind::Buffer => inside && symbol.definition.end <= offset,
             SymbolKind::Function => true,
@@ -140,14 +173,25 @@ fn names_in_scope(analysis: &Analysis, offset: usize) -> Vec<CompletionItem> {
         let (kind, detail) = match &symbol.target {
             SymbolTarget::Var(var) => (CompletionItemKind::VARIABLE, var.dtype().to_string()),
             SymbolTarget::Buffer(buffer) => {
-                let shape: Vec<String> = buffer.shape().iter().map(tirc::printer::expr_to_string).collect();
-                (CompletionItemKind::FIELD, format!("buffer ({}) {}", shape.join(", "), buffer.dtype()))
+                let shape: Vec<String> = buffer
+                    .shape()
+                    .iter()
+                    .map(tirc::printer::expr_to_string)
+                    .collect();
+                (
+                    CompletionItemKind::FIELD,
+                    format!("buffer ({}) {}", shape.join(", "), buffer.dtype()),
+                )
             }
             _ => (CompletionItemKind::FUNCTION, "prim_func".to_string()),
         };
         items.push(simple(&symbol.name, kind, Some(detail)));
     }
-    items.push(simple("T", CompletionItemKind::MODULE, Some("tvm.script.tir".to_string())));
+    items.push(simple(
+        "T",
+        CompletionItemKind::MODULE,
+        Some("tvm.script.tir".to_string()),
+    ));
     items
 }
 
@@ -160,27 +204,50 @@ pub fn completion(analysis: &Analysis, position: Position) -> Vec<CompletionItem
     }
     if let Some((before_quote, _)) = open_string(before) {
         let trimmed = before_quote.trim_end();
-        if trimmed.ends_with("get_block(") || trimmed.ends_with("get_sblock(") || trimmed.ends_with("name=") && trimmed.contains("get_") {
+        if trimmed.ends_with("get_block(")
+            || trimmed.ends_with("get_sblock(")
+            || trimmed.ends_with("name=") && trimmed.contains("get_")
+        {
             return block_name_items(analysis);
         }
         if trimmed.ends_with("scope=") || trimmed.ends_with("storage_scope=") {
             return catalog::SCOPES
                 .iter()
-                .map(|s| simple(s, CompletionItemKind::ENUM_MEMBER, Some("storage scope".to_string())))
+                .map(|s| {
+                    simple(
+                        s,
+                        CompletionItemKind::ENUM_MEMBER,
+                        Some("storage scope".to_string()),
+                    )
+                })
                 .collect();
         }
-        if trimmed.ends_with("block(") || trimmed.ends_with("func_attr({") || trimmed.ends_with("thread=") {
+        if trimmed.ends_with("block(")
+            || trimmed.ends_with("func_attr({")
+            || trimmed.ends_with("thread=")
+        {
             return Vec::new();
         }
         return catalog::DTYPES
             .iter()
-            .map(|d| simple(d, CompletionItemKind::TYPE_PARAMETER, Some("data type".to_string())))
+            .map(|d| {
+                simple(
+                    d,
+                    CompletionItemKind::TYPE_PARAMETER,
+                    Some("data type".to_string()),
+                )
+            })
             .collect();
     }
     let prefix = dotted_prefix(before);
     if let Some((object, _)) = prefix.rsplit_once('.') {
         if object == "T" || object.starts_with("T.") {
-            return builtin_items(object.strip_prefix("T").and_then(|o| o.strip_prefix('.')).unwrap_or(""));
+            return builtin_items(
+                object
+                    .strip_prefix("T")
+                    .and_then(|o| o.strip_prefix('.'))
+                    .unwrap_or(""),
+            );
         }
         if schedule_params(analysis).iter().any(|p| p == object) {
             return primitive_items();

@@ -33,7 +33,9 @@ impl Documents {
     fn lock(&self) -> MutexGuard<'_, HashMap<Url, Document>> {
         // A panic while holding the lock cannot leave a document half edited
         // (edits build the new text before storing it), so recover the map.
-        self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.open
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Opens (or reopens) a document.

@@ -36,19 +36,27 @@ pub fn edits_to(analysis: &Analysis, formatted: &str) -> Vec<TextEdit> {
         let (old_range, new_range) = match *op {
             DiffOp::Equal { .. } => continue,
             DiffOp::Delete {
-                old_index, old_len, new_index,
+                old_index,
+                old_len,
+                new_index,
             } => (old_index..old_index + old_len, new_index..new_index),
             DiffOp::Insert {
-                old_index, new_index, new_len,
+                old_index,
+                new_index,
+                new_len,
             } => (old_index..old_index, new_index..new_index + new_len),
             DiffOp::Replace {
                 old_index,
                 old_len,
                 new_index,
                 new_len,
-            } => (old_index..old_index + old_len, new_index..new_index + new_len),
+            } => (
+                old_index..old_index + old_len,
+                new_index..new_index + new_len,
+            ),
         };
-        let at = |offsets: &[usize], line: usize, len: usize| offsets.get(line).copied().unwrap_or(len);
+        let at =
+            |offsets: &[usize], line: usize, len: usize| offsets.get(line).copied().unwrap_or(len);
         let start = at(&old_lines, old_range.start, old.len());
         let end = at(&old_lines, old_range.end, old.len());
         let new_start = at(&new_lines, new_range.start, formatted.len());
@@ -74,7 +82,16 @@ fn overlaps(edit: &Range, range: &Range) -> bool {
 }
 
 /// Edits formatting the lines that meet `range`.
-pub fn format_range(analysis: &Analysis, range: Range, dialect: Option<Dialect>) -> Option<Vec<TextEdit>> {
+pub fn format_range(
+    analysis: &Analysis,
+    range: Range,
+    dialect: Option<Dialect>,
+) -> Option<Vec<TextEdit>> {
     let edits = format_document(analysis, dialect)?;
-    Some(edits.into_iter().filter(|e| overlaps(&e.range, &range)).collect())
+    Some(
+        edits
+            .into_iter()
+            .filter(|e| overlaps(&e.range, &range))
+            .collect(),
+    )
 }

@@ -138,7 +138,9 @@ fn describe_block(analysis: &Analysis, name: &str, definition: tirc::source::Spa
     }
     let signature = crate::inferred_regions::block_signatures(analysis)
         .into_iter()
-        .find(|s| s.span.start <= definition.start && definition.end <= s.span.end && s.name == name);
+        .find(|s| {
+            s.span.start <= definition.start && definition.end <= s.span.end && s.name == name
+        });
     let (reads_inferred, writes_inferred) = signature
         .map(|s| (!s.reads_written, !s.writes_written))
         .unwrap_or((false, false));
@@ -173,7 +175,12 @@ fn describe_function(analysis: &Analysis, name: &str) -> String {
         .map(|param| match function.buffer_of(param) {
             Some(buffer) => {
                 let shape: Vec<String> = buffer.shape().iter().map(expr_to_string).collect();
-                format!("{}: T.Buffer(({}), \"{}\")", param.name(), shape.join(", "), buffer.dtype())
+                format!(
+                    "{}: T.Buffer(({}), \"{}\")",
+                    param.name(),
+                    shape.join(", "),
+                    buffer.dtype()
+                )
             }
             None => format!("{}: {}", param.name(), param.dtype()),
         })

@@ -76,7 +76,11 @@ fn called(stmt: &ast::Stmt) -> Option<String> {
         return None;
     };
     let path = func.dotted_name()?;
-    Some(path.rsplit_once('.').map(|(_, last)| last.to_string()).unwrap_or(path))
+    Some(
+        path.rsplit_once('.')
+            .map(|(_, last)| last.to_string())
+            .unwrap_or(path),
+    )
 }
 
 fn find_with<'a>(stmts: &'a [ast::Stmt], span: Span, found: &mut Option<&'a ast::Stmt>) {

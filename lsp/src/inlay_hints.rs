@@ -24,7 +24,11 @@ pub fn inlay_hints(analysis: &Analysis, range: Range) -> Vec<InlayHint> {
             .find('\n')
             .map(|i| start + i)
             .unwrap_or(text.len());
-        let line_end = if text[..line_end].ends_with('\r') { line_end - 1 } else { line_end };
+        let line_end = if text[..line_end].ends_with('\r') {
+            line_end - 1
+        } else {
+            line_end
+        };
         let position = analysis.line_index.position(text, line_end);
         if !inside(&range, position) {
             continue;

@@ -6,7 +6,9 @@ use crate::analysis::Analysis;
 use std::collections::HashMap;
 use tirc::frontend::symbols::{SymbolId, SymbolKind};
 use tirc::source::Span;
-use tower_lsp::lsp_types::{Location, Position, PrepareRenameResponse, Range, TextEdit, Url, WorkspaceEdit};
+use tower_lsp::lsp_types::{
+    Location, Position, PrepareRenameResponse, Range, TextEdit, Url, WorkspaceEdit,
+};
 
 /// What the cursor is on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +66,10 @@ pub fn target_at(analysis: &Analysis, offset: usize) -> Option<Target> {
         for step in &script.steps {
             if let (Some(primitive), Some(span)) = (&step.primitive, step.primitive_span) {
                 if span.start <= offset && offset <= span.end {
-                    return Some(Target::Primitive(primitive.clone(), span_of(analysis, span)));
+                    return Some(Target::Primitive(
+                        primitive.clone(),
+                        span_of(analysis, span),
+                    ));
                 }
             }
         }
@@ -165,7 +170,10 @@ pub fn references(
 fn rename_range(analysis: &Analysis, span: Span) -> Option<Range> {
     let text = analysis.text.get(span.range())?;
     let quote = text.find(['"', '\''])?;
-    if text.len() >= quote + 2 && text.ends_with(&text[quote..quote + 1]) && quote + 1 <= text.len() - 1 {
+    if text.len() >= quote + 2
+        && text.ends_with(&text[quote..quote + 1])
+        && quote + 1 <= text.len() - 1
+    {
         let inner = Span::new(span.file, span.start + quote as u32 + 1, span.end - 1);
         return Some(analysis.range(inner));
     }
@@ -201,15 +209,15 @@ pub fn prepare_rename(analysis: &Analysis, position: Position) -> Option<Prepare
         Target::Handle { span, .. } => *span,
         Target::Primitive(..) => return None,
     };
-    Some(PrepareRenameResponse::Range(editable_range(analysis, &target, span)?))
+    Some(PrepareRenameResponse::Range(editable_range(
+        analysis, &target, span,
+    )?))
 }
 
 /// True for a name TVMScript accepts as an identifier.
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_alphabetic())
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 

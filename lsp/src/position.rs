@@ -50,7 +50,10 @@ impl LineIndex {
 
     /// The protocol range of bytes `start..end` of `text`.
     pub fn range(&self, text: &str, start: usize, end: usize) -> Range {
-        Range::new(self.position(text, start), self.position(text, end.max(start)))
+        Range::new(
+            self.position(text, start),
+            self.position(text, end.max(start)),
+        )
     }
 
     /// The byte offset of a protocol position; a position past the end of

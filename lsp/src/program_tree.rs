@@ -99,7 +99,9 @@ fn find_role<'p>(stmt: &'p Stmt, var: &Var, found: &mut Option<VarRole<'p>>) {
                 return;
             }
         }
-        StmtKind::LetStmt { var: bound, value, .. } if bound == var => {
+        StmtKind::LetStmt {
+            var: bound, value, ..
+        } if bound == var => {
             *found = Some(VarRole::Let(value));
             return;
         }

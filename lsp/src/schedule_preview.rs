@@ -49,7 +49,10 @@ impl PreviewRequest {
                 .get("step")
                 .and_then(Value::as_u64)
                 .map(|s| s as usize),
-            diff: argument.get("diff").and_then(Value::as_bool).unwrap_or(false),
+            diff: argument
+                .get("diff")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         })
     }
 }
@@ -60,7 +63,11 @@ pub fn code_lenses(analysis: &Analysis, uri: &Url) -> Vec<CodeLens> {
         .schedule_scripts()
         .iter()
         .map(|script| {
-            let steps = script.steps.iter().filter(|s| s.primitive.is_some()).count();
+            let steps = script
+                .steps
+                .iter()
+                .filter(|s| s.primitive.is_some())
+                .count();
             let span = tirc::source::Span::from_syntax(analysis.file(), script.name_span);
             CodeLens {
                 range: analysis.range(span),
@@ -89,7 +96,11 @@ pub fn preview(analysis: &Analysis, request: &PreviewRequest) -> Result<Value, S
             .ok_or_else(|| format!("no schedule section named `{name}`"))?,
         None => scripts.first().ok_or("the file has no schedule section")?,
     };
-    let steps = script.steps.iter().filter(|s| s.primitive.is_some()).count();
+    let steps = script
+        .steps
+        .iter()
+        .filter(|s| s.primitive.is_some())
+        .count();
     let step = request.step.unwrap_or(steps);
     if step > steps {
         return Err(format!(

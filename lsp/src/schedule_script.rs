@@ -139,7 +139,11 @@ impl ScheduleScript {
 
 /// The loops above each block of the program, outermost first, with extents.
 fn loops_above_blocks(program: &Program) -> Vec<(String, Vec<(String, String)>)> {
-    fn walk(stmt: &Stmt, loops: &mut Vec<(String, String)>, out: &mut Vec<(String, Vec<(String, String)>)>) {
+    fn walk(
+        stmt: &Stmt,
+        loops: &mut Vec<(String, String)>,
+        out: &mut Vec<(String, Vec<(String, String)>)>,
+    ) {
         match stmt.kind() {
             StmtKind::For(for_loop) => {
                 loops.push((
@@ -352,11 +356,16 @@ fn analyse_script(
                 keywords,
             } = &value.kind
             {
-                if let ast::ExprKind::Attribute { value: object, attr } = &func.kind {
+                if let ast::ExprKind::Attribute {
+                    value: object,
+                    attr,
+                } = &func.kind
+                {
                     if matches!(&object.kind, ast::ExprKind::Name(n) if *n == schedule_param) {
                         step.primitive = Some(attr.name.clone());
                         step.primitive_span = Some(attr.span);
-                        let handle_of = |expr: &ast::Expr, script: &ScheduleScript| match &expr.kind {
+                        let handle_of = |expr: &ast::Expr, script: &ScheduleScript| match &expr.kind
+                        {
                             ast::ExprKind::Name(n) => script
                                 .handles
                                 .iter()
@@ -417,16 +426,20 @@ fn analyse_script(
                                             .find(|k| k.name.name == "factors")
                                             .map(|k| &k.value)
                                     });
-                                    let factor_texts: Vec<Option<String>> = match factors.map(|f| &f.kind) {
-                                        Some(ast::ExprKind::List(items) | ast::ExprKind::Tuple(items)) => items
-                                            .iter()
-                                            .map(|item| match &item.kind {
-                                                ast::ExprKind::Int(v) => Some(v.to_string()),
-                                                _ => None,
-                                            })
-                                            .collect(),
-                                        _ => Vec::new(),
-                                    };
+                                    let factor_texts: Vec<Option<String>> =
+                                        match factors.map(|f| &f.kind) {
+                                            Some(
+                                                ast::ExprKind::List(items)
+                                                | ast::ExprKind::Tuple(items),
+                                            ) => items
+                                                .iter()
+                                                .map(|item| match &item.kind {
+                                                    ast::ExprKind::Int(v) => Some(v.to_string()),
+                                                    _ => None,
+                                                })
+                                                .collect(),
+                                            _ => Vec::new(),
+                                        };
                                     let parts: Vec<(String, Option<String>)> = factor_texts
                                         .iter()
                                         .enumerate()
@@ -500,7 +513,9 @@ fn analyse_script(
                                         }
                                         let by_name: Vec<(String, Option<String>)> = order
                                             .iter()
-                                            .filter_map(|n| loops.iter().find(|(m, _)| m == n).cloned())
+                                            .filter_map(|n| {
+                                                loops.iter().find(|(m, _)| m == n).cloned()
+                                            })
                                             .collect();
                                         for (slot, entry) in positions.into_iter().zip(by_name) {
                                             loops[slot] = entry;
@@ -508,9 +523,17 @@ fn analyse_script(
                                     });
                                 }
                             }
-                            "parallel" | "vectorize" | "unroll" | "bind" | "annotate"
-                            | "unannotate" | "get_child_blocks" | "get_producers"
-                            | "get_consumers" | "enter_postproc" | "sample_perfect_tile" => {}
+                            "parallel"
+                            | "vectorize"
+                            | "unroll"
+                            | "bind"
+                            | "annotate"
+                            | "unannotate"
+                            | "get_child_blocks"
+                            | "get_producers"
+                            | "get_consumers"
+                            | "enter_postproc"
+                            | "sample_perfect_tile" => {}
                             other => {
                                 // Primitives that move loops or blocks: the model
                                 // stops following the loops they touch.
@@ -533,19 +556,28 @@ fn analyse_script(
             }
         }
         for (position, (name, name_span)) in targets.iter().enumerate() {
-            let denotes = denotations.get(position).cloned().unwrap_or_else(|| {
-                match &step.primitive {
-                    Some(primitive) => Denotation::Other(format!(
-                        "result {} of `{}.{primitive}` (step {})",
-                        position + 1,
-                        schedule_param,
-                        step_index + 1
-                    )),
-                    None => Denotation::Other(format!("a value assigned at step {}", step_index + 1)),
-                }
-            });
+            let denotes =
+                denotations
+                    .get(position)
+                    .cloned()
+                    .unwrap_or_else(|| match &step.primitive {
+                        Some(primitive) => Denotation::Other(format!(
+                            "result {} of `{}.{primitive}` (step {})",
+                            position + 1,
+                            schedule_param,
+                            step_index + 1
+                        )),
+                        None => Denotation::Other(format!(
+                            "a value assigned at step {}",
+                            step_index + 1
+                        )),
+                    });
             let denotes = match denotes {
-                Denotation::Loop { name: loop_name, block, extent } => Denotation::Loop {
+                Denotation::Loop {
+                    name: loop_name,
+                    block,
+                    extent,
+                } => Denotation::Loop {
                     block: block.or_else(|| model.block_of_loop(&loop_name)),
                     name: loop_name,
                     extent,

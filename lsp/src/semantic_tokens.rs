@@ -111,7 +111,11 @@ pub fn classify(analysis: &Analysis) -> Vec<Classified> {
             let Some(symbol) = program.symbols.symbol(occurrence.symbol) else {
                 continue;
             };
-            let modifiers = if occurrence.is_definition { DECLARATION } else { 0 };
+            let modifiers = if occurrence.is_definition {
+                DECLARATION
+            } else {
+                0
+            };
             let (start, end) = (occurrence.span.start as usize, occurrence.span.end as usize);
             let token_type = match (&symbol.kind, &symbol.target) {
                 (SymbolKind::Variable, SymbolTarget::Var(var)) => *variable_types
@@ -130,7 +134,10 @@ pub fn classify(analysis: &Analysis) -> Vec<Classified> {
                         let component = &text[*s..*e];
                         let token_type = if index == 0 {
                             NAMESPACE
-                        } else if component.parse::<tirc::ir::DataType>().is_ok() || component == "handle" || component == "Buffer" {
+                        } else if component.parse::<tirc::ir::DataType>().is_ok()
+                            || component == "handle"
+                            || component == "Buffer"
+                        {
                             TYPE
                         } else {
                             BUILTIN

@@ -19,7 +19,14 @@ pub fn signature_help(analysis: &Analysis, position: Position) -> Option<Signatu
         .iter()
         .any(|s| s.schedule_param == object);
     let (entry, prefix) = if object == "T" || object.starts_with("T.") {
-        let full = format!("{}{name}", object.strip_prefix("T").and_then(|o| o.strip_prefix('.')).map(|o| format!("{o}.")).unwrap_or_default());
+        let full = format!(
+            "{}{name}",
+            object
+                .strip_prefix("T")
+                .and_then(|o| o.strip_prefix('.'))
+                .map(|o| format!("{o}."))
+                .unwrap_or_default()
+        );
         (catalog::builtin(&full)?, "T")
     } else if object == "sch" || schedule_param {
         (catalog::primitive(name)?, "sch")

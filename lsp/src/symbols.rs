@@ -41,12 +41,19 @@ fn symbol(
     selection: ast::Span,
     children: Vec<DocumentSymbol>,
 ) -> DocumentSymbol {
-    let name = if name.is_empty() { "(unnamed)".to_string() } else { name };
-    let range = analysis.line_index.range(&analysis.text, span.start as usize, span.end as usize);
-    let mut selection_range =
-        analysis
-            .line_index
-            .range(&analysis.text, selection.start as usize, selection.end as usize);
+    let name = if name.is_empty() {
+        "(unnamed)".to_string()
+    } else {
+        name
+    };
+    let range = analysis
+        .line_index
+        .range(&analysis.text, span.start as usize, span.end as usize);
+    let mut selection_range = analysis.line_index.range(
+        &analysis.text,
+        selection.start as usize,
+        selection.end as usize,
+    );
     // The protocol requires the selection inside the range.
     if selection_range.start < range.start || selection_range.end > range.end {
         selection_range = range;
@@ -119,7 +126,11 @@ fn function_symbol(analysis: &Analysis, def: &ast::FunctionDef, span: ast::Span)
         analysis,
         def.name.name.clone(),
         Some(if schedule { "schedule" } else { "prim_func" }.to_string()),
-        if schedule { SymbolKind::METHOD } else { SymbolKind::FUNCTION },
+        if schedule {
+            SymbolKind::METHOD
+        } else {
+            SymbolKind::FUNCTION
+        },
         span,
         def.name.span,
         children,
@@ -170,21 +181,25 @@ fn matches_query(name: &str, query: &str) -> bool {
 
 /// Symbols of every open document whose name matches `query`.
 #[allow(deprecated)]
-pub fn workspace_symbols(documents: &[(Url, std::sync::Arc<Analysis>)], query: &str) -> Vec<SymbolInformation> {
+pub fn workspace_symbols(
+    documents: &[(Url, std::sync::Arc<Analysis>)],
+    query: &str,
+) -> Vec<SymbolInformation> {
     let mut out = Vec::new();
     for (uri, analysis) in documents {
-        let mut push = |name: &str, kind: SymbolKind, span: tirc::source::Span, container: Option<String>| {
-            if matches_query(name, query) && span.is_known() {
-                out.push(SymbolInformation {
-                    name: name.to_string(),
-                    kind,
-                    tags: None,
-                    deprecated: None,
-                    location: Location::new(uri.clone(), analysis.range(span)),
-                    container_name: container,
-                });
-            }
-        };
+        let mut push =
+            |name: &str, kind: SymbolKind, span: tirc::source::Span, container: Option<String>| {
+                if matches_query(name, query) && span.is_known() {
+                    out.push(SymbolInformation {
+                        name: name.to_string(),
+                        kind,
+                        tags: None,
+                        deprecated: None,
+                        location: Location::new(uri.clone(), analysis.range(span)),
+                        container_name: container,
+                    });
+                }
+            };
         if let Some(program) = analysis.program() {
             for symbol in &program.symbols.symbols {
                 let kind = match symbol.kind {
@@ -193,12 +208,22 @@ pub fn workspace_symbols(documents: &[(Url, std::sync::Arc<Analysis>)], query: &
                     tirc::frontend::symbols::SymbolKind::Buffer => SymbolKind::ARRAY,
                     _ => continue,
                 };
-                push(&symbol.name, kind, symbol.definition, Some(program.module.name.clone()));
+                push(
+                    &symbol.name,
+                    kind,
+                    symbol.definition,
+                    Some(program.module.name.clone()),
+                );
             }
         }
         for script in analysis.schedule_scripts() {
             let span = tirc::source::Span::from_syntax(analysis.file(), script.name_span);
-            push(&script.name, SymbolKind::METHOD, span, Some("schedule".to_string()));
+            push(
+                &script.name,
+                SymbolKind::METHOD,
+                span,
+                Some("schedule".to_string()),
+            );
         }
     }
     out

@@ -12,7 +12,11 @@ use tower_lsp::lsp_types::{Position, Range, Url};
 fn corpus() -> Vec<(String, String)> {
     let root = support::repository_root();
     let mut files = Vec::new();
-    for folder in ["examples", "tests/roundtrip/tvm", "tests/roundtrip/examples"] {
+    for folder in [
+        "examples",
+        "tests/roundtrip/tvm",
+        "tests/roundtrip/examples",
+    ] {
         let Ok(entries) = std::fs::read_dir(root.join(folder)) else {
             continue;
         };
@@ -25,7 +29,11 @@ fn corpus() -> Vec<(String, String)> {
         }
     }
     files.sort();
-    assert!(files.len() > 500, "the corpus is missing: {} files", files.len());
+    assert!(
+        files.len() > 500,
+        "the corpus is missing: {} files",
+        files.len()
+    );
     files
 }
 
@@ -39,21 +47,41 @@ fn every_feature_answers_on_every_corpus_file() {
         assert!(!analysis.checked.has_errors(), "{name} has errors");
         let program = analysis.program().expect("corpus files lower");
         for occurrence in &program.symbols.occurrences {
-            let symbol = program.symbols.symbol(occurrence.symbol).expect("occurrences name symbols");
+            let symbol = program
+                .symbols
+                .symbol(occurrence.symbol)
+                .expect("occurrences name symbols");
             let written = &text[occurrence.span.range()];
             match symbol.kind {
                 SymbolKind::Variable | SymbolKind::Buffer | SymbolKind::Function => {
                     // A name inside a quoted shape expression (`"n * m"`) is
                     // known only by the string that holds it.
                     let quoted = written.starts_with('"') && written.contains(symbol.name.as_str());
-                    assert!(written == symbol.name || quoted, "{name}: `{written}` for `{}` at {:?}", symbol.name, occurrence.span)
+                    assert!(
+                        written == symbol.name || quoted,
+                        "{name}: `{written}` for `{}` at {:?}",
+                        symbol.name,
+                        occurrence.span
+                    )
                 }
-                SymbolKind::Block => assert_eq!(written.trim_matches(['"', '\'']), symbol.name, "{name}"),
-                SymbolKind::Builtin => assert!(written.ends_with(symbol.name.rsplit('.').next().unwrap_or_default()), "{name}: {written}"),
+                SymbolKind::Block => {
+                    assert_eq!(written.trim_matches(['"', '\'']), symbol.name, "{name}")
+                }
+                SymbolKind::Builtin => assert!(
+                    written.ends_with(symbol.name.rsplit('.').next().unwrap_or_default()),
+                    "{name}: {written}"
+                ),
             }
-            let position = analysis.line_index.position(&text, occurrence.span.start as usize);
-            if symbol.kind != SymbolKind::Builtin || tirc_lsp::catalog::builtin(&symbol.name).is_some() {
-                assert!(tirc_lsp::hover::hover(&analysis, position).is_some(), "{name}: no hover for `{written}` at {position:?}");
+            let position = analysis
+                .line_index
+                .position(&text, occurrence.span.start as usize);
+            if symbol.kind != SymbolKind::Builtin
+                || tirc_lsp::catalog::builtin(&symbol.name).is_some()
+            {
+                assert!(
+                    tirc_lsp::hover::hover(&analysis, position).is_some(),
+                    "{name}: no hover for `{written}` at {position:?}"
+                );
             }
             occurrences_checked += 1;
         }

@@ -34,7 +34,10 @@ fn diagnostics_appear_for_an_error_and_clear_after_the_fix() {
     let (diagnostics, _) = server.diagnostics_for(&document, 1);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     assert_eq!(diagnostics[0]["code"], "E0101");
-    assert!(diagnostics[0]["message"].as_str().unwrap_or_default().contains("undefined name `Q`"));
+    assert!(diagnostics[0]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("undefined name `Q`"));
     assert_eq!(diagnostics[0]["range"]["start"], at(&broken, "Q[vi", 0, 0));
     // A syntax error: the colon of the `for` header removed.
     let syntax = good.replace("T.grid(128, 128, 128):", "T.grid(128, 128, 128)");
@@ -57,16 +60,22 @@ fn incremental_edits_are_applied() {
     // Replace `A[vi, vk] * B` by `Z[vi, vk] * B` with a range edit, then undo it.
     let start = position_of(&text, "A[vi, vk] * B", 0, 0);
     let range = json!({"start": {"line": start.0, "character": start.1}, "end": {"line": start.0, "character": start.1 + 1}});
-    server.notify("textDocument/didChange", json!({
-        "textDocument": {"uri": document, "version": 2},
-        "contentChanges": [{"range": range, "text": "Z"}],
-    }));
+    server.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": document, "version": 2},
+            "contentChanges": [{"range": range, "text": "Z"}],
+        }),
+    );
     let (diagnostics, _) = server.diagnostics_for(&document, 2);
     assert_eq!(diagnostics.len(), 1);
-    server.notify("textDocument/didChange", json!({
-        "textDocument": {"uri": document, "version": 3},
-        "contentChanges": [{"range": range, "text": "A"}],
-    }));
+    server.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": document, "version": 3},
+            "contentChanges": [{"range": range, "text": "A"}],
+        }),
+    );
     let (diagnostics, _) = server.diagnostics_for(&document, 3);
     assert!(diagnostics.is_empty());
     server.shutdown();
@@ -77,26 +86,56 @@ fn hover_describes_variables_buffers_blocks_builtins_and_primitives() {
     let mut server = Server::start();
     let (document, text) = open_matmul(&mut server);
     let hover = |server: &mut Server, needle: &str, nth: usize, extra: usize| {
-        hover_text(&server.request("textDocument/hover", params(&document, at(&text, needle, nth, extra))))
+        hover_text(&server.request(
+            "textDocument/hover",
+            params(&document, at(&text, needle, nth, extra)),
+        ))
     };
     let loop_var = hover(&mut server, "i, j, k]", 0, 0);
-    assert!(loop_var.contains("i: int32") && loop_var.contains("loop variable") && loop_var.contains("range(128)"), "{loop_var}");
+    assert!(
+        loop_var.contains("i: int32")
+            && loop_var.contains("loop variable")
+            && loop_var.contains("range(128)"),
+        "{loop_var}"
+    );
     let iter_var = hover(&mut server, "vi, vk]", 0, 0);
-    assert!(iter_var.contains("vi: int32") && iter_var.contains("spatial") && iter_var.contains("block \"C\""), "{iter_var}");
+    assert!(
+        iter_var.contains("vi: int32")
+            && iter_var.contains("spatial")
+            && iter_var.contains("block \"C\""),
+        "{iter_var}"
+    );
     let reduce = hover(&mut server, "vk, vj]", 0, 0);
     assert!(reduce.contains("reduce"), "{reduce}");
     let buffer = hover(&mut server, "A[vi, vk]", 0, 0);
-    assert!(buffer.contains("T.Buffer((128, 128), \"float32\")") && buffer.contains("scope `global`") && buffer.contains("line 9"), "{buffer}");
+    assert!(
+        buffer.contains("T.Buffer((128, 128), \"float32\")")
+            && buffer.contains("scope `global`")
+            && buffer.contains("line 9"),
+        "{buffer}"
+    );
     let block = hover(&mut server, "\"C\"):", 0, 1);
-    assert!(block.contains("reads: `A[vi, vk], B[vk, vj]`") && block.contains("writes: `C[vi, vj]`"), "{block}");
+    assert!(
+        block.contains("reads: `A[vi, vk], B[vk, vj]`") && block.contains("writes: `C[vi, vj]`"),
+        "{block}"
+    );
     let grid = hover(&mut server, "T.grid", 0, 3);
-    assert!(grid.contains("T.grid(*extents)") && grid.contains("Nested serial loops"), "{grid}");
+    assert!(
+        grid.contains("T.grid(*extents)") && grid.contains("Nested serial loops"),
+        "{grid}"
+    );
     let exp_doc = hover(&mut server, "T.float32(0.0)", 0, 3);
     assert!(exp_doc.contains("float32"), "{exp_doc}");
     let split = hover(&mut server, "sch.split", 0, 5);
-    assert!(split.contains("sch.split(loop, factors: list") && split.contains("Splits a loop"), "{split}");
+    assert!(
+        split.contains("sch.split(loop, factors: list") && split.contains("Splits a loop"),
+        "{split}"
+    );
     let function = hover(&mut server, "def main", 0, 5);
-    assert!(function.contains("def main(A: T.Buffer((128, 128), \"float32\")"), "{function}");
+    assert!(
+        function.contains("def main(A: T.Buffer((128, 128), \"float32\")"),
+        "{function}"
+    );
     server.shutdown();
 }
 
@@ -105,13 +144,22 @@ fn hover_shows_what_schedule_handles_denote() {
     let mut server = Server::start();
     let (document, text) = open_matmul(&mut server);
     let hover = |server: &mut Server, needle: &str, nth: usize| {
-        hover_text(&server.request("textDocument/hover", params(&document, at(&text, needle, nth, 0))))
+        hover_text(&server.request(
+            "textDocument/hover",
+            params(&document, at(&text, needle, nth, 0)),
+        ))
     };
     assert!(hover(&mut server, "b0 =", 0).contains("block \"C\""));
     let first_loop = hover(&mut server, "i, j, k = sch", 0);
-    assert!(first_loop.contains("loop i (extent 128) above block \"C\""), "{first_loop}");
+    assert!(
+        first_loop.contains("loop i (extent 128) above block \"C\""),
+        "{first_loop}"
+    );
     let outer = hover(&mut server, "i0, i1", 0);
-    assert!(outer.contains("loop i_0") && outer.contains("step 3"), "{outer}");
+    assert!(
+        outer.contains("loop i_0") && outer.contains("step 3"),
+        "{outer}"
+    );
     let inner = hover(&mut server, "i1 = sch", 0);
     assert!(inner.contains("loop i_1 (extent 32)"), "{inner}");
     // A use of the handle later in the script.
@@ -124,27 +172,52 @@ fn hover_shows_what_schedule_handles_denote() {
 fn definition_and_references_resolve_names_blocks_and_handles() {
     let mut server = Server::start();
     let (document, text) = open_matmul(&mut server);
-    let definition = server.request("textDocument/definition", params(&document, at(&text, "vi, vk]", 0, 0)));
-    assert_eq!(definition["range"]["start"], at(&text, "vi, vj, vk =", 0, 0));
-    let definition = server.request("textDocument/definition", params(&document, at(&text, "\"C\")\n    i", 0, 1)));
+    let definition = server.request(
+        "textDocument/definition",
+        params(&document, at(&text, "vi, vk]", 0, 0)),
+    );
+    assert_eq!(
+        definition["range"]["start"],
+        at(&text, "vi, vj, vk =", 0, 0)
+    );
+    let definition = server.request(
+        "textDocument/definition",
+        params(&document, at(&text, "\"C\")\n    i", 0, 1)),
+    );
     assert_eq!(definition["range"]["start"], at(&text, "\"C\"):", 0, 0));
-    let definition = server.request("textDocument/definition", params(&document, at(&text, "b0)", 0, 0)));
+    let definition = server.request(
+        "textDocument/definition",
+        params(&document, at(&text, "b0)", 0, 0)),
+    );
     assert_eq!(definition["range"]["start"], at(&text, "b0 =", 0, 0));
-    let definition = server.request("textDocument/definition", params(&document, at(&text, "A[vi, vk] * B", 0, 0)));
+    let definition = server.request(
+        "textDocument/definition",
+        params(&document, at(&text, "A[vi, vk] * B", 0, 0)),
+    );
     assert_eq!(definition["range"]["start"], at(&text, "A: T.Buffer", 0, 0));
-    let references = server.request("textDocument/references", json!({
-        "textDocument": {"uri": document},
-        "position": at(&text, "C[vi, vj] = C", 0, 0),
-        "context": {"includeDeclaration": true},
-    }));
+    let references = server.request(
+        "textDocument/references",
+        json!({
+            "textDocument": {"uri": document},
+            "position": at(&text, "C[vi, vj] = C", 0, 0),
+            "context": {"includeDeclaration": true},
+        }),
+    );
     // The parameter, T.writes, the init store, the store and the load.
     assert_eq!(references.as_array().map(Vec::len), Some(5), "{references}");
-    let block_references = server.request("textDocument/references", json!({
-        "textDocument": {"uri": document},
-        "position": at(&text, "\"C\"):", 0, 1),
-        "context": {"includeDeclaration": true},
-    }));
-    assert_eq!(block_references.as_array().map(Vec::len), Some(2), "{block_references}");
+    let block_references = server.request(
+        "textDocument/references",
+        json!({
+            "textDocument": {"uri": document},
+            "position": at(&text, "\"C\"):", 0, 1),
+            "context": {"includeDeclaration": true},
+        }),
+    );
+    assert_eq!(
+        block_references.as_array().map(Vec::len),
+        Some(2),
+        "{block_references}"
+    );
     server.shutdown();
 }
 
@@ -152,39 +225,62 @@ fn definition_and_references_resolve_names_blocks_and_handles() {
 fn rename_changes_every_occurrence() {
     let mut server = Server::start();
     let (document, text) = open_matmul(&mut server);
-    let edit = server.request("textDocument/rename", json!({
-        "textDocument": {"uri": document},
-        "position": at(&text, "vk = T.axis", 0, 0),
-        "newName": "reduction_k",
-    }));
+    let edit = server.request(
+        "textDocument/rename",
+        json!({
+            "textDocument": {"uri": document},
+            "position": at(&text, "vk = T.axis", 0, 0),
+            "newName": "reduction_k",
+        }),
+    );
     let renamed = apply_edits(&text, edit["changes"][&document].as_array().expect("edits"));
     assert!(renamed.contains("vi, vj, reduction_k = T.axis.remap"));
     assert!(renamed.contains("A[vi, reduction_k] * B[reduction_k, vj]"));
     assert!(!renamed.contains("vk"));
     // Renaming the block renames the string in `sch.get_block` too.
-    let prepare = server.request("textDocument/prepareRename", params(&document, at(&text, "\"C\"):", 0, 1)));
+    let prepare = server.request(
+        "textDocument/prepareRename",
+        params(&document, at(&text, "\"C\"):", 0, 1)),
+    );
     assert_eq!(prepare["start"], at(&text, "\"C\"):", 0, 1));
-    let edit = server.request("textDocument/rename", json!({
-        "textDocument": {"uri": document},
-        "position": at(&text, "get_block(\"C\")", 0, 11),
-        "newName": "matmul",
-    }));
+    let edit = server.request(
+        "textDocument/rename",
+        json!({
+            "textDocument": {"uri": document},
+            "position": at(&text, "get_block(\"C\")", 0, 11),
+            "newName": "matmul",
+        }),
+    );
     let renamed = apply_edits(&text, edit["changes"][&document].as_array().expect("edits"));
-    assert!(renamed.contains("with T.block(\"matmul\"):") && renamed.contains("sch.get_block(\"matmul\")"), "{renamed}");
+    assert!(
+        renamed.contains("with T.block(\"matmul\"):")
+            && renamed.contains("sch.get_block(\"matmul\")"),
+        "{renamed}"
+    );
     // Handles rename within the schedule.
-    let edit = server.request("textDocument/rename", json!({
-        "textDocument": {"uri": document},
-        "position": at(&text, "i0, i1", 0, 0),
-        "newName": "outer",
-    }));
+    let edit = server.request(
+        "textDocument/rename",
+        json!({
+            "textDocument": {"uri": document},
+            "position": at(&text, "i0, i1", 0, 0),
+            "newName": "outer",
+        }),
+    );
     let renamed = apply_edits(&text, edit["changes"][&document].as_array().expect("edits"));
-    assert!(renamed.contains("outer, i1 = sch.split") && renamed.contains("sch.reorder(outer, k") && renamed.contains("sch.parallel(outer)"));
+    assert!(
+        renamed.contains("outer, i1 = sch.split")
+            && renamed.contains("sch.reorder(outer, k")
+            && renamed.contains("sch.parallel(outer)")
+    );
     // An invalid name is refused.
-    let refused = server.request_raw("textDocument/rename", json!({
-        "textDocument": {"uri": document},
-        "position": at(&text, "vk = T.axis", 0, 0),
-        "newName": "not a name",
-    }));
+    let refused = server.request_raw(
+        "textDocument/rename",
+        json!({
+            "textDocument": {"uri": document},
+            "position": at(&text, "vk = T.axis", 0, 0),
+            "newName": "not a name",
+        }),
+    );
     assert!(refused.get("error").is_some());
     server.shutdown();
 }
@@ -193,7 +289,10 @@ fn rename_changes_every_occurrence() {
 fn document_and_workspace_symbols() {
     let mut server = Server::start();
     let (document, _) = open_matmul(&mut server);
-    let symbols = server.request("textDocument/documentSymbol", json!({"textDocument": {"uri": document}}));
+    let symbols = server.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": document}}),
+    );
     let module = &symbols[0];
     assert_eq!(module["name"], "Module");
     let main = &module["children"][0];
@@ -205,12 +304,30 @@ fn document_and_workspace_symbols() {
     let conv = read("examples/conv2d.tir");
     server.open(&uri("conv2d.tir"), &conv);
     let found = server.request("workspace/symbol", json!({"query": "conv"}));
-    let kinds: Vec<(String, u64)> = found.as_array().map(|a| a.iter().map(|s| (s["name"].as_str().unwrap_or_default().to_string(), s["kind"].as_u64().unwrap_or(0))).collect()).unwrap_or_default();
+    let kinds: Vec<(String, u64)> = found
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| {
+                    (
+                        s["name"].as_str().unwrap_or_default().to_string(),
+                        s["kind"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     // Block "conv" (a struct) and buffer "conv" (an array).
-    assert!(kinds.contains(&("conv".to_string(), 23)) && kinds.contains(&("conv".to_string(), 18)), "{kinds:?}");
+    assert!(
+        kinds.contains(&("conv".to_string(), 23)) && kinds.contains(&("conv".to_string(), 18)),
+        "{kinds:?}"
+    );
     let found = server.request("workspace/symbol", json!({"query": "tiled"}));
     assert_eq!(found[0]["name"], "schedule_tiled");
-    assert!(found[0]["location"]["uri"].as_str().unwrap_or_default().ends_with("conv2d.tir"));
+    assert!(found[0]["location"]["uri"]
+        .as_str()
+        .unwrap_or_default()
+        .ends_with("conv2d.tir"));
     server.shutdown();
 }
 
@@ -222,8 +339,17 @@ fn decode_tokens(data: &[Value], legend: &[String]) -> Vec<(u32, u32, u32, Strin
         let number = |i: usize| chunk[i].as_u64().unwrap_or(0) as u32;
         let (delta_line, delta_start) = (number(0), number(1));
         line += delta_line;
-        character = if delta_line == 0 { character + delta_start } else { delta_start };
-        out.push((line, character, number(2), legend[number(3) as usize].clone()));
+        character = if delta_line == 0 {
+            character + delta_start
+        } else {
+            delta_start
+        };
+        out.push((
+            line,
+            character,
+            number(2),
+            legend[number(3) as usize].clone(),
+        ));
     }
     out
 }
@@ -233,9 +359,15 @@ fn semantic_tokens_classify_buffers_variables_builtins_and_primitives() {
     let mut server = Server::start();
     let initialize = server.request_raw("initialize", json!({"capabilities": {}}));
     let _ = initialize; // A second initialize is refused; the legend is fixed anyway.
-    let legend: Vec<String> = tirc_lsp::semantic_tokens::TOKEN_TYPES.iter().map(|s| s.to_string()).collect();
+    let legend: Vec<String> = tirc_lsp::semantic_tokens::TOKEN_TYPES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let (document, text) = open_matmul(&mut server);
-    let tokens = server.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": document}}));
+    let tokens = server.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": document}}),
+    );
     let tokens = decode_tokens(tokens["data"].as_array().expect("data"), &legend);
     let kind_at = |needle: &str, nth: usize, extra: usize| {
         let (line, character) = position_of(&text, needle, nth, extra);
@@ -278,12 +410,16 @@ fn formatting_equals_tirc_fmt_byte_for_byte() {
         let messy = original.replace("T.grid(128, 128, 128)", "T.grid(128,128,   128)");
         let document = uri(&format!("fmt{index}.tir"));
         server.open(&document, &messy);
-        let expected = tirc::format::format_source("x.tir", &messy, Some(tirc::printer::Dialect::Classic))
-            .unwrap_or_else(|_| panic!("{file} formats"));
-        let edits = server.request("textDocument/formatting", json!({
-            "textDocument": {"uri": document},
-            "options": {"tabSize": 4, "insertSpaces": true},
-        }));
+        let expected =
+            tirc::format::format_source("x.tir", &messy, Some(tirc::printer::Dialect::Classic))
+                .unwrap_or_else(|_| panic!("{file} formats"));
+        let edits = server.request(
+            "textDocument/formatting",
+            json!({
+                "textDocument": {"uri": document},
+                "options": {"tabSize": 4, "insertSpaces": true},
+            }),
+        );
         let formatted = apply_edits(&messy, edits.as_array().expect("edits"));
         assert_eq!(formatted, expected, "{file}");
     }
@@ -305,7 +441,11 @@ fn formatting_equals_tirc_fmt_byte_for_byte() {
 fn labels(items: &Value) -> Vec<String> {
     items
         .as_array()
-        .map(|a| a.iter().filter_map(|i| i["label"].as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|i| i["label"].as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -320,28 +460,59 @@ fn completion_offers_builtins_primitives_blocks_dtypes_and_names() {
         .replace("    sch.parallel(i0)", "    sch.parallel(i0)\n    sch.\n    b1 = sch.get_block(\"\n    x = T.alloc_buffer((4,), \"f");
     server.open(&document, &typed);
     let (line, character) = position_of(&typed, "T.\n", 0, 2);
-    let items = server.request("textDocument/completion", params(&document, json!({"line": line, "character": character})));
+    let items = server.request(
+        "textDocument/completion",
+        params(&document, json!({"line": line, "character": character})),
+    );
     let names = labels(&items);
-    assert!(names.contains(&"grid".to_string()) && names.contains(&"exp".to_string()) && names.contains(&"axis".to_string()), "{names:?}");
-    let grid = items.as_array().and_then(|a| a.iter().find(|i| i["label"] == "grid")).cloned().unwrap_or_default();
+    assert!(
+        names.contains(&"grid".to_string())
+            && names.contains(&"exp".to_string())
+            && names.contains(&"axis".to_string()),
+        "{names:?}"
+    );
+    let grid = items
+        .as_array()
+        .and_then(|a| a.iter().find(|i| i["label"] == "grid"))
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(grid["detail"], "T.grid(*extents)");
     let (line, character) = position_of(&typed, "sch.\n", 0, 4);
-    let items = server.request("textDocument/completion", params(&document, json!({"line": line, "character": character})));
-    let split = items.as_array().and_then(|a| a.iter().find(|i| i["label"] == "split")).cloned().unwrap_or_default();
+    let items = server.request(
+        "textDocument/completion",
+        params(&document, json!({"line": line, "character": character})),
+    );
+    let split = items
+        .as_array()
+        .and_then(|a| a.iter().find(|i| i["label"] == "split"))
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(split["insertText"], "split(${1:loop}, ${2:factors})");
     assert_eq!(split["insertTextFormat"], 2);
     let (line, character) = position_of(&typed, "get_block(\"\n", 0, 11);
-    let items = server.request("textDocument/completion", params(&document, json!({"line": line, "character": character})));
+    let items = server.request(
+        "textDocument/completion",
+        params(&document, json!({"line": line, "character": character})),
+    );
     assert_eq!(labels(&items), vec!["C".to_string()]);
     let (line, character) = position_of(&typed, "\"f\n", 0, 2);
-    let items = server.request("textDocument/completion", params(&document, json!({"line": line, "character": character})));
+    let items = server.request(
+        "textDocument/completion",
+        params(&document, json!({"line": line, "character": character})),
+    );
     assert!(labels(&items).contains(&"float32".to_string()));
     // Names in scope inside the block body.
     let (line, character) = position_of(&typed, "                C[vi, vj] = C[vi, vj] +", 0, 16);
-    let items = server.request("textDocument/completion", params(&document, json!({"line": line, "character": character})));
+    let items = server.request(
+        "textDocument/completion",
+        params(&document, json!({"line": line, "character": character})),
+    );
     let names = labels(&items);
     for name in ["A", "B", "C", "i", "vi", "vk"] {
-        assert!(names.contains(&name.to_string()), "{name} missing from {names:?}");
+        assert!(
+            names.contains(&name.to_string()),
+            "{name} missing from {names:?}"
+        );
     }
     server.shutdown();
 }
@@ -352,18 +523,32 @@ fn signature_help_marks_the_active_parameter() {
     let text = read(MATMUL);
     let document = uri("signature.tir");
     server.open(&document, &text);
-    let help = server.request("textDocument/signatureHelp", params(&document, at(&text, "None, 32]", 0, 0)));
-    assert_eq!(help["signatures"][0]["label"], "sch.split(loop, factors: list, preserve_unit_iters=True)");
+    let help = server.request(
+        "textDocument/signatureHelp",
+        params(&document, at(&text, "None, 32]", 0, 0)),
+    );
+    assert_eq!(
+        help["signatures"][0]["label"],
+        "sch.split(loop, factors: list, preserve_unit_iters=True)"
+    );
     assert_eq!(help["activeParameter"], 1);
-    let help = server.request("textDocument/signatureHelp", params(&document, at(&text, "[i, j, k])", 0, 1)));
-    assert_eq!(help["signatures"][0]["label"], "T.axis.remap(kinds: str, bindings: list)");
+    let help = server.request(
+        "textDocument/signatureHelp",
+        params(&document, at(&text, "[i, j, k])", 0, 1)),
+    );
+    assert_eq!(
+        help["signatures"][0]["label"],
+        "T.axis.remap(kinds: str, bindings: list)"
+    );
     assert_eq!(help["activeParameter"], 1);
     server.shutdown();
 }
 
 fn without_regions(text: &str) -> String {
     text.lines()
-        .filter(|l| !l.trim_start().starts_with("T.reads(") && !l.trim_start().starts_with("T.writes("))
+        .filter(|l| {
+            !l.trim_start().starts_with("T.reads(") && !l.trim_start().starts_with("T.writes(")
+        })
         .map(|l| format!("{l}\n"))
         .collect()
 }
@@ -374,14 +559,28 @@ fn inlay_hints_show_inferred_regions_and_handles() {
     let text = without_regions(&read(MATMUL));
     let document = uri("hints.tir");
     server.open(&document, &text);
-    let hints = server.request("textDocument/inlayHint", json!({
-        "textDocument": {"uri": document},
-        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 999, "character": 0}},
-    }));
-    let labels: Vec<String> = hints.as_array().expect("hints").iter().map(|h| h["label"].as_str().unwrap_or_default().to_string()).collect();
-    assert!(labels.contains(&"inferred: T.reads(A[vi, vk], B[vk, vj]) T.writes(C[vi, vj])".to_string()), "{labels:?}");
+    let hints = server.request(
+        "textDocument/inlayHint",
+        json!({
+            "textDocument": {"uri": document},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 999, "character": 0}},
+        }),
+    );
+    let labels: Vec<String> = hints
+        .as_array()
+        .expect("hints")
+        .iter()
+        .map(|h| h["label"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        labels.contains(&"inferred: T.reads(A[vi, vk], B[vk, vj]) T.writes(C[vi, vj])".to_string()),
+        "{labels:?}"
+    );
     assert!(labels.contains(&": block \"C\"".to_string()), "{labels:?}");
-    assert!(labels.iter().any(|l| l.starts_with(": loop i_1")), "{labels:?}");
+    assert!(
+        labels.iter().any(|l| l.starts_with(": loop i_1")),
+        "{labels:?}"
+    );
     server.shutdown();
 }
 
@@ -398,32 +597,68 @@ fn code_actions_insert_regions_convert_dialects_and_fix_misspellings() {
         "context": {"diagnostics": []},
     }));
     let actions = actions.as_array().expect("actions").clone();
-    let insert = actions.iter().find(|a| a["title"].as_str().unwrap_or_default().starts_with("Insert the inferred")).expect("insert action");
-    let inserted = apply_edits(&text, insert["edit"]["changes"][&document].as_array().expect("edits"));
+    let insert = actions
+        .iter()
+        .find(|a| {
+            a["title"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("Insert the inferred")
+        })
+        .expect("insert action");
+    let inserted = apply_edits(
+        &text,
+        insert["edit"]["changes"][&document]
+            .as_array()
+            .expect("edits"),
+    );
     assert!(inserted.contains("                vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n                T.reads(A[vi, vk], B[vk, vj])\n                T.writes(C[vi, vj])\n                with T.init():"), "{inserted}");
-    let convert = actions.iter().find(|a| a["title"].as_str().unwrap_or_default().contains("tirx")).expect("convert action");
-    let converted = apply_edits(&text, convert["edit"]["changes"][&document].as_array().expect("edits"));
-    let expected = tirc::format::format_source("x.tir", &text, Some(tirc::printer::Dialect::Tirx)).expect("formats");
+    let convert = actions
+        .iter()
+        .find(|a| a["title"].as_str().unwrap_or_default().contains("tirx"))
+        .expect("convert action");
+    let converted = apply_edits(
+        &text,
+        convert["edit"]["changes"][&document]
+            .as_array()
+            .expect("edits"),
+    );
+    let expected = tirc::format::format_source("x.tir", &text, Some(tirc::printer::Dialect::Tirx))
+        .expect("formats");
     assert_eq!(converted, expected);
     assert!(converted.contains("T.sblock(\"C\")"));
     // A misspelled builtin and a misspelled buffer get quick fixes; the
     // second error shows once the first is fixed.
-    let mut fixed = read(MATMUL).replace("T.grid(", "T.gird(").replace("+ A[vi, vk]", "+ AA[vi, vk]");
+    let mut fixed = read(MATMUL)
+        .replace("T.grid(", "T.gird(")
+        .replace("+ A[vi, vk]", "+ AA[vi, vk]");
     for version in 2..5 {
         server.replace(&document, version, &fixed);
         let (diagnostics, _) = server.diagnostics_for(&document, version as i64);
         if diagnostics.is_empty() {
             break;
         }
-        let actions = server.request("textDocument/codeAction", json!({
-            "textDocument": {"uri": document},
-            "range": diagnostics[0]["range"],
-            "context": {"diagnostics": diagnostics},
-        }));
-        let fixes: Vec<Value> = actions.as_array().expect("actions").iter().filter(|a| a["kind"] == "quickfix").cloned().collect();
+        let actions = server.request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": document},
+                "range": diagnostics[0]["range"],
+                "context": {"diagnostics": diagnostics},
+            }),
+        );
+        let fixes: Vec<Value> = actions
+            .as_array()
+            .expect("actions")
+            .iter()
+            .filter(|a| a["kind"] == "quickfix")
+            .cloned()
+            .collect();
         assert!(!fixes.is_empty(), "no quick fix for {diagnostics:?}");
         for fix in &fixes {
-            fixed = apply_edits(&fixed, fix["edit"]["changes"][&document].as_array().expect("edits"));
+            fixed = apply_edits(
+                &fixed,
+                fix["edit"]["changes"][&document].as_array().expect("edits"),
+            );
         }
     }
     assert_eq!(fixed, read(MATMUL));
@@ -434,21 +669,36 @@ fn code_actions_insert_regions_convert_dialects_and_fix_misspellings() {
 fn schedule_preview_command_and_code_lens() {
     let mut server = Server::start();
     let (document, text) = open_matmul(&mut server);
-    let lenses = server.request("textDocument/codeLens", json!({"textDocument": {"uri": document}}));
+    let lenses = server.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": document}}),
+    );
     let lens = &lenses[0];
     assert_eq!(lens["command"]["title"], "Preview schedule (6 steps)");
     assert_eq!(lens["range"]["start"], at(&text, "schedule(sch", 0, 0));
-    let before = server.request("workspace/executeCommand", json!({
-        "command": "tirc.schedulePreview",
-        "arguments": [{"uri": document, "step": 0}],
-    }));
+    let before = server.request(
+        "workspace/executeCommand",
+        json!({
+            "command": "tirc.schedulePreview",
+            "arguments": [{"uri": document, "step": 0}],
+        }),
+    );
     assert_eq!(before["steps"], 6);
-    assert!(before["text"].as_str().unwrap_or_default().contains("with T.block(\"C\"):"));
-    let missing = server.request_raw("workspace/executeCommand", json!({
-        "command": "tirc.schedulePreview",
-        "arguments": [{"uri": document, "step": 9}],
-    }));
-    assert!(missing["error"]["message"].as_str().unwrap_or_default().contains("has 6 steps"));
+    assert!(before["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("with T.block(\"C\"):"));
+    let missing = server.request_raw(
+        "workspace/executeCommand",
+        json!({
+            "command": "tirc.schedulePreview",
+            "arguments": [{"uri": document, "step": 9}],
+        }),
+    );
+    assert!(missing["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("has 6 steps"));
     server.shutdown();
 }
 
@@ -457,7 +707,10 @@ fn utf16_positions_ignore_astral_characters_in_strings_and_comments() {
     let mut server = Server::start();
     let good = read(MATMUL)
         .replace("# The 128x128x128", "# 𝔸𝔹ℂ é — the 128x128x128")
-        .replace("T.func_attr({\"tir.noalias\": True})", "T.func_attr({\"tir.noalias\": True, \"note\": \"𝔸é𝔹\"})  # 😀 emoji");
+        .replace(
+            "T.func_attr({\"tir.noalias\": True})",
+            "T.func_attr({\"tir.noalias\": True, \"note\": \"𝔸é𝔹\"})  # 😀 emoji",
+        );
     let broken = good.replace("C[vi, vj] + A[vi, vk]", "C[vi, vj] + Q[vi, vk]");
     let document = uri("unicode.tir");
     server.open(&document, &broken);
@@ -468,24 +721,46 @@ fn utf16_positions_ignore_astral_characters_in_strings_and_comments() {
     // On a line with astral characters before the cursor.
     let line_with_emoji = good.replace("T.func_attr({", "T.func_attr({}) or T.func_attr({");
     let _ = line_with_emoji;
-    let hover = server.request("textDocument/hover", params(&document, at(&good, "A[vi, vk] * B", 0, 0)));
+    let hover = server.request(
+        "textDocument/hover",
+        params(&document, at(&good, "A[vi, vk] * B", 0, 0)),
+    );
     assert!(hover_text(&hover).contains("A: T.Buffer"));
     assert_eq!(hover["range"]["start"], at(&good, "A[vi, vk] * B", 0, 0));
     // A rename whose occurrences sit after multi-unit characters on their lines.
-    let tricky = good.replace("C[vi, vj] = C[vi, vj] + A[vi, vk]", "C[vi, vj] = C[vi, vj] + A[vi, vk]");
-    let edit = server.request("textDocument/rename", json!({
-        "textDocument": {"uri": document},
-        "position": at(&tricky, "A: T.Buffer", 0, 0),
-        "newName": "Input",
-    }));
+    let tricky = good.replace(
+        "C[vi, vj] = C[vi, vj] + A[vi, vk]",
+        "C[vi, vj] = C[vi, vj] + A[vi, vk]",
+    );
+    let edit = server.request(
+        "textDocument/rename",
+        json!({
+            "textDocument": {"uri": document},
+            "position": at(&tricky, "A: T.Buffer", 0, 0),
+            "newName": "Input",
+        }),
+    );
     let renamed = apply_edits(&good, edit["changes"][&document].as_array().expect("edits"));
-    assert!(renamed.contains("Input: T.Buffer") && renamed.contains("Input[vi, vk]") && renamed.contains("\"𝔸é𝔹\"})  # 😀 emoji"));
+    assert!(
+        renamed.contains("Input: T.Buffer")
+            && renamed.contains("Input[vi, vk]")
+            && renamed.contains("\"𝔸é𝔹\"})  # 😀 emoji")
+    );
     // Semantic tokens after the emoji comment are still aligned.
-    let tokens = server.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": document}}));
-    let legend: Vec<String> = tirc_lsp::semantic_tokens::TOKEN_TYPES.iter().map(|s| s.to_string()).collect();
+    let tokens = server.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": document}}),
+    );
+    let legend: Vec<String> = tirc_lsp::semantic_tokens::TOKEN_TYPES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let tokens = decode_tokens(tokens["data"].as_array().expect("data"), &legend);
     let (line, character) = position_of(&good, "\"𝔸é𝔹\"", 0, 0);
-    let string = tokens.iter().find(|(l, c, _, _)| *l == line && *c == character).expect("a token at the string");
+    let string = tokens
+        .iter()
+        .find(|(l, c, _, _)| *l == line && *c == character)
+        .expect("a token at the string");
     assert_eq!((string.2, string.3.as_str()), (7, "string"));
     server.shutdown();
 }

@@ -30,8 +30,34 @@ impl Random {
 
 /// Text fragments a typing user inserts.
 const FRAGMENTS: &[&str] = &[
-    "(", ")", "[", "]", "{", "}", ":", ",", "\n", "    ", "\t", " ", "T.", "T.gr", "sch.", "vi", "A[",
-    "bl", "with T.block(\"", "\"", "'", "#", "for i in range(", "= ", "+ ", "0.5", "é", "𝔸",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    ",",
+    "\n",
+    "    ",
+    "\t",
+    " ",
+    "T.",
+    "T.gr",
+    "sch.",
+    "vi",
+    "A[",
+    "bl",
+    "with T.block(\"",
+    "\"",
+    "'",
+    "#",
+    "for i in range(",
+    "= ",
+    "+ ",
+    "0.5",
+    "é",
+    "𝔸",
 ];
 
 /// The protocol position of byte `offset`.
@@ -99,12 +125,25 @@ fn ten_thousand_random_edits_never_crash_or_publish_stale_diagnostics() {
         if edit % 1000 == 999 {
             let offset = boundary(&text, &mut random);
             let at = position(&text, offset);
-            for method in ["textDocument/hover", "textDocument/completion", "textDocument/definition", "textDocument/signatureHelp"] {
-                let response = server.request_raw(method, json!({"textDocument": {"uri": document}, "position": at}));
+            for method in [
+                "textDocument/hover",
+                "textDocument/completion",
+                "textDocument/definition",
+                "textDocument/signatureHelp",
+            ] {
+                let response = server.request_raw(
+                    method,
+                    json!({"textDocument": {"uri": document}, "position": at}),
+                );
                 assert!(response.get("error").is_none(), "{method}: {response}");
             }
-            for method in ["textDocument/semanticTokens/full", "textDocument/documentSymbol", "textDocument/codeLens"] {
-                let response = server.request_raw(method, json!({"textDocument": {"uri": document}}));
+            for method in [
+                "textDocument/semanticTokens/full",
+                "textDocument/documentSymbol",
+                "textDocument/codeLens",
+            ] {
+                let response =
+                    server.request_raw(method, json!({"textDocument": {"uri": document}}));
                 assert!(response.get("error").is_none(), "{method}: {response}");
             }
         }
@@ -114,7 +153,12 @@ fn ten_thousand_random_edits_never_crash_or_publish_stale_diagnostics() {
     let (diagnostics, publications) = server.diagnostics_for(&document, version as i64);
     let published: Vec<(String, Value)> = diagnostics
         .iter()
-        .map(|d| (d["code"].as_str().unwrap_or_default().to_string(), d["range"].clone()))
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_string(),
+                d["range"].clone(),
+            )
+        })
         .collect();
     assert_eq!(published, expected_diagnostics(&text));
     // Back to the original with one edit over the whole client text.
@@ -132,12 +176,23 @@ fn ten_thousand_random_edits_never_crash_or_publish_stale_diagnostics() {
         .map(|p| p["version"].as_i64().unwrap_or(-1))
         .collect();
     for pair in versions.windows(2) {
-        assert!(pair[0] < pair[1], "diagnostics for version {} published after version {}", pair[1], pair[0]);
+        assert!(
+            pair[0] < pair[1],
+            "diagnostics for version {} published after version {}",
+            pair[1],
+            pair[0]
+        );
     }
-    assert!(versions.len() < EDITS as usize, "the server did not coalesce bursts of edits");
+    assert!(
+        versions.len() < EDITS as usize,
+        "the server did not coalesce bursts of edits"
+    );
     let (line, character) = position_of(&original, "A[vi, vk] * B", 0, 0);
     let hover = server.hover(&document, line, character);
-    assert!(hover_text(&hover).contains("A: T.Buffer((128, 128), \"float32\")"), "{hover}");
+    assert!(
+        hover_text(&hover).contains("A: T.Buffer((128, 128), \"float32\")"),
+        "{hover}"
+    );
     println!("{} publications for {} versions", versions.len(), version);
     server.shutdown();
 }

@@ -51,7 +51,10 @@ pub fn run(args: LspArgs) -> u8 {
     };
     match Command::new(&path).status() {
         Ok(status) if status.success() => EXIT_OK,
-        Ok(status) => status.code().map(|c| c.clamp(1, 255) as u8).unwrap_or(EXIT_USAGE),
+        Ok(status) => status
+            .code()
+            .map(|c| c.clamp(1, 255) as u8)
+            .unwrap_or(EXIT_USAGE),
         Err(e) => {
             eprintln!("error: cannot start {}: {e}", path.display());
             EXIT_USAGE

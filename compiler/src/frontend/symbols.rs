@@ -94,9 +94,7 @@ impl SymbolIndex {
     /// The occurrence whose span contains byte `offset` (the end included,
     /// so a cursor just after a name still finds it).
     pub fn occurrence_at(&self, offset: u32) -> Option<&Occurrence> {
-        let first = self
-            .occurrences
-            .partition_point(|o| o.span.end < offset);
+        let first = self.occurrences.partition_point(|o| o.span.end < offset);
         self.occurrences[first..]
             .iter()
             .take_while(|o| o.span.start <= offset)
@@ -240,8 +238,7 @@ impl SymbolIndex {
                 .into_iter()
                 .flatten()
                 .filter(|b| {
-                    b.statement.start <= definition.start
-                        && definition.start <= b.statement.end
+                    b.statement.start <= definition.start && definition.start <= b.statement.end
                 })
                 .min_by_key(|b| {
                     let exact = b.name_span.start == definition.start;

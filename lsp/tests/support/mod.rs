@@ -163,7 +163,10 @@ impl Server {
     /// Sends a request and returns its result, failing the test on an error.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let response = self.request_raw(method, params);
-        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        assert!(
+            response.get("error").is_none(),
+            "{method} failed: {response}"
+        );
         response["result"].clone()
     }
 
@@ -185,8 +188,9 @@ impl Server {
 
     /// Every diagnostics publication for `uri` received so far, in order, removed from the queue.
     pub fn take_publications(&mut self, uri: &str) -> Vec<Value> {
-        let (mine, rest): (Vec<Value>, Vec<Value>) =
-            std::mem::take(&mut self.notifications).into_iter().partition(|n| {
+        let (mine, rest): (Vec<Value>, Vec<Value>) = std::mem::take(&mut self.notifications)
+            .into_iter()
+            .partition(|n| {
                 n["method"] == "textDocument/publishDiagnostics" && n["params"]["uri"] == uri
             });
         self.notifications = rest;
@@ -204,7 +208,9 @@ impl Server {
                 return (diagnostics, seen);
             }
             let message = self.next_message(deadline);
-            if message["method"] == "textDocument/publishDiagnostics" && message["params"]["uri"] == uri {
+            if message["method"] == "textDocument/publishDiagnostics"
+                && message["params"]["uri"] == uri
+            {
                 seen.push(message["params"].clone());
             } else {
                 self.notifications.push(message);
@@ -260,7 +266,10 @@ pub fn position_of(text: &str, needle: &str, nth: usize, extra: usize) -> (u32, 
 
 /// The hover's Markdown text.
 pub fn hover_text(hover: &Value) -> String {
-    hover["contents"]["value"].as_str().unwrap_or_default().to_string()
+    hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The byte offset of a protocol position (UTF-16 columns).
@@ -298,7 +307,11 @@ pub fn apply_edits(text: &str, edits: &[Value]) -> String {
                 range["end"]["line"].as_u64().unwrap_or(0),
                 range["end"]["character"].as_u64().unwrap_or(0),
             );
-            (start, end, edit["newText"].as_str().unwrap_or_default().to_string())
+            (
+                start,
+                end,
+                edit["newText"].as_str().unwrap_or_default().to_string(),
+            )
         })
         .collect();
     resolved.sort_by_key(|(start, end, _)| (*start, *end));
