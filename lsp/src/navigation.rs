@@ -170,9 +170,7 @@ pub fn references(
 fn rename_range(analysis: &Analysis, span: Span) -> Option<Range> {
     let text = analysis.text.get(span.range())?;
     let quote = text.find(['"', '\''])?;
-    if text.len() >= quote + 2
-        && text.ends_with(&text[quote..quote + 1])
-        && quote + 1 <= text.len() - 1
+    if text.len() >= quote + 2 && text.ends_with(&text[quote..quote + 1]) && quote < text.len() - 1
     {
         let inner = Span::new(span.file, span.start + quote as u32 + 1, span.end - 1);
         return Some(analysis.range(inner));

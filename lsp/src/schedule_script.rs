@@ -228,11 +228,14 @@ fn names_in(expr: &ast::Expr, out: &mut Vec<(String, ast::Span)>) {
     }
 }
 
+/// A loop of the model: its name and, when known, its extent.
+type ModelLoop = (String, Option<String>);
+
 /// The model of loop names per block, advanced step by step.
 struct LoopModel {
-    /// Per block: its loops (name, extent) outermost first; `None` once a
-    /// step the model does not follow touched the block.
-    blocks: Vec<(String, Option<Vec<(String, Option<String>)>>)>,
+    /// Per block: its loops outermost first; `None` once a step the model
+    /// does not follow touched the block.
+    blocks: Vec<(String, Option<Vec<ModelLoop>>)>,
 }
 
 impl LoopModel {
@@ -402,17 +405,14 @@ fn analyse_script(
                                 if let Some(Denotation::Block(block)) =
                                     args.first().and_then(|a| handle_of(a, &script))
                                 {
-                                    match model.loops_of(&block) {
-                                        Some(loops) => {
-                                            for (name, extent) in loops {
-                                                denotations.push(Denotation::Loop {
-                                                    name: name.clone(),
-                                                    block: Some(block.clone()),
-                                                    extent: extent.clone(),
-                                                });
-                                            }
+                                    if let Some(loops) = model.loops_of(&block) {
+                                        for (name, extent) in loops {
+                                            denotations.push(Denotation::Loop {
+                                                name: name.clone(),
+                                                block: Some(block.clone()),
+                                                extent: extent.clone(),
+                                            });
                                         }
-                                        None => {}
                                     }
                                 }
                             }

@@ -100,7 +100,7 @@ fn ten_thousand_random_edits_never_crash_or_publish_stale_diagnostics() {
     let document = uri("random.tir");
     let mut server = Server::start();
     server.open(&document, &original);
-    let mut random = Random(0x5EED_0F_71_C0DE);
+    let mut random = Random(0x5EED_0F71_C0DE);
     let mut text = original.clone();
     let mut version = 1;
     for edit in 0..EDITS {
