@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod arith;
 pub mod check;
 pub mod cli;
 pub mod diagnostics;
