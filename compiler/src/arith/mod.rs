@@ -8,6 +8,7 @@
 mod build;
 mod canonical_form;
 pub mod const_int_bound;
+mod final_form;
 pub mod int_set;
 pub mod iter_map;
 pub mod modular_set;
@@ -20,6 +21,8 @@ mod property_tests;
 mod simplify_tests;
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod tvm_parity_tests;
 
 pub use const_int_bound::{ConstIntBound, ConstIntBoundAnalyzer};
 pub use int_set::{eval_set, IntSet};

@@ -6,7 +6,7 @@
 //! again through `recursive_rewrite` when it may simplify further.
 
 use super::build;
-use super::simplify::{CompareResult, Simplifier};
+use super::simplify::{Canon, CompareResult, Simplifier};
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{BinaryOp, Expr, ExprKind};
@@ -39,25 +39,27 @@ fn less(a: Expr, b: Expr) -> Expr {
     build::node(BinaryOp::Lt, a, b)
 }
 
-/// `x` split into a non-constant part and a constant offset: `x + c`, `x - c`, `c - x`.
-fn constant_offset(expr: &Expr) -> (Expr, i64) {
-    if let Some((x, c)) = with_constant(expr, BinaryOp::Add) {
-        return (x.clone(), c);
-    }
-    if let Some((x, c)) = with_constant(expr, BinaryOp::Sub) {
-        if let Some(negated) = c.checked_neg() {
-            return (x.clone(), negated);
-        }
-    }
-    if let Some((c, x)) = parts(expr, BinaryOp::Sub) {
-        if let Some(c) = c.as_int() {
-            return (x.clone(), c);
-        }
-    }
-    (expr.clone(), 0)
-}
-
 impl Simplifier<'_> {
+    /// `(rest, c)` when `expr` is a canonical sum `rest + c` with terms and a
+    /// non-zero constant `c`.
+    pub(super) fn split_offset(&mut self, expr: &Expr) -> Option<(Expr, i64)> {
+        if expr.as_int().is_some() || !build::is_index_type(expr.dtype()) {
+            return None;
+        }
+        let Canon::Sum(mut sum) = self.mutate(expr) else {
+            return None;
+        };
+        // The sum prints as `p + c - n` or `p - n - c`; TVM's rewrite pass regroups
+        // these as `(p - n) + c`, but `c - n` (no positive term) keeps its shape.
+        let has_positive_term = sum.args.iter().any(|a| a.scale > 0);
+        if sum.args.is_empty() || sum.base == 0 || (sum.base > 0 && !has_positive_term) {
+            return None;
+        }
+        let base = sum.base;
+        sum.base = 0;
+        Some((sum.to_expr(), base))
+    }
+
     /// `a < b` without the canonical divisor step: operands, folding, then rules.
     pub(super) fn rewrite_less_plain(&mut self, expr: &Expr, a: &Expr, b: &Expr) -> Expr {
         let new_a = self.visit(a);
@@ -297,21 +299,18 @@ impl Simplifier<'_> {
             return self.recursive_rewrite(&rewritten);
         }
 
-        // Constants move to one side.
+        // Constants move to one side. The canonical form prints `a + 2 - b`, which TVM's
+        // rewrite pass regroups as `(a - b) + 2` before these rules see it; the sum's
+        // constant plays the part of the offset here.
         if let Some(c1) = x.as_int() {
-            if let Some((ya, c2)) = with_constant(y, BinaryOp::Add) {
-                if let Some(b) = c1.checked_sub(c2) {
-                    return self.recursive_rewrite(&less(int(b), ya.clone()));
-                }
-            }
             if let Some((c2, ya)) = parts(y, BinaryOp::Sub) {
                 if let Some(b) = c2.as_int().and_then(|c2| c2.checked_sub(c1)) {
                     return self.recursive_rewrite(&less(ya.clone(), int(b)));
                 }
             }
-            if let Some((ya, c2)) = with_constant(y, BinaryOp::Sub) {
-                if let Some(b) = c1.checked_add(c2) {
-                    return self.recursive_rewrite(&less(int(b), ya.clone()));
+            if let Some((rest, c2)) = self.split_offset(y) {
+                if let Some(b) = c1.checked_sub(c2) {
+                    return self.recursive_rewrite(&less(int(b), rest));
                 }
             }
         }
@@ -321,14 +320,9 @@ impl Simplifier<'_> {
                     return self.recursive_rewrite(&less(int(b), xa.clone()));
                 }
             }
-            if let Some((xa, c1)) = with_constant(x, BinaryOp::Add) {
+            if let Some((rest, c1)) = self.split_offset(x) {
                 if let Some(b) = c2.checked_sub(c1) {
-                    return self.recursive_rewrite(&less(xa.clone(), int(b)));
-                }
-            }
-            if let Some((xa, c1)) = with_constant(x, BinaryOp::Sub) {
-                if let Some(b) = c2.checked_add(c1) {
-                    return self.recursive_rewrite(&less(xa.clone(), int(b)));
+                    return self.recursive_rewrite(&less(rest, int(b)));
                 }
             }
         }
@@ -346,8 +340,8 @@ impl Simplifier<'_> {
         }
 
         // x + a < y + b  =>  x + (a - b) < y, keeping the offsets on one side.
-        let (lhs, lhs_offset) = constant_offset(x);
-        let (rhs, rhs_offset) = constant_offset(y);
+        let (lhs, lhs_offset) = self.split_offset(x).unwrap_or_else(|| (x.clone(), 0));
+        let (rhs, rhs_offset) = self.split_offset(y).unwrap_or_else(|| (y.clone(), 0));
         if lhs_offset != 0 || rhs_offset != 0 {
             if let Some(difference) = rhs_offset.checked_sub(lhs_offset) {
                 let merged = if difference == 0 {
@@ -366,7 +360,6 @@ impl Simplifier<'_> {
                 }
             }
         }
-
         // Both sides are multiples of a common factor.
         let (modular_x, modular_y) = (self.modular(x), self.modular(y));
         let factor = build::gcd(
@@ -451,11 +444,10 @@ impl Simplifier<'_> {
                     return equal(x.clone(), build::sub(c1.clone(), build::int(c2, dtype)));
                 }
             }
-            if let Some((x, c1)) = with_constant(a, BinaryOp::Add) {
-                return equal(
-                    x.clone(),
-                    build::sub(build::int(c2, dtype), build::int(c1, dtype)),
-                );
+            if let Some((rest, c1)) = self.split_offset(a) {
+                // x + c1 == c2, with the sum's constant as c1.
+                let bound = build::sub(build::int(c2, dtype), build::int(c1, dtype));
+                return equal(rest, bound);
             }
             if c2 == 0 {
                 if let Some((x, y)) = parts(a, BinaryOp::Mul) {
@@ -609,14 +601,30 @@ impl Simplifier<'_> {
             if b_wins {
                 return b.clone();
             }
-            match self.try_compare(a, b) {
-                CompareResult::Le | CompareResult::Lt | CompareResult::Eq => {
-                    return if is_min { a.clone() } else { b.clone() }
+            // The same expression plus different constants: the constants decide.
+            let (rest_a, offset_a) = self.split_offset(a).unwrap_or_else(|| (a.clone(), 0));
+            let (rest_b, offset_b) = self.split_offset(b).unwrap_or_else(|| (b.clone(), 0));
+            if (offset_a != 0 || offset_b != 0) && same(&rest_a, &rest_b) {
+                let a_smaller = offset_a <= offset_b;
+                return if a_smaller == is_min {
+                    a.clone()
+                } else {
+                    b.clone()
+                };
+            }
+            // min(c1 - x, c2 - x) is decided the same way.
+            if let (Some((c1, x1)), Some((c2, x2))) =
+                (parts(a, BinaryOp::Sub), parts(b, BinaryOp::Sub))
+            {
+                if let (Some(c1), Some(c2)) = (c1.as_int(), c2.as_int()) {
+                    if same(x1, x2) {
+                        return if (c1 <= c2) == is_min {
+                            a.clone()
+                        } else {
+                            b.clone()
+                        };
+                    }
                 }
-                CompareResult::Ge | CompareResult::Gt => {
-                    return if is_min { b.clone() } else { a.clone() }
-                }
-                _ => {}
             }
             // Rounding up to a multiple: min(ceil(x / c) * c, x) == x.
             for (rounded, plain) in [(a, b), (b, a)] {

@@ -116,7 +116,7 @@ impl<'a> Simplifier<'a> {
             }
             current = next;
         }
-        current
+        super::final_form::finish(&current)
     }
 
     // ----- facts -------------------------------------------------------------
@@ -751,11 +751,64 @@ impl<'a> Simplifier<'a> {
             DivMode::Floor => below && self.can_prove_greater_equal(&remainder, 0),
             DivMode::Trunc => below,
         };
-        if !droppable {
-            let term = self.split_div_const(SplitTerm::of(remainder), divisor, mode)?;
-            divisible.add_term(term, 1)?;
+        if droppable {
+            return Some(Canon::Sum(divisible));
         }
+        if mode == DivMode::Floor {
+            if let Some(quotient) = self.constant_quotient(&extra, &remainder, divisor) {
+                divisible.add_constant(quotient)?;
+                return Some(Canon::Sum(divisible));
+            }
+        }
+        // A single positive term divides as itself: (x // 3) // 5 is x // 15. Anything
+        // else divides as the printed remainder, as TVM's canonical pass does.
+        let single_positive = extra.base == 0 && extra.args.len() == 1 && extra.args[0].scale > 0;
+        let term = if single_positive {
+            to_split(Canon::Sum(extra))
+        } else {
+            SplitTerm::of(remainder)
+        };
+        let term = self.split_div_const(term, divisor, mode)?;
+        divisible.add_term(term, 1)?;
         Some(Canon::Sum(divisible))
+    }
+
+    /// The constant value of `floordiv(remainder, divisor)` when bounds fix it,
+    /// in the two shapes TVM's rewrite rules recognise: `x + c1` (with
+    /// `0 <= x + c1 % c2 < c2`) and `x * c1 + y` (whose quotient has one value).
+    fn constant_quotient(
+        &mut self,
+        extra: &SumForm,
+        remainder: &Expr,
+        divisor: i64,
+    ) -> Option<i64> {
+        let has_positive_term = extra.args.iter().any(|a| a.scale > 0);
+        if extra.base > 0 && has_positive_term {
+            let residue = build::floor_mod_i64(extra.base, divisor)?;
+            let mut rest = extra.clone();
+            rest.base = 0;
+            let rest_expr = rest.to_expr();
+            let bound = self.bound(&rest_expr);
+            if self.can_prove_greater_equal(&rest_expr, -residue) && bound.max < divisor - residue {
+                return build::floor_div_i64(extra.base, divisor);
+            }
+        }
+        let scaled = |e: &Expr| matches!(e.kind(), ExprKind::Binary(BinaryOp::Mul, _, c) if c.as_int().is_some());
+        let shaped = match remainder.kind() {
+            ExprKind::Binary(BinaryOp::Add, a, b) => scaled(a) || scaled(b),
+            _ => scaled(remainder),
+        };
+        if shaped {
+            let bound = self.bound(remainder);
+            if bound.has_finite_min() && bound.has_finite_max() {
+                let low = build::floor_div_i64(bound.min, divisor)?;
+                let high = build::floor_div_i64(bound.max, divisor)?;
+                if low == high {
+                    return Some(low);
+                }
+            }
+        }
+        None
     }
 
     /// `floordiv(floormod(index, m*n), n) == floormod(floordiv(index, n), m)`,
@@ -799,7 +852,10 @@ impl<'a> Simplifier<'a> {
             term.scale /= divisor;
             return Some(term);
         }
-        if divisor % term.scale == 0 && term.scale > 0 {
+        // A negative scale makes the digit's divisor negative, which only keeps its
+        // meaning without an inner division (TVM allows it anyway and miscomputes
+        // ((x // 2) * -1) % 2).
+        if divisor % term.scale == 0 && (term.scale > 0 || term.lower_factor == 1) {
             let scaled_divisor = divisor / term.scale;
             let new_lower = term.lower_factor.checked_mul(scaled_divisor)?;
             if term.upper_factor == NO_UPPER || term.upper_factor % new_lower == 0 {
@@ -871,6 +927,10 @@ impl<'a> Simplifier<'a> {
                         // floormod(x - 5, 3) == floormod(x + 1, 3).
                         remaining = extra;
                         remaining.base = build::floor_mod_i64(remaining.base, divisor)?;
+                        if let Some(split) = self.floormod_of_scaled_plus_small(&remaining, divisor)
+                        {
+                            return Some(Canon::Expr(split));
+                        }
                     }
                     DivMode::Trunc => {
                         if extra.is_zero() {
@@ -922,6 +982,30 @@ impl<'a> Simplifier<'a> {
         }
     }
 
+    /// `floormod(x * c1 + y, c2) == floormod(x, c2 / c1) * c1 + y` when `c1`
+    /// divides `c2` and `0 <= y < c1` (TVM's rewrite rule, on the printed sum).
+    fn floormod_of_scaled_plus_small(&mut self, sum: &SumForm, divisor: i64) -> Option<Expr> {
+        let printed = sum.to_expr();
+        let ExprKind::Binary(BinaryOp::Add, scaled, small) = printed.kind() else {
+            return None;
+        };
+        let ExprKind::Binary(BinaryOp::Mul, x, factor) = scaled.kind() else {
+            return None;
+        };
+        let factor = factor.as_int().filter(|c| *c > 0 && divisor % *c == 0)?;
+        let bound = self.bound(small);
+        if !(bound.min >= 0 && bound.max < factor) {
+            return None;
+        }
+        let dtype = sum.dtype;
+        let reduced = build::floormod(x.clone(), build::int(divisor / factor, dtype));
+        let rebuilt = build::add(
+            build::mul(reduced, build::int(factor, dtype)),
+            small.clone(),
+        );
+        Some(self.visit(&rebuilt))
+    }
+
     /// `term % divisor` as a single term.
     fn split_mod_const(
         &mut self,
@@ -937,10 +1021,17 @@ impl<'a> Simplifier<'a> {
             term.scale = 0;
             return Some(term);
         }
-        if divisor % term.scale == 0 && term.scale > 0 {
+        // A negative scale makes the digit's divisor negative, which only keeps its
+        // meaning without an inner division (TVM allows it anyway and miscomputes
+        // ((x // 2) * -1) % 2).
+        if divisor % term.scale == 0 && (term.scale > 0 || term.lower_factor == 1) {
             // ((i % u) / l * s) % (c * s) == ((i % (l * c)) / l) * s.
             let scaled_divisor = divisor / term.scale;
-            let new_upper = term.lower_factor.checked_mul(scaled_divisor)?;
+            let mut new_upper = term.lower_factor.checked_mul(scaled_divisor)?;
+            if mode == DivMode::Trunc {
+                // truncmod(x, -c) == truncmod(x, c): keep the modulus positive, as TVM prints it.
+                new_upper = new_upper.checked_abs()?;
+            }
             if term.upper_factor == NO_UPPER || term.upper_factor % new_upper == 0 {
                 if new_upper < term.upper_factor && term.upper_factor != NO_UPPER {
                     // A smaller modulus: simplify the index under it again.
@@ -964,6 +1055,14 @@ impl<'a> Simplifier<'a> {
             if new_upper % term.upper_factor == 0 {
                 // (x % 2) % 4 == x % 2.
                 return Some(term);
+            }
+        }
+        if mode == DivMode::Floor && divisor > 0 {
+            // floormod(x * s, c) == floormod(x * (s mod c), c), TVM's rewrite rule.
+            let reduced = build::floor_mod_i64(term.scale, divisor)?;
+            if reduced != term.scale {
+                term.scale = reduced;
+                return self.split_mod_const(term, divisor, mode);
             }
         }
         let mut term = SplitTerm::of(term.to_expr());
