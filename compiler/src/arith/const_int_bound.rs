@@ -409,6 +409,7 @@ impl BoundEvaluator<'_, '_> {
             ExprKind::Load(_)
             | ExprKind::Float(_)
             | ExprKind::Str(_)
+            | ExprKind::CallFunction { .. }
             | ExprKind::Shuffle { .. } => ConstIntBound::everything(dtype),
         }
     }

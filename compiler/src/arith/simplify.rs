@@ -290,7 +290,11 @@ impl<'a> Simplifier<'a> {
     pub(super) fn rewrite(&mut self, expr: &Expr) -> Expr {
         let dtype = expr.dtype();
         match expr.kind() {
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => expr.clone(),
+            // Calls of other module functions are opaque to the simplifier.
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::CallFunction { .. } => expr.clone(),
             ExprKind::Var(var) => self.visit_var(expr, var),
             ExprKind::Cast(value) => {
                 let value = self.visit(value);
