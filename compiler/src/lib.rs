@@ -14,4 +14,5 @@ pub mod format;
 pub mod frontend;
 pub mod ir;
 pub mod printer;
+pub mod schedule;
 pub mod source;
