@@ -9,7 +9,7 @@ use crate::check::{check_source, CheckOptions};
 use crate::diagnostics::Diagnostic;
 use crate::printer::Dialect;
 use crate::schedule::{
-    apply_schedule_with, codes, print_scheduled, step_check, ApplyOptions, ScheduleRun,
+    apply_schedule_with, codes, print_scheduled, report, step_check, ApplyOptions, ScheduleRun,
 };
 use crate::source::{SourceMap, Span};
 use clap::Args;
@@ -88,44 +88,14 @@ pub fn run(args: ScheduleArgs) -> u8 {
             }
         }
     }
-    let print = |module| print_scheduled(&program, module, Some(dialect));
     if args.trace {
         println!("{}", run.trace.to_python());
-    } else if args.steps || args.diff {
-        let mut previous = print(&run.initial);
-        for (i, step) in run.steps.iter().enumerate() {
-            if i > 0 || args.diff {
-                println!();
-            }
-            let location = location(&sources, step.span);
-            let current = print(&step.module);
-            if args.diff {
-                if current == previous {
-                    println!(
-                        "# step {}: {}  ({location})  no change",
-                        step.number, step.text
-                    );
-                } else {
-                    println!("# step {}: {}  ({location})", step.number, step.text);
-                    print!(
-                        "{}",
-                        similar::TextDiff::from_lines(&previous, &current)
-                            .unified_diff()
-                            .context_radius(3)
-                            .header(
-                                &format!("before step {}", step.number),
-                                &format!("after step {}", step.number)
-                            )
-                    );
-                }
-            } else {
-                println!("# step {}: {}  ({location})", step.number, step.text);
-                print!("{current}");
-            }
-            previous = current;
-        }
+    } else if args.steps {
+        print!("{}", report::steps_text(&program, &run, &sources, Some(dialect)));
+    } else if args.diff {
+        print!("{}", report::diff_text(&program, &run, &sources, Some(dialect)));
     } else {
-        print!("{}", print(run.module()));
+        print!("{}", print_scheduled(&program, run.module(), Some(dialect)));
     }
     finish(&run, &sources)
 }
@@ -137,16 +107,5 @@ fn finish(run: &ScheduleRun, sources: &SourceMap) -> u8 {
         EXIT_OK
     } else {
         EXIT_DIAGNOSTICS
-    }
-}
-
-/// `file:line` of a span.
-fn location(sources: &SourceMap, span: Span) -> String {
-    match sources.get(span.file) {
-        Some(file) => {
-            let (line, _) = file.line_column((span.start as usize).min(file.text.len()));
-            format!("{}:{}", file.name, line + 1)
-        }
-        None => "?".to_string(),
     }
 }

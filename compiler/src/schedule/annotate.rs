@@ -81,7 +81,7 @@ pub fn unannotate(state: &mut ScheduleState, target: NodeId, key: &str) -> Sched
                 format!("its annotations are: {}", keys.join(", "))
             },
         )
-        .blame(sref.span(), sref.describe())
+        .blame(sref.location(), sref.describe())
         .at_argument(1));
     }
     let annotations: Annotations = current.iter().filter(|(k, _)| k != key).cloned().collect();

@@ -19,9 +19,10 @@ enum Parallelism<'a> {
 }
 
 impl Parallelism<'_> {
-    fn primitive(self) -> &'static str {
+    /// The verb for messages ("cannot parallelize loop `i`").
+    fn verb(self) -> &'static str {
         match self {
-            Parallelism::Parallel => "parallel",
+            Parallelism::Parallel => "parallelize",
             Parallelism::Vectorize => "vectorize",
             Parallelism::Bind(_) => "bind",
         }
@@ -113,15 +114,15 @@ fn parallelize(
                 codes::NOT_COMPACT_DATAFLOW,
                 format!(
                     "cannot {}: block `{block_name}` under loop `{loop_name}` is neither a complete block nor a reduction block",
-                    how.primitive()
+                    how.verb()
                 ),
-                "only loops above complete or reduction blocks can be parallelised, vectorised or bound",
+                "only loops above complete or reduction blocks can be parallelized, vectorized or bound",
             )
-            .blame(sref.span(), format!("loop `{loop_name}`"))
+            .blame(sref.location(), format!("loop `{loop_name}`"))
             .note(format!("it violates condition {complete} of {COMPLETE_CONDITIONS}"))
             .note(format!("it violates condition {reduction} of {REDUCTION_CONDITIONS}"));
             if let Some(block_sref) = block_sref {
-                error = error.blame(block_sref.span(), format!("block `{block_name}`"));
+                error = error.blame(block_sref.location(), format!("block `{block_name}`"));
             }
             return Err(error.at_argument(0));
         }
@@ -148,26 +149,22 @@ fn parallelize(
                         "a reduction iterator can only be bound to `threadIdx.x/y/z` (cross-thread reduction)".to_string()
                     }
                     _ => format!(
-                        "{} loops that only drive spatial block iterators; split or reorder the {kind} loop out first",
-                        match how {
-                            Parallelism::Parallel => "parallelise",
-                            Parallelism::Vectorize => "vectorise",
-                            Parallelism::Bind(_) => "bind",
-                        }
+                        "{} only loops that drive spatial block iterators; reorder the {kind} loop inside first",
+                        how.verb()
                     ),
                 };
                 return Err(ScheduleError::new(
                     codes::NOT_DATA_PARALLEL,
                     format!(
                         "cannot {} loop `{loop_name}`: it drives the {kind} iterator `{}` of block `{}`",
-                        how.primitive(),
+                        how.verb(),
                         iter_var.var.name(),
                         realize.block.name
                     ),
                     help,
                 )
-                .blame(sref.span(), format!("loop `{loop_name}`"))
-                .blame(block_sref.span(), format!("block `{}`", realize.block.name))
+                .blame(sref.location(), format!("loop `{loop_name}`"))
+                .blame(block_sref.location(), format!("block `{}`", realize.block.name))
                 .at_argument(0));
             }
         }

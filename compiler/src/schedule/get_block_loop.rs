@@ -109,7 +109,7 @@ pub fn get_block(
             .at_argument(0);
             for id in several {
                 if let Some(sref) = state.sref(*id) {
-                    error = error.blame(sref.span(), format!("a block named `{name}`"));
+                    error = error.blame(sref.location(), format!("a block named `{name}`"));
                 }
             }
             Err(error)
@@ -135,7 +135,7 @@ fn scope_of(state: &ScheduleState, block: NodeId) -> ScheduleResult<NodeId> {
             "ask for the producers or consumers of a block inside the function",
         );
         if let Some(sref) = state.sref(block) {
-            error = error.blame(sref.span(), "the root block");
+            error = error.blame(sref.location(), "the root block");
         }
         error
     })

@@ -70,7 +70,7 @@ fn has_annotation_error(sref: &SRef, for_loop: &For, argument: usize) -> Schedul
         ),
         "split and fuse loops before annotating or binding them",
     )
-    .blame(sref.span(), format!("loop `{}`", for_loop.loop_var.name()))
+    .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
     .at_argument(argument)
 }
 
@@ -96,7 +96,7 @@ fn check_starts_at_zero(
         ),
         "this primitive only transforms loops that start at 0",
     )
-    .blame(sref.span(), format!("loop `{}`", for_loop.loop_var.name()))
+    .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
     .at_argument(argument))
 }
 
@@ -185,7 +185,7 @@ fn plan_split(
                             format!("split factor {i} is {value}; factors must be positive"),
                             "use positive factors, and `None` for the one to infer",
                         )
-                        .blame(sref.span(), loop_label.clone())
+                        .blame(sref.location(), loop_label.clone())
                         .at_argument(1));
                     }
                 }
@@ -221,7 +221,7 @@ fn plan_split(
                 ),
                 "make the product of the factors at least the extent, or write `None` for one factor",
             )
-            .blame(sref.span(), loop_label)
+            .blame(sref.location(), loop_label)
             .at_argument(1));
         }
     }
@@ -330,8 +330,8 @@ fn plan_fuse(
                     format!("cannot fuse: loop `{outer_name}` is not the parent of loop `{inner_name}`"),
                     "fuse takes adjacent loops, outermost first, each directly inside the one before",
                 )
-                .blame(outer_sref.span(), format!("outer loop `{outer_name}`"))
-                .blame(sref.span(), format!("loop `{inner_name}`"))
+                .blame(outer_sref.location(), format!("outer loop `{outer_name}`"))
+                .blame(sref.location(), format!("loop `{inner_name}`"))
                 .at_argument(k));
             }
             let only_child = outer.body.as_for().is_some_and(|f| f.id == id);
@@ -341,8 +341,8 @@ fn plan_fuse(
                     format!("cannot fuse: loop `{inner_name}` is not the only statement in loop `{outer_name}`"),
                     "fuse only loops that form a perfect nest",
                 )
-                .blame(outer_sref.span(), format!("outer loop `{outer_name}`"))
-                .blame(sref.span(), format!("loop `{inner_name}`"))
+                .blame(outer_sref.location(), format!("outer loop `{outer_name}`"))
+                .blame(sref.location(), format!("loop `{inner_name}`"))
                 .at_argument(k));
             }
         }
@@ -357,7 +357,7 @@ fn plan_fuse(
                 ),
                 "only loops with independent extents can be fused",
             )
-            .blame(sref.span(), format!("loop `{}`", for_loop.loop_var.name()))
+            .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
             .at_argument(k));
         }
         outer_vars.push(&for_loop.loop_var);
@@ -445,7 +445,7 @@ fn plan_reorder(
                 format!("loop `{}` appears more than once", for_loop.loop_var.name()),
                 "name each loop once in the new order",
             )
-            .blame(sref.span(), format!("loop `{}`", for_loop.loop_var.name()))
+            .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
             .at_argument(k));
         }
     }
@@ -541,7 +541,7 @@ fn plan_reorder(
                 ),
                 "reorder only moves loops over spatial and reduction block iterators",
             )
-            .blame(block_sref.span(), format!("block `{}`", realize.block.name)));
+            .blame(block_sref.location(), format!("block `{}`", realize.block.name)));
         }
         if state.block_info_affine(block_id) {
             continue;
@@ -577,7 +577,7 @@ fn plan_reorder(
                 ),
                 "reorder loops above blocks whose bindings are sums of loop variables times constants",
             )
-            .blame(block_sref.span(), format!("block `{}`", realize.block.name)));
+            .blame(block_sref.location(), format!("block `{}`", realize.block.name)));
         }
     }
     // Step 5: rebuild the chain in the new order, checking that no loop's
@@ -610,7 +610,7 @@ fn plan_reorder(
                 ),
                 "keep loops whose ranges depend on other loops inside those loops",
             )
-            .blame(source_sref.span(), format!("loop `{}`", source.loop_var.name())));
+            .blame(source_sref.location(), format!("loop `{}`", source.loop_var.name())));
         }
         inner_vars.push(&source.loop_var);
         new_nest = Some(source_sref.stmt.with_kind(StmtKind::For(For {
@@ -628,8 +628,7 @@ fn not_single_branch(state: &ScheduleState, at: NodeId) -> ScheduleError {
         "reorder only loops of a perfect nest (each loop the only statement of the one outside it)",
     );
     if let Some(sref) = state.sref(at) {
-        error = error.blame(
-            sref.span(),
+        error = error.blame(sref.location(),
             format!("{} has a branching body", sref.describe()),
         );
     }
@@ -658,7 +657,7 @@ fn plan_add_unit_loop(state: &ScheduleState, target: NodeId) -> ScheduleResult<(
             "cannot add a loop above the root block",
             "add unit loops above blocks inside the function",
         )
-        .blame(sref.span(), "the root block")
+        .blame(sref.location(), "the root block")
         .at_argument(0));
     }
     let var = Var::new("u", DataType::int32(), crate::source::Span::NONE);

@@ -18,6 +18,7 @@ pub mod error;
 pub mod for_kind;
 pub mod get_block_loop;
 pub mod loop_transformation;
+pub mod report;
 pub mod scope;
 pub mod script;
 pub mod state;

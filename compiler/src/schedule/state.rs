@@ -65,6 +65,24 @@ impl SRef {
     pub fn span(&self) -> Span {
         self.stmt.span()
     }
+    /// A short span that names the loop or block in the program, for
+    /// diagnostics: the loop variable where the loop defines it (for a loop
+    /// made by a primitive, the variable of the loop it came from), or the
+    /// `with` keyword that opens a block.
+    pub fn location(&self) -> Span {
+        let span = self.stmt.span();
+        match self.stmt.kind() {
+            StmtKind::For(f) if f.loop_var.span().is_known() => f.loop_var.span(),
+            StmtKind::For(_) if span.is_known() => {
+                Span::new(span.file, span.start, (span.start + 3).min(span.end))
+            }
+            StmtKind::BlockRealize(_) if span.is_known() => {
+                Span::new(span.file, span.start, (span.start + 4).min(span.end))
+            }
+            _ => span,
+        }
+    }
+
     /// `loop \`i\`` or `block \`C\``, for messages.
     pub fn describe(&self) -> String {
         match self.stmt.kind() {
@@ -316,7 +334,7 @@ impl ScheduleState {
                     id,
                     RemovedNode {
                         step: self.current_step,
-                        span: sref.span(),
+                        span: sref.location(),
                         description: sref.describe(),
                     },
                 );
