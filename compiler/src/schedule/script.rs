@@ -653,7 +653,8 @@ impl Interpreter<'_> {
 
     fn unknown_primitive(&self, method: &str, span: ast::Span) -> Stop {
         let known: Vec<&str> = PRIMITIVES.iter().map(|(name, _)| *name).collect();
-        let mut diagnostic = if TVM_ONLY_METHODS.contains(&method) {
+        let tvm_only = TVM_ONLY_METHODS.contains(&method);
+        let diagnostic = if tvm_only {
             Diagnostic::error(
                 codes::UNKNOWN_PRIMITIVE,
                 format!(
@@ -661,16 +662,17 @@ impl Interpreter<'_> {
                 ),
                 self.span(span),
             )
+            .with_label("not implemented")
         } else {
             Diagnostic::error(
                 codes::UNKNOWN_PRIMITIVE,
                 format!("`sch.{method}` is not a schedule primitive"),
                 self.span(span),
             )
+            .with_label("unknown primitive")
         };
-        diagnostic = diagnostic.with_label("unknown primitive");
         let help = match crate::frontend::suggest(method, known.iter().copied()) {
-            Some(s) if !TVM_ONLY_METHODS.contains(&method) => format!("did you mean `sch.{s}`?"),
+            Some(s) if !tvm_only => format!("did you mean `sch.{s}`?"),
             _ => format!("tirc's primitives are: {}", known.join(", ")),
         };
         diagnostic.with_help(help).into()
@@ -1201,15 +1203,14 @@ impl Interpreter<'_> {
                 diagnostic = diagnostic
                     .with_secondary(removed.span, format!("{} was here", removed.description));
                 let help = match step {
-                    Some(step) => format!(
-                        "use the {} that step {} (`{}`) returned",
+                    Some(_) => format!(
+                        "use the {} that step {} returned",
                         if found_kind == SRefKind::Loop {
                             "loops"
                         } else {
                             "blocks"
                         },
-                        removed.step,
-                        step.text
+                        removed.step
                     ),
                     None => "get the loop or block again".to_string(),
                 };

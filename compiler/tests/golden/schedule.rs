@@ -6,7 +6,9 @@
 //! Apache TVM 0.27 printed for the same schedule (reference data, never
 //! blessed): tirc's module must be structurally equal to it always, and equal
 //! byte for byte unless the schedule section says
-//! `# test: tvm text differs: <why>`. A case whose schedule section says
+//! `# test: tvm text differs: <why>`; a case whose schedule section says
+//! `# test: FIXME tvm differs: <why>` is a known difference, reported on
+//! every run and compared only with its blessed expectation. A case whose schedule section says
 //! `# test: steps` also has `NAME.steps.txt`, the `--steps` output.
 //!
 //! Every step of every case is checked: the module prints and reads back
@@ -20,11 +22,12 @@
 use crate::support::{collect, display_path, tests_root, Failures};
 use std::path::{Path, PathBuf};
 use tirc::diagnostics::render_text;
-use tirc::frontend::{parse_program, Program};
+use tirc::frontend::{parse_program, Program, ScheduleDef};
 use tirc::ir::structural::module_equal;
 use tirc::ir::IRModule;
+use tirc::printer::Dialect;
 use tirc::schedule::{apply_schedule, print_scheduled, report, step_check, ScheduleRun};
-use tirc::source::SourceMap;
+use tirc::source::{SourceMap, Span};
 
 /// The `.tir` inputs of a folder (expectation and reference files excluded).
 fn inputs(dir: &Path) -> Vec<PathBuf> {
@@ -95,21 +98,33 @@ fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<&'static s
 }
 
 /// Runs the printed trace on the program again; it must give the same module.
-fn check_trace_replay(name: &str, program: &Program, run: &ScheduleRun) -> Result<(), String> {
-    let source = format!(
-        "{}\n{}\n",
-        print_scheduled(program, &program.module, None),
-        run.trace.to_python()
-    );
-    let mut sources = SourceMap::new();
-    let replayed_program = parse(&mut sources, name, &source)
-        .map_err(|errors| format!("the program with its trace does not parse:\n{errors}"))?;
-    let replay = apply_schedule(&replayed_program, Some("apply_trace"));
+fn check_trace_replay(program: &Program, run: &ScheduleRun) -> Result<(), String> {
+    let trace = run.trace.to_python();
+    let parsed = tirc_grammar::parse_file(&trace);
+    if !parsed.errors.is_empty() {
+        return Err(format!("the trace does not parse: {:?}\n{trace}", parsed.errors));
+    }
+    let Some((stmt, def)) = parsed.file.body.iter().find_map(|stmt| match &stmt.kind {
+        tirc_grammar::ast::StmtKind::FunctionDef(def) => Some((stmt, def)),
+        _ => None,
+    }) else {
+        return Err(format!("the trace has no def:\n{trace}"));
+    };
+    // The trace is its own text; its spans only locate its calls in it.
+    let schedule = ScheduleDef {
+        name: def.name.name.clone(),
+        def: def.clone(),
+        span: Span::new(program.file, stmt.span.start, stmt.span.end),
+        text: trace[stmt.span.range()].to_string(),
+    };
+    let replayed_program = Program {
+        schedules: vec![schedule],
+        ..program.clone()
+    };
+    let replay = apply_schedule(&replayed_program, None);
     if !replay.succeeded() {
-        return Err(format!(
-            "the trace does not run again:\n{}\n{source}",
-            render_text(&replay.diagnostics, &sources, false)
-        ));
+        let messages: Vec<&str> = replay.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        return Err(format!("the trace does not run again: {messages:?}\n{trace}"));
     }
     module_equal(run.module(), replay.module())
         .map_err(|difference| format!("running the trace again gives another module: {difference}"))
@@ -144,6 +159,7 @@ fn schedule() {
     let mut tvm_cases = 0;
     let mut byte_for_byte = 0;
     let mut structural_only = Vec::new();
+    let mut known_differences = Vec::new();
     let mut skipped_results = None;
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test file");
@@ -175,7 +191,7 @@ fn schedule() {
             Ok(skipped) => skipped_results = skipped_results.or(skipped),
             Err(problem) => failures.add(path, problem),
         }
-        if let Err(problem) = check_trace_replay(&name, &program, &run) {
+        if let Err(problem) = check_trace_replay(&program, &run) {
             failures.add(path, problem);
         }
         if let Err(problem) = check_trace_text(&program, &run) {
@@ -193,10 +209,18 @@ fn schedule() {
             continue;
         };
         tvm_cases += 1;
+        if let Some(fixme) = directives.iter().find(|d| d.starts_with("FIXME tvm differs")) {
+            known_differences.push(format!("{} ({fixme})", display_path(path)));
+            continue;
+        }
+        // TVM prints the tirx dialect: compare tirc's module printed the same way.
+        let tirx_output = print_scheduled(&program, run.module(), Some(Dialect::Tirx));
         let mut tvm_sources = SourceMap::new();
-        match parse(&mut tvm_sources, &display_path(&tvm_path), &tvm_text) {
-            Ok(tvm_program) => {
-                if let Err(difference) = module_equal(run.module(), &tvm_program.module) {
+        let ours = parse(&mut tvm_sources, &name, &tirx_output);
+        let theirs = parse(&mut tvm_sources, &display_path(&tvm_path), &tvm_text);
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => {
+                if let Err(difference) = module_equal(&ours.module, &theirs.module) {
                     failures.add(
                         path,
                         format!("the module differs from TVM's structurally: {difference}"),
@@ -204,12 +228,16 @@ fn schedule() {
                     continue;
                 }
             }
-            Err(errors) => {
+            (Err(errors), _) => {
+                failures.add(path, format!("the tirx form does not parse:\n{errors}"));
+                continue;
+            }
+            (_, Err(errors)) => {
                 failures.add(&tvm_path, format!("TVM's module does not parse:\n{errors}"));
                 continue;
             }
         }
-        if output.trim_end() == tvm_text.trim_end() {
+        if tirx_output.trim_end() == tvm_text.trim_end() {
             byte_for_byte += 1;
         } else if directives.iter().any(|d| d.starts_with("tvm text differs")) {
             structural_only.push(display_path(path));
@@ -218,7 +246,7 @@ fn schedule() {
                 path,
                 format!(
                     "the module is structurally TVM's but printed differently:\n{}",
-                    crate::support::diff(tvm_text.trim_end(), output.trim_end())
+                    crate::support::diff(tvm_text.trim_end(), tirx_output.trim_end())
                 ),
             );
         }
@@ -232,6 +260,9 @@ fn schedule() {
             format!(" ({})", structural_only.join(", "))
         }
     );
+    for known in &known_differences {
+        eprintln!("schedule: FIXME: differs from TVM: {known}");
+    }
     if let Some(reason) = skipped_results {
         eprintln!("schedule: skipped: results before and after each step not compared ({reason})");
     }
