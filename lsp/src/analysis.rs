@@ -8,6 +8,7 @@ use crate::schedule_script::ScheduleScript;
 use std::sync::{Arc, OnceLock};
 use tirc::check::{check_source, CheckOptions, Checked};
 use tirc::frontend::{lower_file, Program};
+use tirc::schedule::{apply_schedule, ScheduleRun};
 use tirc::source::{FileId, SourceMap};
 use tirc_grammar::Parsed;
 
@@ -27,6 +28,7 @@ pub struct Analysis {
     syntax: OnceLock<Parsed>,
     partial_program: OnceLock<Option<Program>>,
     scripts: OnceLock<Vec<ScheduleScript>>,
+    schedule_runs: OnceLock<Vec<ScheduleRun>>,
 }
 
 impl Analysis {
@@ -43,6 +45,7 @@ impl Analysis {
             syntax: OnceLock::new(),
             partial_program: OnceLock::new(),
             scripts: OnceLock::new(),
+            schedule_runs: OnceLock::new(),
         }
     }
 
@@ -84,6 +87,45 @@ impl Analysis {
         self.scripts.get_or_init(|| {
             crate::schedule_script::analyse_scripts(&self.syntax().file, self.program())
         })
+    }
+
+    /// The run of every schedule section by the schedule engine, in file
+    /// order; empty while the file has errors (the engine needs a program).
+    pub fn schedule_runs(&self) -> &[ScheduleRun] {
+        self.schedule_runs.get_or_init(|| {
+            let Some(program) = self.checked.program.as_ref() else {
+                return Vec::new();
+            };
+            if self.checked.has_errors() {
+                return Vec::new();
+            }
+            program
+                .schedules
+                .iter()
+                .map(|schedule| apply_schedule(program, Some(&schedule.name)))
+                .collect()
+        })
+    }
+
+    /// The run of the schedule section named `name`.
+    pub fn schedule_run(&self, name: &str) -> Option<&ScheduleRun> {
+        self.schedule_runs()
+            .iter()
+            .find(|run| run.schedule.as_deref() == Some(name))
+    }
+
+    /// What `tirc check` reports, then the diagnostics of the schedule
+    /// sections (a refused step at its line).
+    pub fn all_diagnostics(&self) -> Vec<tirc::diagnostics::Diagnostic> {
+        let mut diagnostics = self.checked.diagnostics.clone();
+        for run in self.schedule_runs() {
+            for diagnostic in &run.diagnostics {
+                if !diagnostics.contains(diagnostic) {
+                    diagnostics.push(diagnostic.clone());
+                }
+            }
+        }
+        diagnostics
     }
 
     /// The protocol range of a byte span.

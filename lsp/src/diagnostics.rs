@@ -1,5 +1,5 @@
 //! Diagnostics: the compiler's diagnostics (exactly what `tirc check`
-//! reports) converted to the protocol's, with their secondary labels as
+//! reports, then a refused schedule step at its line) converted to the protocol's, with their secondary labels as
 //! related information and the "did you mean" help kept for quick fixes.
 
 use crate::analysis::Analysis;
@@ -11,8 +11,7 @@ use tower_lsp::lsp_types::{
 /// The protocol diagnostics of an analysis.
 pub fn diagnostics(analysis: &Analysis, uri: &Url) -> Vec<Diagnostic> {
     analysis
-        .checked
-        .diagnostics
+        .all_diagnostics()
         .iter()
         .map(|diagnostic| {
             let severity = match diagnostic.severity {
@@ -33,7 +32,7 @@ pub fn diagnostics(analysis: &Analysis, uri: &Url) -> Vec<Diagnostic> {
             let related: Vec<DiagnosticRelatedInformation> = diagnostic
                 .secondary
                 .iter()
-                .filter(|label| label.span.file == diagnostic.span.file)
+                .filter(|label| label.span.file == diagnostic.span.file && label.span.is_known())
                 .map(|label| DiagnosticRelatedInformation {
                     location: Location::new(uri.clone(), analysis.range(label.span)),
                     message: label.message.clone(),

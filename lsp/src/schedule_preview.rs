@@ -3,13 +3,12 @@
 //! editor can show it beside the source; a code lens on each schedule `def`
 //! offers it.
 //!
-//! Applying steps is the schedule engine's work (`tirc::schedule`). Until it
-//! is part of the compiler crate, step 0 (the module before any step) is
-//! available and later steps answer with an error saying so.
+//! The schedule engine (`tirc::schedule::apply_schedule`) applies the steps;
+//! a refused step ends the run, and asking for a later step names it.
 
 use crate::analysis::Analysis;
 use serde_json::{json, Value};
-use tirc::format::print_program;
+use tirc::schedule::print_scheduled;
 use tower_lsp::lsp_types::{CodeLens, Command, Url};
 
 /// The command name.
@@ -57,22 +56,39 @@ impl PreviewRequest {
     }
 }
 
+/// The number of steps of a schedule section the engine applied, or the
+/// number of calls on `sch` while the file has errors.
+fn step_count(analysis: &Analysis, script: &crate::schedule_script::ScheduleScript) -> usize {
+    match analysis.schedule_run(&script.name) {
+        Some(run) => run.steps.len(),
+        None => script
+            .steps
+            .iter()
+            .filter(|s| s.primitive.is_some())
+            .count(),
+    }
+}
+
 /// One code lens per schedule section.
 pub fn code_lenses(analysis: &Analysis, uri: &Url) -> Vec<CodeLens> {
     analysis
         .schedule_scripts()
         .iter()
         .map(|script| {
-            let steps = script
-                .steps
-                .iter()
-                .filter(|s| s.primitive.is_some())
-                .count();
+            let steps = step_count(analysis, script);
+            let refused = analysis
+                .schedule_run(&script.name)
+                .is_some_and(|run| !run.succeeded());
             let span = tirc::source::Span::from_syntax(analysis.file(), script.name_span);
+            let title = if refused {
+                format!("Preview schedule ({steps} steps applied, then refused)")
+            } else {
+                format!("Preview schedule ({steps} steps)")
+            };
             CodeLens {
                 range: analysis.range(span),
                 command: Some(Command {
-                    title: format!("Preview schedule ({steps} steps)"),
+                    title,
                     command: COMMAND.to_string(),
                     arguments: Some(vec![json!({
                         "uri": uri.as_str(),
@@ -86,7 +102,9 @@ pub fn code_lenses(analysis: &Analysis, uri: &Url) -> Vec<CodeLens> {
         .collect()
 }
 
-/// The preview: `{schedule, step, steps, text}` or an error message.
+/// The preview: `{schedule, step, steps, title, text}` or an error message.
+/// `text` is the module after step `step` (0 is the module before the
+/// schedule), or with `diff` the unified diff that step made.
 pub fn preview(analysis: &Analysis, request: &PreviewRequest) -> Result<Value, String> {
     let scripts = analysis.schedule_scripts();
     let script = match &request.schedule {
@@ -96,41 +114,58 @@ pub fn preview(analysis: &Analysis, request: &PreviewRequest) -> Result<Value, S
             .ok_or_else(|| format!("no schedule section named `{name}`"))?,
         None => scripts.first().ok_or("the file has no schedule section")?,
     };
-    let steps = script
-        .steps
-        .iter()
-        .filter(|s| s.primitive.is_some())
-        .count();
-    let step = request.step.unwrap_or(steps);
-    if step > steps {
-        return Err(format!(
-            "schedule `{}` has {steps} steps; step {step} does not exist",
-            script.name
-        ));
-    }
-    if analysis.checked.has_errors() {
-        return Err("the file has errors; fix them to preview its schedule".to_string());
-    }
     let program = analysis
         .checked
         .program
         .as_ref()
+        .filter(|_| !analysis.checked.has_errors())
         .ok_or("the file has errors; fix them to preview its schedule")?;
-    if step > 0 {
+    let run = analysis
+        .schedule_run(&script.name)
+        .ok_or_else(|| format!("schedule `{}` did not run", script.name))?;
+    let steps = run.steps.len();
+    let step = request.step.unwrap_or(steps);
+    if step > steps {
+        let reason = run
+            .diagnostics
+            .first()
+            .map(|d| format!(": step {} was refused: {}", steps + 1, d.message))
+            .unwrap_or_default();
         return Err(format!(
-            "previewing step {step} of `{}` needs the schedule engine, which this build of tirc does not have yet; step 0 (the module before the schedule) is available",
+            "schedule `{}` applied {steps} steps; step {step} does not exist{reason}",
             script.name
         ));
     }
-    let text = if request.diff {
-        String::new()
+    let module_after = |n: usize| {
+        if n == 0 {
+            &run.initial
+        } else {
+            &run.steps[n - 1].module
+        }
+    };
+    let after = print_scheduled(program, module_after(step), None);
+    let title = match step {
+        0 => format!("{}: before the schedule", script.name),
+        n => format!("{}: after step {n}: {}", script.name, run.steps[n - 1].text),
+    };
+    let text = if request.diff && step > 0 {
+        let before = print_scheduled(program, module_after(step - 1), None);
+        similar::TextDiff::from_lines(&before, &after)
+            .unified_diff()
+            .context_radius(3)
+            .header(
+                &format!("before step {step}"),
+                &format!("after step {step}"),
+            )
+            .to_string()
     } else {
-        print_program(program, None)
+        after
     };
     Ok(json!({
         "schedule": script.name,
         "step": step,
         "steps": steps,
+        "title": title,
         "text": text,
     }))
 }

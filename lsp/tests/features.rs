@@ -676,18 +676,50 @@ fn schedule_preview_command_and_code_lens() {
     let lens = &lenses[0];
     assert_eq!(lens["command"]["title"], "Preview schedule (6 steps)");
     assert_eq!(lens["range"]["start"], at(&text, "schedule(sch", 0, 0));
-    let before = server.request(
-        "workspace/executeCommand",
-        json!({
-            "command": "tirc.schedulePreview",
-            "arguments": [{"uri": document, "step": 0}],
-        }),
-    );
+    let preview = |server: &mut Server, step: usize, diff: bool| {
+        server.request(
+            "workspace/executeCommand",
+            json!({
+                "command": "tirc.schedulePreview",
+                "arguments": [{"uri": document, "step": step, "diff": diff}],
+            }),
+        )
+    };
+    let before = preview(&mut server, 0, false);
     assert_eq!(before["steps"], 6);
     assert!(before["text"]
         .as_str()
         .unwrap_or_default()
-        .contains("with T.block(\"C\"):"));
+        .contains("for i, j, k in T.grid(128, 128, 128):"));
+    let split = preview(&mut server, 3, false);
+    assert!(
+        split["title"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("sch.split(i, factors=[None, 32])"),
+        "{split}"
+    );
+    assert!(
+        split["text"].as_str().unwrap_or_default().contains("i_0"),
+        "{split}"
+    );
+    let diff = preview(&mut server, 3, true);
+    let diff = diff["text"].as_str().unwrap_or_default().to_string();
+    assert!(
+        diff.contains("--- before step 3")
+            && diff
+                .lines()
+                .any(|l| l.starts_with('+') && l.contains("i_1")),
+        "{diff}"
+    );
+    let last = preview(&mut server, 6, false);
+    assert!(
+        last["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("T.parallel"),
+        "{last}"
+    );
     let missing = server.request_raw(
         "workspace/executeCommand",
         json!({
@@ -698,7 +730,30 @@ fn schedule_preview_command_and_code_lens() {
     assert!(missing["error"]["message"]
         .as_str()
         .unwrap_or_default()
-        .contains("has 6 steps"));
+        .contains("applied 6 steps"));
+    server.shutdown();
+}
+
+#[test]
+fn a_refused_schedule_step_is_a_diagnostic_at_its_line() {
+    let mut server = Server::start();
+    let text = read(MATMUL).replace("sch.vectorize(j)", "sch.vectorize(k)");
+    let document = uri("refused.tir");
+    server.open(&document, &text);
+    let (diagnostics, _) = server.diagnostics_for(&document, 1);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(
+        diagnostics[0]["range"]["start"]["line"],
+        at(&text, "sch.vectorize(k)", 0, 0)["line"]
+    );
+    let lenses = server.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": document}}),
+    );
+    assert_eq!(
+        lenses[0]["command"]["title"],
+        "Preview schedule (4 steps applied, then refused)"
+    );
     server.shutdown();
 }
 
