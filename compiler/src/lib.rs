@@ -16,5 +16,6 @@ pub mod frontend;
 pub mod interp;
 pub mod ir;
 pub mod printer;
+pub mod schedule;
 pub mod source;
 pub mod verify;

@@ -5,6 +5,8 @@ mod check;
 mod diff;
 mod explain;
 mod fmt;
+mod lsp;
+mod schedule;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
 use crate::printer::Dialect;
@@ -66,6 +68,10 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Explain a diagnostic code, with a wrong and a right example.
     Explain(explain::ExplainArgs),
+    /// Run the language server on standard input and output (for editors).
+    Lsp(lsp::LspArgs),
+    /// Apply a file's schedule section and print the result.
+    Schedule(schedule::ScheduleArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -120,6 +126,8 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Lsp(args) => lsp::run(args),
+        Command::Schedule(args) => schedule::run(args),
     };
     ExitCode::from(code)
 }

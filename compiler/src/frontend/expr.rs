@@ -192,8 +192,9 @@ impl Lowerer {
     }
 
     fn eval_name(&mut self, name: &str, span: ast::Span) -> Value {
-        if let Some(value) = self.lookup(name) {
-            return value.clone();
+        if let Some(value) = self.lookup(name).cloned() {
+            self.symbols.record_use(self.span(span), &value);
+            return value;
         }
         if !self.reported_undefined.contains(name) {
             self.reported_undefined.insert(name.to_string());

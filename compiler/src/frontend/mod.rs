@@ -11,6 +11,7 @@ mod builtins;
 mod expr;
 mod function;
 mod stmt;
+pub mod symbols;
 mod value;
 
 use crate::diagnostics::Diagnostic;
@@ -92,6 +93,8 @@ pub struct Program {
     pub schedules: Vec<ScheduleDef>,
     /// The file the program came from.
     pub file: FileId,
+    /// Every resolved name occurrence, for editors.
+    pub symbols: symbols::SymbolIndex,
 }
 
 /// Builtin prefixes that all mean the TVMScript namespace `T`.
@@ -174,6 +177,8 @@ pub(crate) struct Lowerer {
     module_class: Option<String>,
     /// The module's functions and their return types.
     module_functions: HashMap<String, crate::ir::DataType>,
+    /// Definitions and uses of names, for editors.
+    pub(crate) symbols: symbols::SymbolIndex,
 }
 
 impl Lowerer {
@@ -192,6 +197,7 @@ impl Lowerer {
             s_tir: false,
             module_class: None,
             module_functions: HashMap::new(),
+            symbols: symbols::SymbolIndex::default(),
         }
     }
 
@@ -229,6 +235,7 @@ impl Lowerer {
 
     /// Binds a name in the innermost scope.
     pub(crate) fn bind(&mut self, name: &str, value: Value) {
+        self.symbols.record_binding(name, &value);
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name.to_string(), value);
         }
@@ -377,6 +384,7 @@ pub fn lower_file(file: &ast::File, source: &str, file_id: FileId) -> (Program, 
             );
         }
     }
+    lowerer.symbols.finish(file, file_id);
     let program = Program {
         module,
         form,
@@ -384,6 +392,7 @@ pub fn lower_file(file: &ast::File, source: &str, file_id: FileId) -> (Program, 
         header_comments: header_comments(file),
         schedules,
         file: file_id,
+        symbols: std::mem::take(&mut lowerer.symbols),
     };
     let mut diagnostics = lowerer.diagnostics;
     crate::diagnostics::sort_diagnostics(&mut diagnostics);

@@ -4,4 +4,5 @@
 mod diagnostics;
 mod parse_errors;
 mod roundtrip;
+mod schedule;
 mod support;
