@@ -5,8 +5,16 @@
 //! and `interp` beside them.
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod arith;
+pub mod check;
+pub mod cli;
 pub mod diagnostics;
+pub mod explain;
+pub mod format;
+pub mod frontend;
+pub mod interp;
 pub mod ir;
 pub mod printer;
 pub mod source;
+pub mod verify;

@@ -6,6 +6,9 @@
 #![deny(missing_docs)]
 
 pub mod ast;
+pub mod layout;
+pub mod lexer;
+mod parser;
 
 pub use ast::Span;
 
@@ -30,6 +33,5 @@ pub struct Parsed {
 
 /// Parses a whole `.tir` file.
 pub fn parse_file(source: &str) -> Parsed {
-    let _ = source;
-    Parsed::default()
+    parser::parse(source)
 }

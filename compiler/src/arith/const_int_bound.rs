@@ -409,7 +409,8 @@ impl BoundEvaluator<'_, '_> {
             ExprKind::Load(_)
             | ExprKind::Float(_)
             | ExprKind::Str(_)
-            | ExprKind::Shuffle { .. } => ConstIntBound::everything(dtype),
+            | ExprKind::Shuffle { .. }
+            | ExprKind::CallFunction { .. } => ConstIntBound::everything(dtype),
         }
     }
 

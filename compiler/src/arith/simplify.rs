@@ -345,6 +345,8 @@ impl<'a> Simplifier<'a> {
         let dtype = expr.dtype();
         match expr.kind() {
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => expr.clone(),
+            // A call of another function of the module is opaque to the simplifier.
+            ExprKind::CallFunction { .. } => expr.clone(),
             ExprKind::Var(var) => self.visit_var(expr, var),
             ExprKind::Cast(value) => {
                 let value = self.visit(value);

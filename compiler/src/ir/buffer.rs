@@ -41,6 +41,9 @@ pub struct BufferNode {
     pub buffer_type: BufferType,
     /// Where dimensions are grouped when flattened to physical axes.
     pub axis_separators: Vec<i64>,
+    /// Declared as a TVM 0.27 local scalar (`x: T.int32 = v`), so printed and
+    /// read by name. A printing hint only: structural equality ignores it.
+    pub declared_as_scalar: bool,
     /// Where the buffer is declared.
     pub span: Span,
 }
@@ -71,6 +74,7 @@ impl Buffer {
             offset_factor: 1,
             buffer_type: BufferType::Default,
             axis_separators: Vec::new(),
+            declared_as_scalar: false,
             span,
         }))
     }
@@ -149,7 +153,13 @@ impl fmt::Debug for Buffer {
 pub fn is_known_scope(scope: &str) -> bool {
     matches!(
         scope,
-        "global" | "shared" | "shared.dyn" | "local" | "warp" | "global.texture"
+        "global"
+            | "shared"
+            | "shared.dyn"
+            | "local"
+            | "warp"
+            | "global.texture"
+            | "metal.simdgroup"
     ) || scope.starts_with("wmma.")
         || scope.starts_with("m16n8k8.")
         || scope.starts_with("local.")

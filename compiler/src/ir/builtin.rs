@@ -129,6 +129,38 @@ impl Op {
     pub fn all() -> impl Iterator<Item = Op> {
         OPS.iter().map(Op)
     }
+
+    /// A vendor intrinsic such as `T.ptx_legacy.mma` or `T.metal.simdgroup_load`:
+    /// an opaque call (any arguments, no result) tirc keeps but does not
+    /// interpret. Only names under a known vendor namespace are accepted, so a
+    /// misspelled builtin is still an error.
+    pub fn vendor_intrinsic(name: &str) -> Option<Op> {
+        let namespace = name.split('.').next()?;
+        if !name.contains('.') || !VENDOR_NAMESPACES.contains(&namespace) {
+            return None;
+        }
+        let mut interned = INTERNED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(op) = interned.iter().find(|op| op.name == name) {
+            return Some(Op(op));
+        }
+        // Each distinct intrinsic name is leaked once; the set is bounded by
+        // the vendor namespaces' vocabulary that inputs mention.
+        let name: &'static str = Box::leak(name.to_string().into_boxed_str());
+        let info: &'static OpInfo = Box::leak(Box::new(OpInfo {
+            name,
+            tvm_name: name,
+            arity: Arity::AtLeast(0),
+            result: ResultRule::Void,
+            dtype_position: DtypePosition::None,
+            args: ArgRule::Any,
+            pure: false,
+            doc: "A vendor intrinsic; tirc passes it through to code generation unchanged.",
+        }));
+        interned.push(info);
+        Some(Op(info))
+    }
 }
 
 impl PartialEq for Op {
@@ -239,6 +271,22 @@ const fn opaque(
     }
 }
 
+/// Namespaces of vendor intrinsics accepted as opaque calls.
+const VENDOR_NAMESPACES: &[&str] = &[
+    "ptx",
+    "ptx_legacy",
+    "metal",
+    "cuda",
+    "rocm",
+    "hexagon",
+    "vulkan",
+    "nvshmem",
+    "cutlass",
+];
+
+/// Vendor intrinsics met so far, interned by name.
+static INTERNED: std::sync::Mutex<Vec<&'static OpInfo>> = std::sync::Mutex::new(Vec::new());
+
 /// Every builtin operator tirc knows.
 static OPS: &[OpInfo] = &[
     math("exp", "tir.exp", "e raised to the argument."),
@@ -279,6 +327,10 @@ static OPS: &[OpInfo] = &[
     OpInfo {
         args: ArgRule::Any,
         ..math2("ldexp", "tir.ldexp", "x * 2^e.")
+    },
+    OpInfo {
+        arity: Arity::Exactly(3),
+        ..math("fma", "tir.fma", "Fused multiply-add a * b + c with one rounding.")
     },
     predicate("isnan", "tir.isnan", "True when the argument is NaN."),
     predicate("isinf", "tir.isinf", "True when the argument is infinite."),
@@ -335,7 +387,7 @@ static OPS: &[OpInfo] = &[
     explicit("call_pure_extern", "tir.call_pure_extern", 1, true, "Calls a side-effect-free external function by name."),
     explicit("call_llvm_intrin", "tir.call_llvm_intrin", 1, false, "Calls an LLVM intrinsic by name or id."),
     explicit("call_llvm_pure_intrin", "tir.call_llvm_pure_intrin", 1, true, "Calls a side-effect-free LLVM intrinsic by name or id."),
-    explicit("call_packed", "tir.call_packed", 1, false, "Calls a packed function by name."),
+    opaque("call_packed", "tir.call_packed", Arity::AtLeast(1), ResultRule::Int32, "Calls a packed function by name: T.call_packed(name, args...)."),
     explicit("type_annotation", "tir.type_annotation", 0, true, "A typed placeholder used by intrinsics such as tvm_access_ptr."),
     opaque("ret", "tir.ret", Arity::Exactly(1), ResultRule::SameAsArg(0), "Returns a value from the function."),
     opaque("tvm_storage_sync", "tir.tvm_storage_sync", Arity::AtLeast(1), ResultRule::Int32, "Synchronises threads on a storage scope (\"shared\", \"warp\", \"global\")."),
@@ -347,6 +399,9 @@ static OPS: &[OpInfo] = &[
     opaque("tvm_store_matrix_sync", "tir.tvm_store_matrix_sync", Arity::Exactly(8), ResultRule::Handle, "Stores a wmma fragment to memory."),
     opaque("tvm_mma_sync", "tir.tvm_mma_sync", Arity::Exactly(8), ResultRule::Handle, "Tensor-core multiply-accumulate on wmma fragments."),
     opaque("tvm_bmma_sync", "tir.tvm_bmma_sync", Arity::Exactly(8), ResultRule::Handle, "Binary tensor-core multiply-accumulate."),
+    opaque("vscale", "tir.vscale", Arity::Exactly(0), ResultRule::Int32, "The scalable-vector length multiplier (Arm SVE)."),
+    opaque("tvm_stack_make_array", "tir.tvm_stack_make_array", Arity::Exactly(6), ResultRule::Handle, "Builds a DLTensor on the stack for a packed call."),
+    opaque("tvm_stack_make_shape", "tir.tvm_stack_make_shape", Arity::AtLeast(0), ResultRule::Handle, "Builds a shape array on the stack for a packed call."),
     opaque("assume", "tir.assume", Arity::Exactly(1), ResultRule::Void, "Tells the analyzer a condition holds."),
     opaque("undef", "tir.undef", Arity::Exactly(0), ResultRule::Int32, "An undefined value."),
 ];

@@ -241,36 +241,58 @@ fn parse_scalar(text: &str) -> Option<DataType> {
     }
 }
 
-/// Edit distance between two short strings, for "did you mean" suggestions.
+/// Edit distance between two short strings (insertions, deletions,
+/// substitutions and transpositions of neighbours), for "did you mean".
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b_chars: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b_chars.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b_chars.len() + 1];
-        for (j, cb) in b_chars.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut table = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in table.iter_mut().enumerate() {
+        row[0] = i;
     }
-    previous[b_chars.len()]
+    for (j, cell) in table[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (table[i - 1][j] + 1)
+                .min(table[i][j - 1] + 1)
+                .min(table[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(table[i - 2][j - 2] + 1);
+            }
+            table[i][j] = best;
+        }
+    }
+    table[a.len()][b.len()]
+}
+
+impl DataType {
+    /// Parses a dtype name without building a suggestion on failure (the
+    /// frontend tries every `T.name` as a dtype, so failure must be cheap).
+    pub fn parse_known(text: &str) -> Option<DataType> {
+        if let Some(dtype) = parse_scalar(text) {
+            return Some(dtype);
+        }
+        // A vector type is a scalar name followed by `x` and the lane count.
+        let position = text.rfind('x')?;
+        let (scalar, lanes) = (&text[..position], &text[position + 1..]);
+        match (parse_scalar(scalar), lanes.parse::<u16>()) {
+            (Some(dtype), Ok(lanes)) if lanes >= 1 && !dtype.is_void() => {
+                Some(dtype.with_lanes(lanes))
+            }
+            _ => None,
+        }
+    }
 }
 
 impl FromStr for DataType {
     type Err = DataTypeParseError;
 
     fn from_str(text: &str) -> Result<DataType, DataTypeParseError> {
-        if let Some(dtype) = parse_scalar(text) {
+        if let Some(dtype) = DataType::parse_known(text) {
             return Ok(dtype);
-        }
-        // A vector type is a scalar name followed by `x` and the lane count.
-        if let Some(position) = text.rfind('x') {
-            let (scalar, lanes) = (&text[..position], &text[position + 1..]);
-            if let (Some(dtype), Ok(lanes)) = (parse_scalar(scalar), lanes.parse::<u16>()) {
-                if lanes >= 1 && !dtype.is_void() {
-                    return Ok(dtype.with_lanes(lanes));
-                }
-            }
         }
         let suggestion = KNOWN_SCALARS
             .iter()

@@ -273,6 +273,13 @@ pub enum ExprKind {
         /// The arguments (for `call_extern`, the function name is the first).
         args: Vec<Expr>,
     },
+    /// A call of another function of the module: `Module.helper(x)`.
+    CallFunction {
+        /// The callee's name.
+        name: String,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
     /// `T.Shuffle(vectors, indices)`: picks lanes from concatenated vectors.
     Shuffle {
         /// The source vectors.

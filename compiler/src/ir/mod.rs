@@ -19,6 +19,6 @@ pub use expr::{BinaryOp, BufferLoad, Expr, ExprKind, ExprNode, PointerType, Rang
 pub use function::{IRModule, PrimFunc};
 pub use stmt::{
     Allocate, Annotations, AttrNode, AttrStmt, AttrValue, Block, BlockRealize, BufferRegion,
-    BufferStore, For, ForKind, IterKind, IterVar, MatchBufferRegion, NodeId, Stmt, StmtKind,
-    StmtNode,
+    BufferStore, CommReducer, For, ForKind, IterKind, IterVar, MatchBufferRegion, NodeId, Stmt,
+    StmtKind, StmtNode,
 };

@@ -173,6 +173,17 @@ pub fn mutate_expr_children<M: Mutator + ?Sized>(mutator: &mut M, expr: &Expr) -
                 expr.clone()
             }
         }
+        ExprKind::CallFunction { name, args } => {
+            let (args, changed) = mutate_all(mutator, args);
+            if changed {
+                rebuild(ExprKind::CallFunction {
+                    name: name.clone(),
+                    args,
+                })
+            } else {
+                expr.clone()
+            }
+        }
         ExprKind::Shuffle { vectors, indices } => {
             let (vectors, changed_v) = mutate_all(mutator, vectors);
             let (indices, changed_i) = mutate_all(mutator, indices);
@@ -310,6 +321,15 @@ pub fn mutate_stmt_children<M: Mutator + ?Sized>(mutator: &mut M, stmt: &Stmt) -
             buffer: buffer.clone(),
             body: mutator.mutate_stmt(body),
         },
+        StmtKind::AllocBuffer {
+            buffer,
+            annotations,
+            body,
+        } => StmtKind::AllocBuffer {
+            buffer: buffer.clone(),
+            annotations: annotations.clone(),
+            body: mutator.mutate_stmt(body),
+        },
         StmtKind::AttrStmt(attr) => StmtKind::AttrStmt(AttrStmt {
             node: match &attr.node {
                 AttrNode::Buffer(b) => AttrNode::Buffer(mutator.mutate_buffer(b)),
@@ -321,11 +341,13 @@ pub fn mutate_stmt_children<M: Mutator + ?Sized>(mutator: &mut M, stmt: &Stmt) -
         }),
         StmtKind::Assert {
             condition,
+            error_kind,
             message,
             body,
         } => StmtKind::Assert {
             condition: mutator.mutate_expr(condition),
-            message: mutator.mutate_expr(message),
+            error_kind: error_kind.clone(),
+            message: mutate_all(mutator, message).0,
             body: mutator.mutate_stmt(body),
         },
         StmtKind::While { condition, body } => StmtKind::While {

@@ -25,6 +25,20 @@ impl NodeId {
     }
 }
 
+/// Thread tags a loop may be bound to.
+pub const THREAD_TAGS: &[&str] = &[
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
+    "vthread.x",
+    "vthread.y",
+    "vthread.z",
+    "vthread",
+];
+
 /// The kind of a loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ForKind {
@@ -56,7 +70,13 @@ impl ForKind {
 /// A value of an annotation or function attribute.
 #[derive(Clone, Debug)]
 pub enum AttrValue {
-    /// A number, bool or other expression (ints and bools print bare).
+    /// A Python integer (printed bare).
+    Int(i64),
+    /// A Python float (printed bare).
+    Float(f64),
+    /// A Python bool (printed `True`/`False`).
+    Bool(bool),
+    /// An IR expression (`T.int64(5)`, a variable).
     Expr(Expr),
     /// A string.
     Str(String),
@@ -66,12 +86,16 @@ pub enum AttrValue {
     Dict(Vec<(String, AttrValue)>),
     /// `None`.
     None,
+    /// A compilation target, `T.target({...})`, as its configuration dict.
+    Target(Vec<(String, AttrValue)>),
 }
 
 impl AttrValue {
     /// The integer value, when the value is an integer literal.
     pub fn as_int(&self) -> Option<i64> {
         match self {
+            AttrValue::Int(i) => Some(*i),
+            AttrValue::Bool(b) => Some(*b as i64),
             AttrValue::Expr(e) => e.as_int(),
             _ => None,
         }
@@ -260,9 +284,25 @@ pub struct Allocate {
     pub body: Stmt,
 }
 
+/// A commutative reducer: `T.comm_reducer(lambda x, y: x + y, [identity])`,
+/// the combiner of a cross-thread reduction.
+#[derive(Clone, Debug)]
+pub struct CommReducer {
+    /// The left arguments of the combiner.
+    pub lhs: Vec<Var>,
+    /// The right arguments of the combiner.
+    pub rhs: Vec<Var>,
+    /// The combined values, one per reduced value.
+    pub result: Vec<Expr>,
+    /// The identity element of each reduced value.
+    pub identity: Vec<Expr>,
+}
+
 /// What an attribute statement is attached to.
 #[derive(Clone, Debug)]
 pub enum AttrNode {
+    /// A commutative reducer (`reduce_scope` attributes).
+    Reducer(CommReducer),
     /// Nothing in particular.
     None,
     /// A variable.
@@ -326,6 +366,16 @@ pub enum StmtKind {
     Evaluate(Expr),
     /// A memory allocation.
     Allocate(Allocate),
+    /// Allocates a buffer (storage included) visible in `body`: TVM 0.27's
+    /// statement-level `T.alloc_buffer` / `T.alloc_local` / `T.alloc_shared`.
+    AllocBuffer {
+        /// The allocated buffer.
+        buffer: Buffer,
+        /// Allocation annotations.
+        annotations: Annotations,
+        /// Where it is visible.
+        body: Stmt,
+    },
     /// Declares a buffer visible in `body`.
     DeclBuffer {
         /// The declared buffer.
@@ -339,8 +389,10 @@ pub enum StmtKind {
     Assert {
         /// The checked condition.
         condition: Expr,
-        /// The message when it fails.
-        message: Expr,
+        /// The error kind raised when it fails (`RuntimeError`, `ValueError`).
+        error_kind: String,
+        /// The parts of the message, joined when it fails.
+        message: Vec<Expr>,
         /// Run after the check.
         body: Stmt,
     },
@@ -398,7 +450,7 @@ impl Stmt {
             }
         }
         if flat.len() == 1 {
-            return flat.pop().unwrap_or_else(|| Stmt::no_op());
+            return flat.pop().unwrap_or_else(Stmt::no_op);
         }
         Stmt::new(StmtKind::Seq(flat), Span::NONE)
     }

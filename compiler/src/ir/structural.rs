@@ -155,6 +155,7 @@ impl Serializer {
             ExprKind::Broadcast { .. } => "Broadcast",
             ExprKind::Let { .. } => "Let",
             ExprKind::Call { .. } => "Call",
+            ExprKind::CallFunction { .. } => "CallFunction",
             ExprKind::Shuffle { .. } => "Shuffle",
         };
         let saved = self.open(tag, expr.span());
@@ -208,6 +209,10 @@ impl Serializer {
                 self.push(Token::Text(op.name().to_string()));
                 self.exprs("args", args);
             }
+            ExprKind::CallFunction { name, args } => {
+                self.push(Token::Text(name.clone()));
+                self.exprs("args", args);
+            }
             ExprKind::Shuffle { vectors, indices } => {
                 self.exprs("vectors", vectors);
                 self.exprs("indices", indices);
@@ -218,6 +223,18 @@ impl Serializer {
 
     fn attr_value(&mut self, value: &AttrValue) {
         match value {
+            AttrValue::Int(i) => {
+                self.push(Token::Open("int"));
+                self.push(Token::Int(*i));
+            }
+            AttrValue::Float(f) => {
+                self.push(Token::Open("float"));
+                self.push(Token::FloatBits(f.to_bits()));
+            }
+            AttrValue::Bool(b) => {
+                self.push(Token::Open("bool"));
+                self.push(Token::Int(*b as i64));
+            }
             AttrValue::Expr(e) => self.expr(e),
             AttrValue::Str(s) => {
                 self.push(Token::Open("str"));
@@ -231,6 +248,10 @@ impl Serializer {
                 }
             }
             AttrValue::Dict(items) => self.attrs(items),
+            AttrValue::Target(items) => {
+                self.push(Token::Open("target"));
+                self.attrs(items);
+            }
             AttrValue::None => self.push(Token::Open("None")),
         }
     }
@@ -309,6 +330,7 @@ impl Serializer {
             StmtKind::Evaluate(_) => "Evaluate",
             StmtKind::Allocate(_) => "Allocate",
             StmtKind::DeclBuffer { .. } => "DeclBuffer",
+            StmtKind::AllocBuffer { .. } => "AllocBuffer",
             StmtKind::AttrStmt(_) => "AttrStmt",
             StmtKind::Assert { .. } => "AssertStmt",
             StmtKind::While { .. } => "While",
@@ -376,8 +398,25 @@ impl Serializer {
                 self.buffer(buffer);
                 self.stmt(body);
             }
+            StmtKind::AllocBuffer {
+                buffer,
+                annotations,
+                body,
+            } => {
+                self.buffer(buffer);
+                self.attrs(annotations);
+                self.stmt(body);
+            }
             StmtKind::AttrStmt(attr) => {
                 match &attr.node {
+                    AttrNode::Reducer(reducer) => {
+                        self.push(Token::Open("reducer"));
+                        for var in reducer.lhs.iter().chain(&reducer.rhs) {
+                            self.var(var);
+                        }
+                        self.exprs("result", &reducer.result);
+                        self.exprs("identity", &reducer.identity);
+                    }
                     AttrNode::None => self.push(Token::Open("none")),
                     AttrNode::Var(v) => self.var(v),
                     AttrNode::Buffer(b) => self.buffer(b),
@@ -393,11 +432,13 @@ impl Serializer {
             }
             StmtKind::Assert {
                 condition,
+                error_kind,
                 message,
                 body,
             } => {
                 self.expr(condition);
-                self.expr(message);
+                self.push(Token::Text(error_kind.clone()));
+                self.exprs("message", message);
                 self.stmt(body);
             }
             StmtKind::While { condition, body } => {
@@ -643,6 +684,14 @@ pub fn expr_deep_equal(lhs: &Expr, rhs: &Expr) -> bool {
                 body: b2,
             },
         ) => va == vb && expr_deep_equal(a1, b1) && expr_deep_equal(a2, b2),
+        (
+            ExprKind::CallFunction { name: na, args: aa },
+            ExprKind::CallFunction { name: nb, args: ab },
+        ) => {
+            na == nb
+                && aa.len() == ab.len()
+                && aa.iter().zip(ab).all(|(x, y)| expr_deep_equal(x, y))
+        }
         (ExprKind::Call { op: oa, args: aa }, ExprKind::Call { op: ob, args: ab }) => {
             oa == ob
                 && aa.len() == ab.len()

@@ -94,6 +94,17 @@ pub fn walk_stmt<V: Visitor + ?Sized>(visitor: &mut V, stmt: &Stmt) {
             visitor.visit_buffer_def(buffer);
             visitor.visit_stmt(body);
         }
+        StmtKind::AllocBuffer {
+            buffer,
+            annotations,
+            body,
+        } => {
+            visitor.visit_buffer_def(buffer);
+            for (_, value) in annotations {
+                walk_attr_value(visitor, value);
+            }
+            visitor.visit_stmt(body);
+        }
         StmtKind::AttrStmt(attr) => {
             if let AttrNode::Buffer(buffer) = &attr.node {
                 visitor.visit_buffer_use(buffer);
@@ -105,9 +116,12 @@ pub fn walk_stmt<V: Visitor + ?Sized>(visitor: &mut V, stmt: &Stmt) {
             condition,
             message,
             body,
+            ..
         } => {
             visitor.visit_expr(condition);
-            visitor.visit_expr(message);
+            for part in message {
+                visitor.visit_expr(part);
+            }
             visitor.visit_stmt(body);
         }
         StmtKind::While { condition, body } => {
@@ -145,8 +159,14 @@ fn walk_attr_value<V: Visitor + ?Sized>(visitor: &mut V, value: &AttrValue) {
     match value {
         AttrValue::Expr(expr) => visitor.visit_expr(expr),
         AttrValue::List(items) => items.iter().for_each(|v| walk_attr_value(visitor, v)),
-        AttrValue::Dict(items) => items.iter().for_each(|(_, v)| walk_attr_value(visitor, v)),
-        AttrValue::Str(_) | AttrValue::None => {}
+        AttrValue::Dict(items) | AttrValue::Target(items) => {
+            items.iter().for_each(|(_, v)| walk_attr_value(visitor, v))
+        }
+        AttrValue::Str(_)
+        | AttrValue::None
+        | AttrValue::Int(_)
+        | AttrValue::Float(_)
+        | AttrValue::Bool(_) => {}
     }
 }
 
@@ -179,7 +199,7 @@ pub fn walk_expr<V: Visitor + ?Sized>(visitor: &mut V, expr: &Expr) {
             visitor.visit_expr(value);
             visitor.visit_expr(body);
         }
-        ExprKind::Call { args, .. } => {
+        ExprKind::Call { args, .. } | ExprKind::CallFunction { args, .. } => {
             for arg in args {
                 visitor.visit_expr(arg);
             }

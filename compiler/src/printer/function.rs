@@ -97,11 +97,10 @@ fn free_vars(func: &PrimFunc, already: &HashSet<Var>) -> Vec<Var> {
     }
     impl Visitor for Collector<'_> {
         fn visit_expr(&mut self, expr: &crate::ir::Expr) {
+            // A `T.Let` variable is declared up front (`x = T.int32()`), as TVM does.
             match expr.kind() {
                 ExprKind::Var(v) => self.use_var(v),
-                ExprKind::Let { var, .. } => {
-                    self.defined.insert(var.clone());
-                }
+                ExprKind::Let { var, .. } => self.use_var(var),
                 _ => {}
             }
             crate::ir::visit::walk_expr(self, expr);
@@ -208,6 +207,8 @@ impl Printer {
                     }
                     let name = self.names.define_buffer(buffer);
                     self.names.alias_var(param, name.clone());
+                    self.data_owners
+                        .insert(buffer.data().clone(), buffer.clone());
                     let decl =
                         self.buffer_decl(buffer, &name, DeclKind::Annotation, None, &mut stringify);
                     body.extend(decl.var_defs.into_iter().map(Line::Text));
@@ -222,21 +223,27 @@ impl Printer {
                 }
                 None => {
                     let name = self.names.var(param).unwrap_or(param.name()).to_string();
-                    params.push(format!("{name}: {}", self.type_annotation(param)));
+                    params.push(format!("{name}: {}", self.type_annotation_of(param)));
                 }
             }
         }
 
-        // Variables used but never defined are declared at the top.
+        // Variables used but never defined are declared just before the first
+        // function-level statement that uses them, as TVM's printer does.
         let mut known: HashSet<Var> = type_vars.iter().cloned().collect();
         known.extend(bound.iter().cloned());
         let free = free_vars(func, &known);
-        let free: Vec<Var> = free
+        self.pending_free_vars = free
             .into_iter()
             .filter(|v| !self.names.is_defined(v))
             .collect();
-        if let Some(line) = self.define_vars_line(&free) {
-            body.push(Line::Text(line));
+        for (var, tag) in repeated_thread_launches(&func.body) {
+            let name = self.names.define_var(&var);
+            self.env_threads.insert(var);
+            body.push(Line::Text(format!(
+                "{name} = T.env_thread({})",
+                quote(&tag)
+            )));
         }
 
         let shown_attrs: Vec<(String, AttrValue)> = func
@@ -246,7 +253,18 @@ impl Printer {
                 !(key == S_TIR_ATTR
                     || key == GLOBAL_SYMBOL_ATTR && value.as_str() == Some(func.name.as_str()))
             })
-            .map(|(key, value)| (dialect_attr_key(key, self.options.dialect), value.clone()))
+            .map(|(key, value)| {
+                // Converting never merges two keys: a key whose converted
+                // spelling is already present stays as written.
+                let converted = dialect_attr_key(key, self.options.dialect);
+                let collides = converted != *key && func.attrs.iter().any(|(k, _)| *k == converted);
+                let key = if self.options.convert_attr_keys && !collides {
+                    converted
+                } else {
+                    key.clone()
+                };
+                (key, value.clone())
+            })
             .collect();
         if !shown_attrs.is_empty() {
             let dict = self.attr_dict(&shown_attrs);
@@ -279,6 +297,11 @@ impl Printer {
             }
             None => self.stmt_lines(&func.body, &mut body),
         }
+        // Variables used only outside any statement (none in practice) still get defined.
+        let leftover = std::mem::take(&mut self.pending_free_vars);
+        if let Some(line) = self.define_vars_line(&leftover) {
+            body.insert(0, Line::Text(line));
+        }
         if body.is_empty() {
             body.push(Line::Text("T.evaluate(0)".to_string()));
         }
@@ -297,26 +320,26 @@ impl Printer {
             ),
         ]
     }
+}
 
-    /// The annotation of a scalar or handle parameter.
-    fn type_annotation(&self, var: &Var) -> String {
-        match &var.node().pointer {
-            Some(pointer) if !(pointer.element.is_void() && pointer.scope == "global") => {
-                if pointer.element.is_void() {
-                    format!("T.handle(storage_scope={})", quote(&pointer.scope))
-                } else if pointer.scope.is_empty() {
-                    format!("T.handle(\"{}\")", pointer.element)
-                } else {
-                    format!(
-                        "T.handle(\"{}\", {})",
-                        pointer.element,
-                        quote(&pointer.scope)
-                    )
+/// Thread variables launched by more than one `T.launch_thread`, in order.
+fn repeated_thread_launches(body: &Stmt) -> Vec<(Var, String)> {
+    let mut launches: Vec<(Var, String, usize)> = Vec::new();
+    crate::ir::visit::walk_stmts(body, &mut |stmt| {
+        if let StmtKind::AttrStmt(attr) = stmt.kind() {
+            if let crate::ir::AttrNode::Thread { var, tag } = &attr.node {
+                match launches.iter_mut().find(|(v, _, _)| v == var) {
+                    Some(entry) => entry.2 += 1,
+                    None => launches.push((var.clone(), tag.clone(), 1)),
                 }
             }
-            _ => format!("T.{}", var.dtype()),
         }
-    }
+    });
+    launches
+        .into_iter()
+        .filter(|(_, _, count)| *count > 1)
+        .map(|(var, tag, _)| (var, tag))
+        .collect()
 }
 
 fn type_var_lines(vars: &[Var]) -> Vec<Line> {
@@ -328,6 +351,11 @@ fn type_var_lines(vars: &[Var]) -> Vec<Line> {
 /// Prints a module with its header.
 pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String {
     let mut printer = Printer::new(options.clone());
+    printer.module_name = Some(if module.name.is_empty() {
+        "Module".to_string()
+    } else {
+        module.name.clone()
+    });
     let all_type_vars: Vec<Var> = module.functions.iter().flat_map(type_vars).collect();
     let mut lines: Vec<Line> = Vec::new();
     if options.header {
@@ -341,6 +369,10 @@ pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String 
     lines.extend(type_var_lines(&all_type_vars));
     lines.push(Line::Text("@I.ir_module".to_string()));
     let mut class_body = Vec::new();
+    if !module.attrs.is_empty() {
+        let dict = printer.attr_dict(&module.attrs);
+        class_body.push(Line::Text(format!("I.module_attrs({dict})")));
+    }
     for (i, func) in module.functions.iter().enumerate() {
         if i > 0 {
             class_body.push(Line::Text(String::new()));

@@ -101,6 +101,9 @@ pub struct PrintOptions {
     pub dialect: Dialect,
     /// Write the `# from tvm.script import ...` header lines.
     pub header: bool,
+    /// Rewrite `tir.*`/`tirx.*` attribute keys for the dialect (when converting
+    /// a file from the other dialect); keys are otherwise printed as written.
+    pub convert_attr_keys: bool,
 }
 
 impl PrintOptions {
@@ -109,6 +112,7 @@ impl PrintOptions {
         PrintOptions {
             dialect,
             header: true,
+            convert_attr_keys: false,
         }
     }
 }
@@ -153,6 +157,19 @@ pub(crate) struct Printer {
     pub loops: Vec<crate::ir::For>,
     /// True inside a function that carries the `s_tir` attribute.
     pub s_tir: bool,
+    /// The buffer that first declared each data variable (for `.view`).
+    pub data_owners: std::collections::HashMap<crate::ir::Var, crate::ir::Buffer>,
+    /// Buffers printed as TVM 0.27 local scalars (read and written by name).
+    pub scalars: std::collections::HashSet<crate::ir::Buffer>,
+    /// The class name of the module being printed, for calls between functions.
+    pub module_name: Option<String>,
+    /// Thread variables launched more than once (declared by `T.env_thread`).
+    pub env_threads: std::collections::HashSet<crate::ir::Var>,
+    /// Free variables not yet declared; declared before their first use at
+    /// function level.
+    pub pending_free_vars: Vec<crate::ir::Var>,
+    /// Depth of nested bodies being printed (0: the function body).
+    pub depth: usize,
 }
 
 impl Printer {
@@ -162,6 +179,12 @@ impl Printer {
             names: Names::new(),
             loops: Vec::new(),
             s_tir: false,
+            data_owners: std::collections::HashMap::new(),
+            scalars: std::collections::HashSet::new(),
+            module_name: None,
+            env_threads: std::collections::HashSet::new(),
+            pending_free_vars: Vec::new(),
+            depth: 0,
         }
     }
 }
@@ -193,6 +216,11 @@ pub fn print_module(module: &IRModule, options: &PrintOptions) -> String {
 /// Prints one function on its own, as `@T.prim_func def name(...)`.
 pub fn print_function(func: &PrimFunc, options: &PrintOptions) -> String {
     function::print_standalone_function(func, options)
+}
+
+/// Int64 symbolic variables the printer declares as module-level `TypeVar`s.
+pub fn type_vars_of(func: &PrimFunc) -> Vec<crate::ir::Var> {
+    function::type_vars(func)
 }
 
 /// An expression as TVMScript text, with variables printed by their name hints.

@@ -3,13 +3,13 @@
 
 use super::buffer::DeclKind;
 use super::expr::quote;
-use super::{Line, Printer};
+use super::{Dialect, Line, Printer};
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
-    AttrNode, AttrValue, Block, BlockRealize, BufferRegion, ExprKind, For, ForKind, IterKind, Stmt,
-    StmtKind, Var,
+    AttrNode, AttrStmt, AttrValue, Block, BlockRealize, Buffer, BufferRegion, ExprKind, For,
+    ForKind, IterKind, Stmt, StmtKind, Var,
 };
 use std::collections::HashSet;
 
@@ -17,18 +17,67 @@ impl Printer {
     /// The statements of a body, in a new naming scope.
     pub(crate) fn body(&mut self, stmt: &Stmt) -> Vec<Line> {
         self.names.enter();
+        self.depth += 1;
         let mut lines = Vec::new();
         self.stmt_lines(stmt, &mut lines);
+        self.depth -= 1;
         self.names.exit();
         lines
     }
 
+    /// Declares the pending free variables that `stmt` uses, at function level.
+    fn declare_free_vars_used_by(&mut self, stmt: &Stmt, out: &mut Vec<Line>) {
+        if self.depth > 0
+            || self.pending_free_vars.is_empty()
+            || matches!(stmt.kind(), StmtKind::Seq(_))
+        {
+            return;
+        }
+        let mut used = Vec::new();
+        let header = flattened_header(stmt);
+        crate::ir::visit::walk_exprs_in_stmt(&header, &mut |e| {
+            if let ExprKind::Var(v) = e.kind() {
+                if !used.contains(v) {
+                    used.push(v.clone());
+                }
+            }
+            if let ExprKind::Let { var, .. } = e.kind() {
+                if !used.contains(var) {
+                    used.push(var.clone());
+                }
+            }
+        });
+        let now: Vec<crate::ir::Var> = self
+            .pending_free_vars
+            .iter()
+            .filter(|v| used.contains(v))
+            .cloned()
+            .collect();
+        if now.is_empty() {
+            return;
+        }
+        self.pending_free_vars.retain(|v| !now.contains(v));
+        if let Some(line) = self.define_vars_line(&now) {
+            out.push(Line::Text(line));
+        }
+    }
+
     /// Appends the lines of `stmt` to `out`.
     pub(crate) fn stmt_lines(&mut self, stmt: &Stmt, out: &mut Vec<Line>) {
+        self.stmt_lines_at(stmt, out, true);
+    }
+
+    /// Appends the lines of `stmt`; `sole` is true when `stmt` is the whole
+    /// body of its scope (TVM prints `T.launch_thread` and `T.attr` concisely,
+    /// without `with`, only then).
+    fn stmt_lines_at(&mut self, stmt: &Stmt, out: &mut Vec<Line>, sole: bool) {
+        let last = false;
+        self.declare_free_vars_used_by(stmt, out);
         match stmt.kind() {
             StmtKind::Seq(stmts) => {
+                let single = stmts.len() == 1;
                 for s in stmts {
-                    self.stmt_lines(s, out);
+                    self.stmt_lines_at(s, out, sole && single);
                 }
             }
             StmtKind::For(for_loop) => self.for_loop(for_loop, out),
@@ -36,17 +85,35 @@ impl Printer {
                 let line = self.block(&realize.block, Some(realize));
                 out.push(line);
             }
+            StmtKind::BufferStore(store)
+                if self.scalars.contains(&store.buffer) && is_first_element(&store.indices) =>
+            {
+                let buffer = self.buffer_name(&store.buffer);
+                let value = self.expr(&store.value);
+                out.push(Line::Text(format!("{buffer} = {value}")));
+            }
             StmtKind::BufferStore(store) => {
                 let buffer = self.buffer_name(&store.buffer);
                 let value = self.expr(&store.value);
                 let target = if store.indices.is_empty() {
                     format!("{buffer}[()]")
                 } else {
-                    format!("{buffer}[{}]", self.indices(&store.indices))
+                    format!("{buffer}[{}]", self.store_indices(&store.indices))
                 };
                 out.push(Line::Text(format!("{target} = {value}")));
             }
             StmtKind::Evaluate(value) => {
+                // TVM 0.27 prints `T.ret(x)` as a `return` statement.
+                if let ExprKind::Call { op, args } = value.kind() {
+                    if op.name() == "ret"
+                        && args.len() == 1
+                        && self.options.dialect == Dialect::Tirx
+                    {
+                        let returned = self.expr(&args[0]);
+                        out.push(Line::Text(format!("return {returned}")));
+                        return;
+                    }
+                }
                 let text = self.expr(value);
                 if matches!(value.kind(), ExprKind::Call { .. }) {
                     out.push(Line::Text(text));
@@ -70,8 +137,13 @@ impl Printer {
             StmtKind::LetStmt { var, value, body } => {
                 let value = self.expr(value);
                 let name = self.names.define_var(var);
-                out.push(Line::Text(format!("{name}: T.{} = {value}", var.dtype())));
-                self.stmt_lines(body, out);
+                let annotation = self.type_annotation_of(var);
+                let annotation = match self.options.dialect {
+                    Dialect::Tirx => format!("T.let[{annotation}]"),
+                    Dialect::Classic => annotation,
+                };
+                out.push(Line::Text(format!("{name}: {annotation} = {value}")));
+                self.stmt_lines_at(body, out, last);
             }
             StmtKind::While { condition, body } => {
                 let condition = self.expr(condition);
@@ -80,13 +152,24 @@ impl Printer {
             }
             StmtKind::Assert {
                 condition,
+                error_kind,
                 message,
                 body,
             } => {
                 let condition = self.expr(condition);
-                let message = self.expr(message);
+                let plain_text = match message.as_slice() {
+                    [only] => match only.kind() {
+                        ExprKind::Str(text) => Some(quote(text)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let message = match (self.options.dialect, plain_text) {
+                    (Dialect::Classic, Some(text)) if error_kind == "RuntimeError" => text,
+                    _ => format!("({}, [{}])", quote(error_kind), self.expr_list(message)),
+                };
                 out.push(Line::Text(format!("assert {condition}, {message}")));
-                self.stmt_lines(body, out);
+                self.stmt_lines_at(body, out, last);
             }
             StmtKind::Allocate(allocate) => {
                 let extents = self.expr_list(&allocate.extents);
@@ -116,47 +199,235 @@ impl Printer {
                     "{name} = T.allocate({})",
                     args.join(", ")
                 )));
-                self.stmt_lines(&allocate.body, out);
+                self.stmt_lines_at(&allocate.body, out, last);
             }
-            StmtKind::DeclBuffer { buffer, body } => {
+            StmtKind::AllocBuffer {
+                buffer,
+                annotations,
+                body,
+            } if self.options.dialect == Dialect::Tirx
+                && annotations.is_empty()
+                && is_scalar_buffer(buffer) =>
+            {
+                // TVM 0.27's local scalar: `x: T.int32 = v`, then `x` by name.
                 let name = self.names.define_buffer(buffer);
-                let data = Some(buffer.data().clone());
+                self.scalars.insert(buffer.clone());
+                let dtype = buffer.dtype();
+                let (initial, rest) = split_first(body);
+                match initial.kind() {
+                    StmtKind::BufferStore(store)
+                        if store.buffer == *buffer && is_first_element(&store.indices) =>
+                    {
+                        let value = self.expr(&store.value);
+                        out.push(Line::Text(format!("{name}: T.{dtype} = {value}")));
+                        if let Some(rest) = rest {
+                            self.stmt_lines_at(&rest, out, last);
+                        }
+                    }
+                    _ => {
+                        out.push(Line::Text(format!("{name}: T.{dtype}")));
+                        self.stmt_lines_at(body, out, last);
+                    }
+                }
+            }
+            StmtKind::AllocBuffer {
+                buffer,
+                annotations,
+                body,
+            } => {
+                let name = self.names.define_buffer(buffer);
+                self.remember_data_owner(buffer);
+                let (method, scope_implied) = match (self.options.dialect, buffer.scope()) {
+                    (Dialect::Classic, _) => ("decl_buffer", false),
+                    (Dialect::Tirx, "local") => ("alloc_local", true),
+                    (Dialect::Tirx, "shared") => ("alloc_shared", true),
+                    (Dialect::Tirx, _) => ("alloc_buffer", false),
+                };
                 let decl = self.buffer_decl(
                     buffer,
                     &name,
                     DeclKind::Statement,
-                    data.as_ref(),
+                    None,
                     &mut HashSet::new(),
                 );
                 out.extend(decl.var_defs.into_iter().map(Line::Text));
-                out.push(Line::Text(format!("{name} = T.decl_buffer({})", decl.args)));
-                self.stmt_lines(body, out);
-            }
-            StmtKind::AttrStmt(attr) => {
-                if let AttrNode::Thread { var, tag } = &attr.node {
-                    let extent = self.expr(&attr.value);
-                    let name = self.names.define_var(var);
-                    out.push(Line::Text(format!(
-                        "{name} = T.launch_thread({}, {extent})",
-                        quote(tag)
-                    )));
-                    self.stmt_lines(&attr.body, out);
-                    return;
+                let mut args = decl.args;
+                if scope_implied {
+                    args = remove_keyword(&args, "scope");
                 }
-                let node = match &attr.node {
-                    AttrNode::None => "None".to_string(),
-                    AttrNode::Var(v) => self.expr(&v.to_expr()),
-                    AttrNode::Buffer(b) => self.buffer_name(b),
-                    AttrNode::Str(s) => quote(s),
-                    AttrNode::Thread { .. } => unreachable!("handled above"),
-                };
-                let value = self.expr(&attr.value);
+                if !annotations.is_empty() {
+                    args = format!("{args}, annotations={}", self.attr_dict(annotations));
+                }
+                out.push(Line::Text(format!("{name} = T.{method}({args})")));
+                self.stmt_lines_at(body, out, last);
+            }
+            StmtKind::DeclBuffer { buffer, body } => {
+                let parent = self.data_owner(buffer);
+                let name = self.names.define_buffer(buffer);
+                let view = parent.as_ref().filter(|p| is_view_of(buffer, p));
+                match view {
+                    Some(parent) => {
+                        let parent_name = self.buffer_name(parent);
+                        let dims = self.expr_list(buffer.shape());
+                        out.push(Line::Text(format!("{name} = {parent_name}.view({dims})")));
+                    }
+                    None => {
+                        let data = Some(buffer.data().clone());
+                        let decl = self.buffer_decl(
+                            buffer,
+                            &name,
+                            DeclKind::Statement,
+                            data.as_ref(),
+                            &mut HashSet::new(),
+                        );
+                        out.extend(decl.var_defs.into_iter().map(Line::Text));
+                        out.push(Line::Text(format!("{name} = T.decl_buffer({})", decl.args)));
+                    }
+                }
+                if parent.is_none() {
+                    self.remember_data_owner(buffer);
+                }
+                self.stmt_lines_at(body, out, last);
+            }
+            StmtKind::AttrStmt(attr) => self.attr_stmt(attr, out, sole),
+        }
+    }
+
+    /// `T.launch_thread` and `T.attr`: concise when they are the sole statement
+    /// of their body, else a `with` block.
+    fn attr_stmt(&mut self, attr: &AttrStmt, out: &mut Vec<Line>, sole: bool) {
+        let (head, body) = if let AttrNode::Thread { var, tag } = &attr.node {
+            let extent = self.expr(&attr.value);
+            if self.env_threads.contains(var) {
+                // A thread launched more than once is declared by `T.env_thread`.
+                let name = self.expr(&var.to_expr());
                 let lines = self.body(&attr.body);
                 out.push(Line::Nested(
-                    format!("with T.attr({node}, {}, {value})", quote(&attr.key)),
+                    format!("with T.launch_thread({name}, {extent})"),
                     lines,
                 ));
+                return;
             }
+            let _ = tag;
+            if sole {
+                let name = self.names.define_var(var);
+                out.push(Line::Text(format!(
+                    "{name} = T.launch_thread({}, {extent})",
+                    quote(tag)
+                )));
+                self.stmt_lines_at(&attr.body, out, true);
+                return;
+            }
+            // The `as` variable is scoped to the `with` body.
+            self.names.enter();
+            let name = self.names.define_var(var);
+            let lines = self.body(&attr.body);
+            self.names.exit();
+            out.push(Line::Nested(
+                format!("with T.launch_thread({}, {extent}) as {name}", quote(tag)),
+                lines,
+            ));
+            return;
+        } else if let AttrNode::None = attr.node {
+            // Directly nested attributes of node 0 merge into one dict.
+            let mut pairs = vec![(attr.key.clone(), attr.value.clone())];
+            let mut body = &attr.body;
+            while let StmtKind::AttrStmt(inner) = body.kind() {
+                if !matches!(inner.node, AttrNode::None) {
+                    break;
+                }
+                pairs.push((inner.key.clone(), inner.value.clone()));
+                body = &inner.body;
+            }
+            let mut sorted = pairs;
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            let parts: Vec<String> = sorted
+                .iter()
+                .map(|(key, value)| format!("{}: {}", quote(key), self.expr(value)))
+                .collect();
+            let call = format!("T.attr({{{}}})", parts.join(", "));
+            if sole {
+                out.push(Line::Text(call));
+                self.stmt_lines_at(body, out, true);
+                return;
+            }
+            (format!("with {call}"), body)
+        } else {
+            let node = match &attr.node {
+                AttrNode::Reducer(reducer) => self.comm_reducer(reducer),
+                AttrNode::Var(v) => self.expr(&v.to_expr()),
+                AttrNode::Buffer(b) => self.buffer_name(b),
+                AttrNode::Str(s) => quote(s),
+                AttrNode::None | AttrNode::Thread { .. } => "None".to_string(),
+            };
+            let value = self.expr(&attr.value);
+            let call = format!("T.attr({node}, {}, {value})", quote(&attr.key));
+            if sole {
+                out.push(Line::Text(call));
+                self.stmt_lines_at(&attr.body, out, true);
+                return;
+            }
+            (format!("with {call}"), &attr.body)
+        };
+        let lines = self.body(body);
+        out.push(Line::Nested(head, lines));
+    }
+
+    /// `T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)])`.
+    fn comm_reducer(&mut self, reducer: &crate::ir::CommReducer) -> String {
+        self.names.enter();
+        let params: Vec<String> = reducer
+            .lhs
+            .iter()
+            .chain(&reducer.rhs)
+            .map(|v| self.names.define_var(v))
+            .collect();
+        let results = self.expr_list(&reducer.result);
+        self.names.exit();
+        let body = if reducer.result.len() == 1 {
+            results
+        } else {
+            format!("({results})")
+        };
+        let identity = self.expr_list(&reducer.identity);
+        format!(
+            "T.comm_reducer(lambda {}: {body}, [{identity}])",
+            params.join(", ")
+        )
+    }
+
+    /// Records that `buffer` owns its data variable, for `.view` printing.
+    fn remember_data_owner(&mut self, buffer: &Buffer) {
+        self.data_owners
+            .entry(buffer.data().clone())
+            .or_insert_with(|| buffer.clone());
+    }
+
+    /// The buffer in scope that owns `buffer`'s data, other than itself.
+    fn data_owner(&self, buffer: &Buffer) -> Option<Buffer> {
+        self.data_owners
+            .get(buffer.data())
+            .filter(|owner| *owner != buffer && self.names.is_buffer_defined(owner))
+            .cloned()
+    }
+
+    /// `T.int32`, `T.handle("float32", "global")`: the annotation of a variable.
+    pub(crate) fn type_annotation_of(&self, var: &crate::ir::Var) -> String {
+        match &var.node().pointer {
+            Some(pointer) if !(pointer.element.is_void() && pointer.scope == "global") => {
+                if pointer.element.is_void() {
+                    format!("T.handle(storage_scope={})", quote(&pointer.scope))
+                } else if pointer.scope.is_empty() {
+                    format!("T.handle(\"{}\")", pointer.element)
+                } else {
+                    format!(
+                        "T.handle(\"{}\", {})",
+                        pointer.element,
+                        quote(&pointer.scope)
+                    )
+                }
+            }
+            _ => format!("T.{}", var.dtype()),
         }
     }
 
@@ -174,18 +445,17 @@ impl Printer {
     /// One attribute value; ints and bools print bare.
     pub(crate) fn attr_value(&mut self, value: &AttrValue) -> String {
         match value {
-            AttrValue::Expr(e) => match e.kind() {
-                ExprKind::Int(v) if e.dtype().is_bool() => {
-                    if *v != 0 { "True" } else { "False" }.to_string()
-                }
-                _ => self.expr(e),
-            },
+            AttrValue::Int(i) => i.to_string(),
+            AttrValue::Float(f) => super::expr::format_float(*f),
+            AttrValue::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+            AttrValue::Expr(e) => self.expr(e),
             AttrValue::Str(s) => quote(s),
             AttrValue::List(items) => {
                 let parts: Vec<String> = items.iter().map(|v| self.attr_value(v)).collect();
                 format!("[{}]", parts.join(", "))
             }
             AttrValue::Dict(items) => self.attr_dict(items),
+            AttrValue::Target(items) => format!("T.target({})", self.attr_dict(items)),
             AttrValue::None => "None".to_string(),
         }
     }
@@ -482,4 +752,100 @@ pub(crate) fn implicit_root_block(body: &Stmt) -> Option<&Block> {
     } else {
         None
     }
+}
+
+/// True when `child` views `parent`'s data with another shape and nothing else
+/// changed: TVM prints it as `parent.view(...)`.
+fn is_view_of(child: &Buffer, parent: &Buffer) -> bool {
+    let (c, p) = (child.node(), parent.node());
+    c.dtype == p.dtype
+        && c.scope == p.scope
+        && c.strides.is_empty()
+        && p.strides.is_empty()
+        && crate::ir::structural::expr_deep_equal(&c.elem_offset, &p.elem_offset)
+        && c.data_alignment == p.data_alignment
+        && c.offset_factor == p.offset_factor
+        && (c.shape.len() != p.shape.len()
+            || c.shape
+                .iter()
+                .zip(&p.shape)
+                .any(|(a, b)| !crate::ir::structural::expr_deep_equal(a, b)))
+}
+
+/// Removes `keyword=...` from a printed argument list.
+fn remove_keyword(args: &str, keyword: &str) -> String {
+    args.split(", ")
+        .filter(|part| !part.starts_with(&format!("{keyword}=")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// True for a one-element local buffer that TVM 0.27 prints as a named scalar.
+fn is_scalar_buffer(buffer: &Buffer) -> bool {
+    let node = buffer.node();
+    node.declared_as_scalar
+        && node.shape.len() == 1
+        && node.shape[0].as_int() == Some(1)
+        && node.strides.is_empty()
+        && operators::is_zero(&node.elem_offset)
+        && node.scope == "local"
+        && node.data_alignment == crate::ir::buffer::DEFAULT_ALIGNMENT
+        && node.offset_factor == 1
+        && node.axis_separators.is_empty()
+}
+
+/// True for the index list `[0]`.
+pub(crate) fn is_first_element(indices: &[crate::ir::Expr]) -> bool {
+    matches!(indices, [only] if only.as_int() == Some(0))
+}
+
+/// The first statement of a body and the rest, if any.
+fn split_first(body: &Stmt) -> (Stmt, Option<Stmt>) {
+    match body.kind() {
+        StmtKind::Seq(stmts) if !stmts.is_empty() => {
+            let rest = (stmts.len() > 1).then(|| Stmt::seq(stmts[1..].to_vec()));
+            (stmts[0].clone(), rest)
+        }
+        _ => (body.clone(), None),
+    }
+}
+
+/// The part of a statement printed on its own line(s): for statements whose
+/// body is printed flattened after them (lets, buffer declarations, asserts),
+/// everything but that body; otherwise the whole statement.
+fn flattened_header(stmt: &Stmt) -> Stmt {
+    let empty = Stmt::no_op();
+    let kind = match stmt.kind() {
+        StmtKind::LetStmt { var, value, .. } => StmtKind::LetStmt {
+            var: var.clone(),
+            value: value.clone(),
+            body: empty,
+        },
+        StmtKind::DeclBuffer { buffer, .. } => StmtKind::DeclBuffer {
+            buffer: buffer.clone(),
+            body: empty,
+        },
+        StmtKind::AllocBuffer {
+            buffer,
+            annotations,
+            ..
+        } => StmtKind::AllocBuffer {
+            buffer: buffer.clone(),
+            annotations: annotations.clone(),
+            body: empty,
+        },
+        StmtKind::Assert {
+            condition,
+            error_kind,
+            message,
+            ..
+        } => StmtKind::Assert {
+            condition: condition.clone(),
+            error_kind: error_kind.clone(),
+            message: message.clone(),
+            body: empty,
+        },
+        _ => return stmt.clone(),
+    };
+    Stmt::new(kind, stmt.span())
 }

@@ -1,0 +1,126 @@
+//! Round-trip tests over `tests/roundtrip/`: every canonical file prints back
+//! byte for byte in its own dialect, `parse(print(parse(t)))` equals
+//! `parse(t)`, and classic → tirx → classic is the identity.
+//!
+//! A file whose header carries `# roundtrip: structural` is checked only
+//! structurally (it is valid input but not in canonical form).
+
+use crate::support::{collect, tests_root, Failures};
+use tirc::format::print_program;
+use tirc::frontend::{parse_program, Program};
+use tirc::ir::structural::module_equal;
+use tirc::printer::Dialect;
+use tirc::source::SourceMap;
+
+fn parse(name: &str, text: &str) -> Result<Program, String> {
+    let mut sources = SourceMap::new();
+    let (program, diagnostics) = parse_program(&mut sources, name, text);
+    if diagnostics.iter().any(|d| d.is_error()) {
+        return Err(tirc::diagnostics::render_text(
+            &diagnostics,
+            &sources,
+            false,
+        ));
+    }
+    program.ok_or_else(|| "no program".to_string())
+}
+
+#[test]
+fn roundtrip() {
+    let files = collect(&tests_root().join("roundtrip"), ".tir");
+    let mut failures = Failures::default();
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("readable test file");
+        let name = crate::support::display_path(path);
+        let program = match parse(&name, &text) {
+            Ok(p) => p,
+            Err(errors) => {
+                failures.add(path, format!("does not parse:\n{errors}"));
+                continue;
+            }
+        };
+        let structural_only = program
+            .header_comments
+            .iter()
+            .any(|c| c.trim() == "roundtrip: structural");
+        let printed = print_program(&program, None);
+        if !structural_only && printed != text {
+            failures.add(
+                path,
+                format!(
+                    "not printed back byte for byte:\n{}",
+                    crate::support::diff(&text, &printed)
+                ),
+            );
+        }
+        match parse(&name, &printed) {
+            Ok(reparsed) => {
+                if let Err(difference) = module_equal(&program.module, &reparsed.module) {
+                    failures.add(
+                        path,
+                        format!("parse(print(parse(t))) differs from parse(t): {difference}"),
+                    );
+                }
+            }
+            Err(errors) => failures.add(
+                path,
+                format!("the printed text does not parse:\n{errors}\n{printed}"),
+            ),
+        }
+        // classic → tirx → classic is the identity, in text and in IR.
+        let classic = print_program(&program, Some(Dialect::Classic));
+        let classic_program = match parse(&name, &classic) {
+            Ok(p) => p,
+            Err(errors) => {
+                failures.add(
+                    path,
+                    format!("the classic form does not parse:\n{errors}\n{classic}"),
+                );
+                continue;
+            }
+        };
+        let via_tirx = print_program(&classic_program, Some(Dialect::Tirx));
+        match parse(&name, &via_tirx) {
+            Ok(back) => {
+                let classic_again = print_program(&back, Some(Dialect::Classic));
+                if classic_again != classic {
+                    failures.add(
+                        path,
+                        format!(
+                            "classic → tirx → classic changed the text:\n{}",
+                            crate::support::diff(&classic, &classic_again)
+                        ),
+                    );
+                }
+                if let Err(difference) = module_equal(
+                    &spell_keys_classic(&classic_program.module),
+                    &spell_keys_classic(&back.module),
+                ) {
+                    failures.add(
+                        path,
+                        format!("classic → tirx → classic changed the IR: {difference}"),
+                    );
+                }
+            }
+            Err(errors) => failures.add(
+                path,
+                format!("the tirx form does not parse:\n{errors}\n{via_tirx}"),
+            ),
+        }
+    }
+    failures.finish("roundtrip", files.len());
+}
+
+/// The module with `tirx.*` attribute keys spelled `tir.*`: the one difference
+/// a dialect conversion is meant to make.
+fn spell_keys_classic(module: &tirc::ir::IRModule) -> tirc::ir::IRModule {
+    let mut module = module.clone();
+    for func in &mut module.functions {
+        for (key, _) in &mut func.attrs {
+            if let Some(rest) = key.strip_prefix("tirx.") {
+                *key = format!("tir.{rest}");
+            }
+        }
+    }
+    module
+}

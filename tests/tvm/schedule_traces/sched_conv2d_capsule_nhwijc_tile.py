@@ -1,0 +1,16 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="root", func_name="main")
+  b1, b2 = sch.get_child_blocks(b0)
+  l3, l4, l5, l6, l7, l8, l9, l10, l11, l12 = sch.get_loops(block=b2)
+  l13, l14 = sch.split(loop=l3, factors=[None, 1], preserve_unit_iters=True, disable_predication=False)
+  l15, l16 = sch.split(loop=l4, factors=[None, 4], preserve_unit_iters=True, disable_predication=False)
+  l17, l18 = sch.split(loop=l5, factors=[None, 4], preserve_unit_iters=True, disable_predication=False)
+  l19, l20 = sch.split(loop=l6, factors=[None, 4], preserve_unit_iters=True, disable_predication=False)
+  l21, l22 = sch.split(loop=l7, factors=[None, 4], preserve_unit_iters=True, disable_predication=False)
+  l23, l24 = sch.split(loop=l8, factors=[None, 8], preserve_unit_iters=True, disable_predication=False)
+  sch.reorder(l13, l15, l17, l19, l21, l23, l9, l10, l11, l12, l14, l16, l18, l20, l22, l24)
+  l25 = sch.fuse(l13, l15, preserve_unit_iters=True)
+  sch.parallel(loop=l25)
+  sch.vectorize(loop=l24)
+  sch.unroll(loop=l22)

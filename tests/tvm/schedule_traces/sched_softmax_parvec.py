@@ -1,0 +1,18 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="root", func_name="main")
+  b1, b2, b3, b4 = sch.get_child_blocks(b0)
+  l5, l6 = sch.get_loops(block=b1)
+  sch.parallel(loop=l5)
+  l7, l8 = sch.get_loops(block=b2)
+  l9 = sch.fuse(l7, l8, preserve_unit_iters=True)
+  l10, l11 = sch.split(loop=l9, factors=[None, 16], preserve_unit_iters=True, disable_predication=False)
+  sch.parallel(loop=l10)
+  sch.vectorize(loop=l11)
+  l12, l13 = sch.get_loops(block=b3)
+  sch.parallel(loop=l12)
+  l14, l15 = sch.get_loops(block=b4)
+  l16 = sch.fuse(l14, l15, preserve_unit_iters=True)
+  l17, l18 = sch.split(loop=l16, factors=[None, 16], preserve_unit_iters=True, disable_predication=False)
+  sch.parallel(loop=l17)
+  sch.vectorize(loop=l18)

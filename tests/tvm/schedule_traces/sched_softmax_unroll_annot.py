@@ -1,0 +1,16 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="root", func_name="main")
+  sch.annotate(block_or_loop=b0, ann_key="pragma_auto_unroll_max_step", ann_val=64)
+  sch.annotate(block_or_loop=b0, ann_key="pragma_unroll_explicit", ann_val=1)
+  b1 = sch.get_sblock(name="root", func_name="main")
+  b2, b3, b4, b5 = sch.get_child_blocks(b1)
+  l6, l7 = sch.get_loops(block=b4)
+  l8, l9 = sch.get_loops(block=b2)
+  l10, l11 = sch.get_loops(block=b4)
+  l12, l13 = sch.split(loop=l11, factors=[None, 2], preserve_unit_iters=True, disable_predication=False)
+  sch.unroll(loop=l13)
+  sch.annotate(block_or_loop=l10, ann_key="pragma_loop_marker", ann_val="outer")
+  sch.annotate(block_or_loop=b4, ann_key="meta_schedule.tiling_structure", ann_val="SSRSRS")
+  sch.annotate(block_or_loop=l12, ann_key="corpus_list_ann", ann_val=[0, 0, 1])
+  sch.annotate(block_or_loop=l10, ann_key="ratio", ann_val=0.5)
