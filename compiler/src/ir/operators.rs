@@ -657,7 +657,10 @@ mod tests {
     fn extreme_division_wraps_instead_of_panicking() {
         let min = Expr::int(i64::MIN, DataType::int64());
         let minus_one = Expr::int(-1, DataType::int64());
-        assert_eq!(floordiv(min.clone(), minus_one.clone()).unwrap().as_int(), Some(i64::MIN));
+        assert_eq!(
+            floordiv(min.clone(), minus_one.clone()).unwrap().as_int(),
+            Some(i64::MIN)
+        );
         assert_eq!(floormod(min, minus_one).unwrap().as_int(), Some(0));
     }
 
