@@ -1036,6 +1036,7 @@ mod tests {
         let options = CheckOptions {
             strict_casts: true,
             warn_loose_regions: true,
+            ..CheckOptions::default()
         };
         check_source(&mut sources, "example.tir", program, &options)
             .diagnostics

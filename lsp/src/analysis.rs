@@ -7,7 +7,7 @@ use crate::position::LineIndex;
 use crate::schedule_script::ScheduleScript;
 use std::sync::{Arc, OnceLock};
 use tirc::check::{check_source, CheckOptions, Checked};
-use tirc::frontend::{lower_file, Program};
+use tirc::frontend::{lower_file_with, Program};
 use tirc::schedule::{apply_schedule, ScheduleRun};
 use tirc::source::{FileId, SourceMap};
 use tirc_grammar::Parsed;
@@ -35,7 +35,11 @@ impl Analysis {
     /// Checks `text` exactly as `tirc check` does.
     pub fn new(name: &str, text: Arc<String>, version: i32) -> Analysis {
         let mut sources = SourceMap::new();
-        let checked = check_source(&mut sources, name, &text, &CheckOptions::default());
+        let options = CheckOptions {
+            record_symbols: true,
+            ..CheckOptions::default()
+        };
+        let checked = check_source(&mut sources, name, &text, &options);
         Analysis {
             version,
             line_index: LineIndex::new(&text),
@@ -75,7 +79,7 @@ impl Analysis {
                 // is less travelled ground, so a panic here only loses the
                 // navigation data, never the server.
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    lower_file(&parsed.file, &text, self.file()).0
+                    lower_file_with(&parsed.file, &text, self.file(), true).0
                 }))
                 .ok()
             })

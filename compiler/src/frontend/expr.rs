@@ -193,7 +193,9 @@ impl Lowerer {
 
     fn eval_name(&mut self, name: &str, span: ast::Span) -> Value {
         if let Some(value) = self.lookup(name).cloned() {
-            self.symbols.record_use(self.span(span), &value);
+            if self.record_symbols {
+                self.symbols.record_use(self.span(span), &value);
+            }
             return value;
         }
         if !self.reported_undefined.contains(name) {
@@ -213,9 +215,7 @@ impl Lowerer {
             self.report(diagnostic);
         }
         // Later uses of the name are silent: one mistake gives one diagnostic.
-        if let Some(scope) = self.scopes.first_mut() {
-            scope.insert(name.to_string(), Value::Poison);
-        }
+        self.undefined.push((name.to_string(), Value::Poison));
         Value::Poison
     }
 

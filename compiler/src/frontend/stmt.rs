@@ -1819,7 +1819,9 @@ impl Lowerer {
             None => String::new(),
         };
         if let Some(a) = args.first() {
-            self.symbols.record_block(&name, self.span(a.span));
+            if self.record_symbols {
+                self.symbols.record_block(&name, self.span(a.span));
+            }
         }
         for keyword in keywords {
             match keyword.name.name.as_str() {
