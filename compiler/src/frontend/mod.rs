@@ -6,10 +6,14 @@
 //! the schedule sections. Errors are collected, not fatal: the frontend keeps
 //! going with a placeholder so one mistake gives one diagnostic.
 
+mod assign;
+mod blocks;
 mod buffers;
 mod builtins;
 mod expr;
 mod function;
+mod loops;
+mod scoping;
 mod stmt;
 pub mod symbols;
 mod value;
@@ -170,7 +174,7 @@ pub(crate) struct Lowerer {
     signature_vars: HashMap<String, Var>,
     dialect: Dialect,
     /// Blocks being built, innermost last.
-    blocks: Vec<stmt::BlockBuilder>,
+    blocks: Vec<blocks::BlockBuilder>,
     /// The function being built.
     function: Option<function::FunctionBuilder>,
     /// Enclosing loops with their domains, innermost last.
