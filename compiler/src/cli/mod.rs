@@ -1,6 +1,7 @@
 //! The `tirc` command line: one file per subcommand, all returning an exit
 //! code (0 ok, 1 diagnostics, 2 usage or I/O error).
 
+mod bench;
 mod check;
 mod diff;
 mod fmt;
@@ -66,6 +67,8 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
+    /// Time tirc's stages on given files.
+    Bench(bench::BenchArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -120,6 +123,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Schedule(args) => schedule::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     ExitCode::from(code)
 }

@@ -7,13 +7,13 @@
 use super::binding::{append_predicate, simplify_block_bindings, substitute_loop_vars};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::scope::uses_var;
-use super::state::{SRef, SRefKind, ScheduleState};
+use super::state::{NodeSet, SRef, SRefKind, ScheduleState};
 use crate::arith::Analyzer;
 use crate::ir::operators;
 use crate::ir::{
     BinaryOp, DataType, Expr, For, ForKind, IterKind, NodeId, Range, Stmt, StmtKind, Var,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The loop of a live loop sref (callers check the kind first).
 fn loop_of(state: &ScheduleState, id: NodeId) -> ScheduleResult<(&SRef, &For)> {
@@ -445,7 +445,7 @@ fn plan_reorder(
         return Ok(None);
     }
     // Step 1: every loop once.
-    let mut set: HashSet<NodeId> = HashSet::new();
+    let mut set = NodeSet::default();
     for (k, &id) in ordered.iter().enumerate() {
         let (sref, for_loop) = loop_of(state, id)?;
         if !set.insert(id) {
@@ -464,7 +464,7 @@ fn plan_reorder(
     // Step 2: the top and bottom of the range, walking up from each loop.
     let mut top: Option<NodeId> = None;
     let mut bottom = ordered[0];
-    let mut visited: HashSet<NodeId> = HashSet::new();
+    let mut visited = NodeSet::default();
     let mut scope_block_visited = false;
     for (k, &start) in ordered.iter().enumerate() {
         if visited.contains(&start) {
@@ -555,7 +555,7 @@ fn plan_reorder(
             )
             .blame(block_sref.location(), format!("block `{}`", realize.block.name)));
         }
-        if state.block_info_affine(block_id) {
+        if state.affine_binding(block_id) {
             continue;
         }
         let partially_affine = match (block_sref.parent, high_exclusive) {
