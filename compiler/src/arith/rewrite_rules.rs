@@ -6,8 +6,7 @@
 //! again through `recursive_rewrite` when it may simplify further.
 
 use super::build;
-use super::simplify::{Canon, CompareResult, Simplifier};
-use crate::ir::operators;
+use super::simplify::{CompareResult, Simplifier};
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{BinaryOp, Expr, ExprKind};
 
@@ -16,6 +15,17 @@ fn parts(expr: &Expr, op: BinaryOp) -> Option<(&Expr, &Expr)> {
     match expr.kind() {
         ExprKind::Binary(o, a, b) if *o == op => Some((a, b)),
         _ => None,
+    }
+}
+
+/// The signed terms of a printed sum, left to right (`+` for the first).
+fn flatten_sum(expr: &Expr, terms: &mut Vec<(BinaryOp, Expr)>) {
+    match expr.kind() {
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            flatten_sum(a, terms);
+            terms.push((*op, b.clone()));
+        }
+        _ => terms.push((BinaryOp::Add, expr.clone())),
     }
 }
 
@@ -43,28 +53,56 @@ impl Simplifier<'_> {
     /// `(rest, c)` when `expr` is a canonical sum `rest + c` with terms and a
     /// non-zero constant `c`.
     pub(super) fn split_offset(&mut self, expr: &Expr) -> Option<(Expr, i64)> {
-        if expr.as_int().is_some() || !build::is_index_type(expr.dtype()) {
+        if !build::is_index_type(expr.dtype()) {
             return None;
         }
-        let Canon::Sum(mut sum) = self.mutate(expr) else {
+        // Read the printed sum (already simplified) rather than simplify it again,
+        // which would cost a pass over the operands at every level of nesting.
+        let mut terms = Vec::new();
+        flatten_sum(expr, &mut terms);
+        if terms.len() < 2 {
             return None;
+        }
+        let (position, base) = if terms[0].1.as_int().is_some() {
+            // `0 - n - c`: the constant is last; `c - n` has no positive term and keeps its shape.
+            let (op, last) = terms.last()?;
+            match (terms[0].1.as_int(), *op, last.as_int()) {
+                (Some(0), BinaryOp::Sub, Some(c)) if terms.len() >= 3 => {
+                    (terms.len() - 1, c.checked_neg()?)
+                }
+                _ => return None,
+            }
+        } else {
+            let position = (1..terms.len()).find(|&i| terms[i].1.as_int().is_some())?;
+            let c = terms[position].1.as_int()?;
+            let base = if terms[position].0 == BinaryOp::Add {
+                c
+            } else {
+                c.checked_neg()?
+            };
+            (position, base)
         };
-        // The sum prints as `p + c - n` or `p - n - c`; TVM's rewrite pass regroups
-        // these as `(p - n) + c`, but `c - n` (no positive term) keeps its shape.
-        let has_positive_term = sum.args.iter().any(|a| a.scale > 0);
-        if sum.args.is_empty() || sum.base == 0 || (sum.base > 0 && !has_positive_term) {
+        if base == 0 {
             return None;
         }
-        let base = sum.base;
-        sum.base = 0;
-        Some((sum.to_expr(), base))
+        let mut rest: Option<Expr> = None;
+        for (index, (op, term)) in terms.into_iter().enumerate() {
+            if index == position {
+                continue;
+            }
+            rest = Some(match rest {
+                None => term,
+                Some(acc) => Expr::new(ExprKind::Binary(op, acc, term), expr.dtype(), expr.span()),
+            });
+        }
+        Some((rest?, base))
     }
 
     /// `a < b` without the canonical divisor step: operands, folding, then rules.
     pub(super) fn rewrite_less_plain(&mut self, expr: &Expr, a: &Expr, b: &Expr) -> Expr {
         let new_a = self.visit(a);
         let new_b = self.visit(b);
-        if let Ok(Some(folded)) = operators::try_const_fold(BinaryOp::Lt, &new_a, &new_b) {
+        if let Some(folded) = build::try_fold(BinaryOp::Lt, &new_a, &new_b) {
             return folded;
         }
         let node = if new_a.same_as(a) && new_b.same_as(b) {
@@ -82,7 +120,7 @@ impl Simplifier<'_> {
     pub(super) fn rewrite_less_equal(&mut self, expr: &Expr, a: &Expr, b: &Expr) -> Expr {
         let new_a = self.visit(a);
         let new_b = self.visit(b);
-        if let Ok(Some(folded)) = operators::try_const_fold(BinaryOp::Le, &new_a, &new_b) {
+        if let Some(folded) = build::try_fold(BinaryOp::Le, &new_a, &new_b) {
             return folded;
         }
         let node = if new_a.same_as(a) && new_b.same_as(b) {
@@ -228,7 +266,9 @@ impl Simplifier<'_> {
         if let (Some(c1), Some((ya, c2))) = (x.as_int(), with_constant(y, BinaryOp::FloorDiv)) {
             if c2 > 0 {
                 if let Some(b) = c1.checked_add(1).and_then(|v| v.checked_mul(c2)) {
-                    return less(int(b - 1), ya.clone());
+                    if let Some(b) = b.checked_sub(1) {
+                        return less(int(b), ya.clone());
+                    }
                 }
             }
         }
@@ -239,7 +279,11 @@ impl Simplifier<'_> {
                 }
             }
             if c1 > 0 && c2 <= 0 {
-                if let Some(b) = (c2 - 1).checked_mul(c1).and_then(|v| v.checked_add(1)) {
+                if let Some(b) = c2
+                    .checked_sub(1)
+                    .and_then(|v| v.checked_mul(c1))
+                    .and_then(|v| v.checked_add(1))
+                {
                     return less(xa.clone(), int(b));
                 }
             }
@@ -247,7 +291,9 @@ impl Simplifier<'_> {
         if let (Some(c1), Some((ya, c2))) = (x.as_int(), with_constant(y, BinaryOp::Div)) {
             if c1 >= 0 && c2 > 0 {
                 if let Some(b) = c1.checked_add(1).and_then(|v| v.checked_mul(c2)) {
-                    return less(int(b - 1), ya.clone());
+                    if let Some(b) = b.checked_sub(1) {
+                        return less(int(b), ya.clone());
+                    }
                 }
             }
             if c1 < 0 && c2 > 0 {
@@ -349,7 +395,9 @@ impl Simplifier<'_> {
                 } else if difference == 1 {
                     Some(build::node(BinaryOp::Le, lhs, rhs))
                 } else if difference < 0 && rhs_offset != 0 {
-                    Some(less(build::add(lhs, int(-difference)), rhs))
+                    difference
+                        .checked_neg()
+                        .map(|d| less(build::add(lhs, int(d)), rhs))
                 } else if difference > 0 && lhs_offset != 0 {
                     Some(less(lhs, build::add(rhs, int(difference))))
                 } else {
@@ -632,7 +680,7 @@ impl Simplifier<'_> {
                     if let Some((numerator, c)) = with_constant(quotient, BinaryOp::FloorDiv) {
                         if c == c2 && c2 > 0 {
                             if let Some((x, c1)) = with_constant(numerator, BinaryOp::Add) {
-                                if same(x, plain) && c1 + 1 == c2 {
+                                if same(x, plain) && c1.checked_add(1) == Some(c2) {
                                     return if is_min {
                                         plain.clone()
                                     } else {
@@ -728,7 +776,7 @@ impl Simplifier<'_> {
                 }
             }
             if let (Some((x, c1)), Some(c2)) = (times_constant(a), b.as_int()) {
-                if c1 != 0 && c2 % c1 == 0 {
+                if c1 != 0 && c2.checked_rem(c1) == Some(0) {
                     let bound = build::int(c2 / c1, dtype);
                     let inner = if c1 > 0 {
                         combine(x.clone(), bound)

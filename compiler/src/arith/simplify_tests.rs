@@ -484,3 +484,84 @@ fn constraints_hold_only_inside_their_scope() {
     assert_eq!(repeated.to_string(), "T.bool(True)");
     check(&analyzer, &min(v(&i), c(9)), "T.min(i, 9)");
 }
+
+// ----- traces of TVM's rewrite pass ------------------------------------------
+
+#[test]
+fn lone_negative_products_print_as_products() {
+    let (x, y) = (var("x"), var("y"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &mul(v(&x), c(-2)), "x * -2");
+    check(&analyzer, &sub(c(0), mul(v(&x), c(2))), "x * -2");
+    check(&analyzer, &sub(c(3), mul(v(&x), c(2))), "3 - x * 2");
+    let cancelled = sub(sub(mul(v(&x), c(2)), mul(v(&x), c(2))), mul(v(&y), c(3)));
+    check(&analyzer, &cancelled, "y * -3");
+}
+
+#[test]
+fn min_and_max_terms_lead_their_sum() {
+    let (x, y, z) = (var("x"), var("y"), var("z"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &add(v(&x), min(v(&y), c(3))), "T.min(y, 3) + x");
+    let both = add(add(v(&x), min(v(&y), c(3))), max(v(&z), c(1)));
+    check(&analyzer, &both, "T.max(z, 1) + T.min(y, 3) + x");
+    check(&analyzer, &add(min(v(&y), c(3)), v(&x)), "T.min(y, 3) + x");
+}
+
+#[test]
+fn remainder_identities_of_the_rewrite_pass() {
+    let (x, j) = (var("x"), var("j"));
+    let analyzer = bounded(&[(&j, 4)]);
+    check(
+        &analyzer,
+        &floormod(add(mul(v(&x), c(4)), v(&j)), c(16)),
+        "x % 4 * 4 + j",
+    );
+    check(
+        &analyzer,
+        &floormod(add(add(mul(v(&x), c(4)), v(&j)), c(32)), c(16)),
+        "x % 4 * 4 + j",
+    );
+    check(&analyzer, &floormod(mul(v(&x), c(7)), c(2)), "x % 2");
+    check(&analyzer, &floordiv(floordiv(v(&x), c(3)), c(5)), "x // 15");
+    check(
+        &analyzer,
+        &sub(v(&x), mul(floordiv(v(&x), c(4)), c(4))),
+        "x % 4",
+    );
+}
+
+#[test]
+fn quotients_fixed_by_bounds_are_constants() {
+    let x = var("x");
+    let analyzer = bounded(&[(&x, 6)]);
+    check(&analyzer, &floordiv(add(v(&x), c(34)), c(8)), "4");
+    check(
+        &Analyzer::new(),
+        &floordiv(add(v(&x), c(34)), c(8)),
+        "(x + 34) // 8",
+    );
+}
+
+#[test]
+fn casts_between_index_types_follow_tvm() {
+    let (i, j) = (var("i"), var("j"));
+    let (k, n) = (
+        Var::new("k", DataType::int64(), Span::NONE),
+        Var::new("n", DataType::int64(), Span::NONE),
+    );
+    let mut analyzer = bounded(&[(&i, 16), (&j, 8)]);
+    analyzer.bind(&k, &Range::from_extent(Expr::int(64, DataType::int64())));
+    let long = |value: i64| Expr::int(value, DataType::int64());
+    let to_i32 = |e: Expr| Expr::cast(DataType::int32(), e);
+    let to_i64 = |e: Expr| Expr::cast(DataType::int64(), e);
+    check(&analyzer, &to_i32(floordiv(v(&k), long(4))), "T.Cast(\"int32\", k) // 4");
+    check(&analyzer, &to_i32(add(mul(v(&k), long(2)), long(1))), "T.Cast(\"int32\", k) * 2 + 1");
+    check(&analyzer, &to_i32(v(&n)), "T.Cast(\"int32\", n)");
+    check(&analyzer, &to_i32(to_i64(v(&i))), "T.Cast(\"int32\", T.Cast(\"int64\", i))");
+    check(&analyzer, &floordiv(to_i64(add(mul(v(&i), c(8)), v(&j))), long(8)), "T.Cast(\"int64\", i)");
+    let rebuilt = add(mul(floordiv(v(&k), long(8)), long(8)), floormod(v(&k), long(8)));
+    check(&analyzer, &rebuilt, "k");
+    check(&analyzer, &min(mul(v(&k), long(2)), long(100)), "T.min(k, T.int64(50)) * T.int64(2)");
+    check(&analyzer, &Expr::cast(DataType::int(8), v(&i)), "T.Cast(\"int8\", i)");
+}

@@ -4,6 +4,7 @@
 mod bench;
 mod check;
 mod diff;
+mod explain;
 mod fmt;
 mod schedule;
 
@@ -69,6 +70,8 @@ enum Command {
     Schedule(schedule::ScheduleArgs),
     /// Time tirc's stages on given files.
     Bench(bench::BenchArgs),
+    /// Explain a diagnostic code, with a wrong and a right example.
+    Explain(explain::ExplainArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -124,6 +127,7 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => diff::run(args),
         Command::Schedule(args) => schedule::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Explain(args) => explain::run(args),
     };
     ExitCode::from(code)
 }

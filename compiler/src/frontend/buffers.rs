@@ -53,7 +53,7 @@ impl Lowerer {
                 ast::ExprKind::Str(text) => self.eval_quoted_shape(text, item.span),
                 _ => {
                     let value = self.eval(item);
-                    self.to_expr(value, item.span)
+                    self.expr_of_value(value, item.span)
                 }
             })
             .collect()
@@ -87,7 +87,7 @@ impl Lowerer {
         }
         // The quoted text has spans relative to the string: re-anchor them.
         let value = self.eval(&reanchor(&expr, span));
-        self.to_expr(value, span)
+        self.expr_of_value(value, span)
     }
 
     /// Parses buffer declaration arguments. `positional` are the arguments
@@ -168,7 +168,7 @@ impl Lowerer {
                 }
                 "elem_offset" => match self.eval(&keyword.value) {
                     Value::None => {}
-                    value => args.elem_offset = Some(self.to_expr(value, keyword.value.span)),
+                    value => args.elem_offset = Some(self.expr_of_value(value, keyword.value.span)),
                 },
                 "scope" => args.scope = self.eval_string(&keyword.value, "scope"),
                 "align" => args.align = self.eval_int(&keyword.value, "align"),
@@ -377,11 +377,7 @@ impl Lowerer {
 
 fn collect_names(expr: &ast::Expr, out: &mut Vec<String>) {
     match &expr.kind {
-        ast::ExprKind::Name(name) => {
-            if !out.contains(name) {
-                out.push(name.clone());
-            }
-        }
+        ast::ExprKind::Name(name) if !out.contains(name) => out.push(name.clone()),
         ast::ExprKind::BinOp { lhs, rhs, .. } => {
             collect_names(lhs, out);
             collect_names(rhs, out);

@@ -90,7 +90,7 @@ impl Lowerer {
         if name == "handle" {
             return Value::Pointer(DataType::void(), "global".to_string());
         }
-        if let Ok(dtype) = name.parse::<DataType>() {
+        if let Some(dtype) = DataType::parse_known(name) {
             return Value::DType(dtype);
         }
         let known = Op::lookup(name).is_some()
@@ -184,7 +184,7 @@ impl Lowerer {
         };
         let span = whole.span;
         // Typed constants and casts: `T.float32(1)`, `T.int64(n)`.
-        if let Ok(dtype) = name.parse::<DataType>() {
+        if let Some(dtype) = DataType::parse_known(name) {
             return self.typed_value(name, dtype, args, span);
         }
         if let Some(op) = node_constructor(name) {
@@ -372,6 +372,7 @@ impl Lowerer {
                 Value::Pointer(element, scope)
             }
             "comm_reducer" => self.comm_reducer(args, span),
+            "call_intrin" => self.call_intrin(args, span),
             "Let" => self.let_expression(args, keywords, span),
             "target" => match args.first().map(|a| self.eval(a)) {
                 Some(Value::Dict(items)) if args.len() == 1 => Value::Target(items),
@@ -430,6 +431,31 @@ impl Lowerer {
             ret_type,
             self.span(span),
         )))
+    }
+
+    /// `T.call_intrin(dtype, "tir.name", args...)`: a builtin call as written,
+    /// without the folding its `T.name(...)` spelling applies.
+    fn call_intrin(&mut self, args: &[ast::Expr], span: ast::Span) -> Value {
+        let [dtype, name, rest @ ..] = args else {
+            self.error(
+                codes::BAD_ARGUMENTS,
+                "`T.call_intrin` takes a dtype, an operator name and arguments",
+                span,
+            );
+            return Value::Poison;
+        };
+        let dtype = self.eval_dtype(dtype);
+        let op_name = self.eval_string(name, "operator name");
+        let Some(op) = Op::lookup(&op_name) else {
+            self.error(
+                codes::UNKNOWN_BUILTIN,
+                format!("unknown operator \"{op_name}\""),
+                name.span,
+            );
+            return Value::Poison;
+        };
+        let values = rest.iter().map(|a| self.eval_expr(a)).collect();
+        Value::Expr(Expr::call(op, values, dtype).with_span(self.span(span)))
     }
 
     /// `T.Let(body, where={v: value})`: an expression with a let-bound variable.
@@ -594,8 +620,15 @@ impl Lowerer {
                     }
                 }
                 other => {
-                    let value = self.to_expr(other, arg.span);
-                    Value::Expr(operators::cast(dtype, value))
+                    let value = self.expr_of_value(other, arg.span);
+                    let converted = operators::cast(dtype, value);
+                    // Written out, the conversion spans the whole call; only an
+                    // implicit one shares its operand's span.
+                    if matches!(converted.kind(), ExprKind::Cast(_)) {
+                        Value::Expr(converted.with_span(ir_span))
+                    } else {
+                        Value::Expr(converted)
+                    }
                 }
             },
             _ => {

@@ -81,7 +81,7 @@ impl Lowerer {
                     Value::Bool(true) => self.eval(body),
                     Value::Bool(false) => self.eval(orelse),
                     other => {
-                        let condition = self.to_expr(other, test.span);
+                        let condition = self.expr_of_value(other, test.span);
                         let a = self.eval_expr(body);
                         let b = self.eval_expr(orelse);
                         self.apply(operators::if_then_else(condition, a, b), expr.span)
@@ -111,12 +111,12 @@ impl Lowerer {
     /// Evaluates an expression that must be an IR expression.
     pub(crate) fn eval_expr(&mut self, expr: &ast::Expr) -> Expr {
         let value = self.eval(expr);
-        self.to_expr(value, expr.span)
+        self.expr_of_value(value, expr.span)
     }
 
     /// Converts a value to an IR expression (literals by TVM's rules, a sliced
     /// buffer to a vector load); reports an error for anything else.
-    pub(crate) fn to_expr(&mut self, value: Value, span: ast::Span) -> Expr {
+    pub(crate) fn expr_of_value(&mut self, value: Value, span: ast::Span) -> Expr {
         let ir_span = self.span(span);
         if let Value::Poison = value {
             return Expr::i32(0).with_span(ir_span);
@@ -435,8 +435,8 @@ impl Lowerer {
             }
             _ => {}
         }
-        let a = self.to_expr(a, span);
-        let b = self.to_expr(b, span);
+        let a = self.expr_of_value(a, span);
+        let b = self.expr_of_value(b, span);
         let result = match op {
             ast::BinOp::Add => operators::add(a, b),
             ast::BinOp::Sub => operators::sub(a, b),
@@ -492,7 +492,7 @@ impl Lowerer {
             (ast::UnaryOp::Not, Value::Bool(b)) => Value::Bool(!b),
             (ast::UnaryOp::Invert, Value::Int(v)) => Value::Int(!v),
             (op, value) => {
-                let expr = self.to_expr(value, span);
+                let expr = self.expr_of_value(value, span);
                 let result = match op {
                     ast::UnaryOp::Neg => operators::neg(expr),
                     ast::UnaryOp::Pos => Ok(expr),
@@ -520,8 +520,8 @@ impl Lowerer {
                 ast::BoolOp::Or => *x || *y,
             });
         }
-        let a = self.to_expr(a, span);
-        let b = self.to_expr(b, span);
+        let a = self.expr_of_value(a, span);
+        let b = self.expr_of_value(b, span);
         let op = match op {
             ast::BoolOp::And => BinaryOp::And,
             ast::BoolOp::Or => BinaryOp::Or,
@@ -565,8 +565,8 @@ impl Lowerer {
             };
             return Value::Bool(result);
         }
-        let a = self.to_expr(a, span);
-        let b = self.to_expr(b, span);
+        let a = self.expr_of_value(a, span);
+        let b = self.expr_of_value(b, span);
         self.apply(operators::binary(binary, a, b), span)
     }
 

@@ -422,7 +422,7 @@ impl Lowerer {
                         );
                         continue;
                     };
-                    let value = self.to_expr(value, dict.span);
+                    let value = self.expr_of_value(value, dict.span);
                     attrs.push((AttrNode::None, key, value));
                 }
                 Some(Scoping::Attrs(attrs))
@@ -467,12 +467,12 @@ impl Lowerer {
                     .as_sequence()
                     .unwrap_or(&[])
                     .iter()
-                    .map(|part| self.to_expr(part.clone(), message.span))
+                    .map(|part| self.expr_of_value(part.clone(), message.span))
                     .collect();
                 (kind, parts)
             }
             other => {
-                let part = self.to_expr(other, message.span);
+                let part = self.expr_of_value(other, message.span);
                 ("RuntimeError".to_string(), vec![part])
             }
         }
@@ -638,7 +638,7 @@ impl Lowerer {
                 Value::Bool(true) => Some(self.lower_body(body)),
                 Value::Bool(false) => (!orelse.is_empty()).then(|| self.lower_body(orelse)),
                 other => {
-                    let condition = self.to_expr(other, test.span);
+                    let condition = self.expr_of_value(other, test.span);
                     if !condition.dtype().is_bool() {
                         self.error(
                             codes::TYPE_MISMATCH,
@@ -862,7 +862,7 @@ impl Lowerer {
             Value::Int(i) => AttrValue::Int(i as i64),
             Value::Float(f) => AttrValue::Float(f),
             Value::Bool(b) => AttrValue::Bool(b),
-            other => AttrValue::Expr(self.to_expr(other, span)),
+            other => AttrValue::Expr(self.expr_of_value(other, span)),
         }
     }
 
@@ -1006,7 +1006,8 @@ impl Lowerer {
                 _ => return None,
             },
             Value::Subscripted(buffer, subscripts) => {
-                let vector = self.to_expr(Value::Subscripted(buffer, subscripts), target.span);
+                let vector =
+                    self.expr_of_value(Value::Subscripted(buffer, subscripts), target.span);
                 match vector.kind() {
                     ExprKind::Load(l) => l.indices.clone(),
                     _ => return None,
@@ -1014,7 +1015,7 @@ impl Lowerer {
             }
             _ => return None,
         };
-        let value = self.to_expr(value, span);
+        let value = self.expr_of_value(value, span);
         let lanes = indices.iter().map(|i| i.dtype().lanes).max().unwrap_or(1);
         let target_type = buffer.dtype().with_lanes(buffer.dtype().lanes * lanes);
         let value = operators::cast(target_type, value);
@@ -1024,7 +1025,8 @@ impl Lowerer {
                 value,
                 indices,
             }),
-            self.span(span),
+            // The whole `A[i] = value`, so diagnostics about the store point at its target too.
+            self.span(target.span).to(self.span(span)),
         ))
     }
 
@@ -1128,7 +1130,7 @@ impl Lowerer {
                     return None;
                 }
                 other => {
-                    if let Ok(dtype) = other.parse::<DataType>() {
+                    if let Some(dtype) = DataType::parse_known(other) {
                         if args.is_empty() {
                             self.declare_vars(target, &[dtype]);
                             return None;
@@ -1145,12 +1147,10 @@ impl Lowerer {
                 let mut all_declarations = Vec::new();
                 for v in values {
                     match self.called_builtin(v) {
-                        Some((name, args, _)) if args.is_empty() => {
-                            match name.parse::<DataType>() {
-                                Ok(dtype) => all_declarations.push(dtype),
-                                Err(_) => break,
-                            }
-                        }
+                        Some((name, [], _)) => match DataType::parse_known(&name) {
+                            Some(dtype) => all_declarations.push(dtype),
+                            None => break,
+                        },
                         _ => break,
                     }
                 }
@@ -1226,7 +1226,7 @@ impl Lowerer {
 
     /// `x = value` for a local scalar `x`: a store to its only element.
     fn scalar_store(&mut self, buffer: &Buffer, value: Value, span: ast::Span) -> Stmt {
-        let value = self.to_expr(value, span);
+        let value = self.expr_of_value(value, span);
         let value = operators::cast(buffer.dtype(), value);
         let zero = Expr::zero(buffer.shape()[0].dtype());
         Stmt::new(
@@ -1285,8 +1285,8 @@ impl Lowerer {
     fn axis_domain(&mut self, dom: &ast::Expr) -> Range {
         match self.eval(dom) {
             Value::Tuple(items) | Value::List(items) if items.len() == 2 => {
-                let min = self.to_expr(items[0].clone(), dom.span);
-                let max = self.to_expr(items[1].clone(), dom.span);
+                let min = self.expr_of_value(items[0].clone(), dom.span);
+                let max = self.expr_of_value(items[1].clone(), dom.span);
                 match operators::sub(max, min.clone()) {
                     Ok(extent) => Range::new(min, extent),
                     Err(e) => {
@@ -1296,7 +1296,7 @@ impl Lowerer {
                 }
             }
             Value::Range(range) => range,
-            other => Range::from_extent(self.to_expr(other, dom.span)),
+            other => Range::from_extent(self.expr_of_value(other, dom.span)),
         }
     }
 

@@ -250,8 +250,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in table.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        table[0][j] = j;
+    for (j, cell) in table[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -268,21 +268,31 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     table[a.len()][b.len()]
 }
 
+impl DataType {
+    /// Parses a dtype name without building a suggestion on failure (the
+    /// frontend tries every `T.name` as a dtype, so failure must be cheap).
+    pub fn parse_known(text: &str) -> Option<DataType> {
+        if let Some(dtype) = parse_scalar(text) {
+            return Some(dtype);
+        }
+        // A vector type is a scalar name followed by `x` and the lane count.
+        let position = text.rfind('x')?;
+        let (scalar, lanes) = (&text[..position], &text[position + 1..]);
+        match (parse_scalar(scalar), lanes.parse::<u16>()) {
+            (Some(dtype), Ok(lanes)) if lanes >= 1 && !dtype.is_void() => {
+                Some(dtype.with_lanes(lanes))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl FromStr for DataType {
     type Err = DataTypeParseError;
 
     fn from_str(text: &str) -> Result<DataType, DataTypeParseError> {
-        if let Some(dtype) = parse_scalar(text) {
+        if let Some(dtype) = DataType::parse_known(text) {
             return Ok(dtype);
-        }
-        // A vector type is a scalar name followed by `x` and the lane count.
-        if let Some(position) = text.rfind('x') {
-            let (scalar, lanes) = (&text[..position], &text[position + 1..]);
-            if let (Some(dtype), Ok(lanes)) = (parse_scalar(scalar), lanes.parse::<u16>()) {
-                if lanes >= 1 && !dtype.is_void() {
-                    return Ok(dtype.with_lanes(lanes));
-                }
-            }
         }
         let suggestion = KNOWN_SCALARS
             .iter()

@@ -277,9 +277,7 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
                 int(x.wrapping_mul(y))
             } else if pa == Some(1) {
                 Some(b.clone())
-            } else if pa == Some(0) {
-                Some(a.clone())
-            } else if pb == Some(1) {
+            } else if pa == Some(0) || pb == Some(1) {
                 Some(a.clone())
             } else if pb == Some(0) {
                 Some(b.clone())
@@ -398,7 +396,7 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
                     if pick_min { x.min(y) } else { x.max(y) },
                     result_type,
                 ))
-            } else if a.same_as(b) {
+            } else if same_operand(a, b) {
                 Some(a.clone())
             } else {
                 None
@@ -444,6 +442,12 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
     Ok(folded)
 }
 
+/// TVM's `same_as` on operands: the same node, or two uses of one variable
+/// (a TVM variable is itself the expression, so every use is the same object).
+fn same_operand(a: &Expr, b: &Expr) -> bool {
+    a.same_as(b) || matches!((a.as_var(), b.as_var()), (Some(x), Some(y)) if x == y)
+}
+
 fn fold_float_identity_add(a: &Expr, b: &Expr, fa: Option<f64>, fb: Option<f64>) -> Option<Expr> {
     if fa == Some(0.0) {
         Some(b.clone())
@@ -457,9 +461,7 @@ fn fold_float_identity_add(a: &Expr, b: &Expr, fa: Option<f64>, fb: Option<f64>)
 fn fold_float_identity_mul(a: &Expr, b: &Expr, fa: Option<f64>, fb: Option<f64>) -> Option<Expr> {
     if fa == Some(1.0) {
         Some(b.clone())
-    } else if fa == Some(0.0) {
-        Some(a.clone())
-    } else if fb == Some(1.0) {
+    } else if fa == Some(0.0) || fb == Some(1.0) {
         Some(a.clone())
     } else if fb == Some(0.0) {
         Some(b.clone())

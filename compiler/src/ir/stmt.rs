@@ -450,7 +450,7 @@ impl Stmt {
             }
         }
         if flat.len() == 1 {
-            return flat.pop().unwrap_or_else(|| Stmt::no_op());
+            return flat.pop().unwrap_or_else(Stmt::no_op);
         }
         Stmt::new(StmtKind::Seq(flat), Span::NONE)
     }

@@ -116,208 +116,309 @@ fn call_operator(name: &str) -> Option<(&'static str, Precedence)> {
 impl Printer {
     /// An expression as text.
     pub fn expr(&mut self, expr: &Expr) -> String {
-        self.expr_with_precedence(expr).0
-    }
-
-    /// Prints a child, parenthesised when it binds more loosely than its parent
-    /// (or equally, for the right operand of a left-associative operator).
-    fn child(&mut self, expr: &Expr, parent: Precedence, parens_on_equal: bool) -> String {
-        let (text, precedence) = self.expr_with_precedence(expr);
-        if precedence < parent || (parens_on_equal && precedence == parent) {
-            format!("({text})")
-        } else {
-            text
-        }
+        let mut out = String::new();
+        self.write_expr(&mut out, expr);
+        out
     }
 
     /// A comma-separated list of expressions.
     pub fn expr_list(&mut self, exprs: &[Expr]) -> String {
-        let parts: Vec<String> = exprs.iter().map(|e| self.expr(e)).collect();
-        parts.join(", ")
+        let mut out = String::new();
+        self.write_list(&mut out, exprs);
+        out
     }
 
-    /// `T.int64(5)`, `5`, `T.bool(True)`: an integer literal of `dtype`.
-    pub fn int_literal(&self, value: i64, dtype: DataType) -> String {
-        if dtype == DataType::int32() {
-            value.to_string()
-        } else if dtype.is_bool() {
-            format!("T.bool({})", if value != 0 { "True" } else { "False" })
-        } else if dtype.is_uint() && dtype.bits == 64 {
-            format!("T.{dtype}({})", value as u64)
-        } else {
-            format!("T.{dtype}({value})")
+    fn write_list(&mut self, out: &mut String, exprs: &[Expr]) {
+        for (i, e) in exprs.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.write_expr(out, e);
         }
     }
 
     /// Store indices, with constant-stride ramps printed as slices (loads
     /// print ramps as `T.Ramp`, as TVM 0.27 does).
     pub fn store_indices(&mut self, indices: &[Expr]) -> String {
-        let parts: Vec<String> = indices
-            .iter()
-            .map(|index| {
-                if let ExprKind::Ramp {
-                    base,
-                    stride,
-                    lanes,
-                } = index.kind()
-                {
-                    if let Some(step) = stride.as_int() {
-                        let span = operators::make_const_int(stride.dtype(), *lanes as i64 * step);
-                        let stop =
-                            operators::add(base.clone(), span).unwrap_or_else(|_| base.clone());
-                        let start = self.expr(base);
-                        let stop = self.expr(&stop);
-                        return if step == 1 {
-                            format!("{start}:{stop}")
-                        } else {
-                            format!("{start}:{stop}:{}", self.expr(stride))
-                        };
+        let mut out = String::new();
+        for (i, index) in indices.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            if let ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            } = index.kind()
+            {
+                if let Some(step) = stride.as_int() {
+                    let span = operators::make_const_int(stride.dtype(), *lanes as i64 * step);
+                    let stop = operators::add(base.clone(), span).unwrap_or_else(|_| base.clone());
+                    self.write_expr(&mut out, base);
+                    out.push(':');
+                    self.write_expr(&mut out, &stop);
+                    if step != 1 {
+                        out.push(':');
+                        self.write_expr(&mut out, stride);
                     }
+                    continue;
                 }
-                self.expr(index)
-            })
-            .collect();
-        parts.join(", ")
+            }
+            self.write_expr(&mut out, index);
+        }
+        out
     }
 
-    pub(crate) fn expr_with_precedence(&mut self, expr: &Expr) -> (String, Precedence) {
-        use Precedence::*;
-        let identity = |text: String| (text, Identity);
+    /// How tightly the printed form of `expr` binds: decides parentheses
+    /// before the child is written.
+    fn precedence_of(&self, expr: &Expr) -> Precedence {
         match expr.kind() {
-            ExprKind::Var(var) => identity(match self.names.var(var) {
-                Some(name) => name.to_string(),
-                None => super::names::sanitize(var.name()),
-            }),
-            ExprKind::Int(value) => identity(self.int_literal(*value, expr.dtype())),
+            ExprKind::Binary(op, a, b) => match op {
+                BinaryOp::Mod | BinaryOp::Min | BinaryOp::Max => Precedence::Identity,
+                BinaryOp::Div if a.dtype().is_integer() && b.dtype().is_integer() => {
+                    Precedence::Identity
+                }
+                _ if rebuilds_unchanged(*op, a, b) => operator_symbol(*op).1,
+                _ => Precedence::Identity,
+            },
+            ExprKind::Not(value) if !value.is_const() => Precedence::Not,
+            ExprKind::Call { op, args } => match call_operator(op.name()) {
+                Some((_, precedence)) if args.len() == 2 => precedence,
+                _ if op.name() == "bitwise_not" && args.len() == 1 => Precedence::Unary,
+                _ => Precedence::Identity,
+            },
+            ExprKind::Load(load)
+                if self.scalars.contains(&load.buffer)
+                    && super::stmt::is_first_element(&load.indices) =>
+            {
+                Precedence::Identity
+            }
+            _ => Precedence::Identity,
+        }
+    }
+
+    /// Writes a child, parenthesised when it binds more loosely than its parent
+    /// (or equally, for the right operand of a left-associative operator).
+    fn write_child(
+        &mut self,
+        out: &mut String,
+        expr: &Expr,
+        parent: Precedence,
+        parens_on_equal: bool,
+    ) {
+        let precedence = self.precedence_of(expr);
+        let parens = precedence < parent || (parens_on_equal && precedence == parent);
+        if parens {
+            out.push('(');
+        }
+        self.write_expr(out, expr);
+        if parens {
+            out.push(')');
+        }
+    }
+
+    /// Writes `name(a, b)`.
+    fn write_call(&mut self, out: &mut String, name: &str, args: &[Expr]) {
+        out.push_str(name);
+        out.push('(');
+        self.write_list(out, args);
+        out.push(')');
+    }
+
+    /// Writes an expression.
+    pub(crate) fn write_expr(&mut self, out: &mut String, expr: &Expr) {
+        use std::fmt::Write as _;
+        match expr.kind() {
+            ExprKind::Var(var) => match self.names.var(var) {
+                Some(name) => out.push_str(name),
+                None => out.push_str(&super::names::sanitize(var.name())),
+            },
+            ExprKind::Int(value) => write_int_literal(out, *value, expr.dtype()),
             ExprKind::Float(value) => {
-                identity(format!("T.{}({})", expr.dtype(), format_float(*value)))
+                let _ = write!(out, "T.{}({})", expr.dtype(), format_float(*value));
             }
-            ExprKind::Str(text) => identity(quote(text)),
+            ExprKind::Str(text) => out.push_str(&quote(text)),
             ExprKind::Cast(value) => {
-                let inner = self.expr(value);
-                identity(format!("T.Cast(\"{}\", {inner})", expr.dtype()))
+                let _ = write!(out, "T.Cast(\"{}\", ", expr.dtype());
+                self.write_expr(out, value);
+                out.push(')');
             }
-            ExprKind::Binary(op, a, b) => self.binary(*op, a, b),
+            ExprKind::Binary(op, a, b) => self.write_binary(out, *op, a, b),
             ExprKind::Not(value) => {
-                let (inner, precedence) = self.expr_with_precedence(value);
                 if value.is_const() {
-                    identity(format!("T.Not({inner})"))
-                } else if precedence < Not {
-                    (format!("not ({inner})"), Not)
+                    self.write_call(out, "T.Not", std::slice::from_ref(value));
                 } else {
-                    (format!("not {inner}"), Not)
+                    out.push_str("not ");
+                    self.write_child(out, value, Precedence::Not, false);
                 }
             }
             ExprKind::Select(c, a, b) => {
-                let args = self.expr_list(&[c.clone(), a.clone(), b.clone()]);
-                identity(format!("T.Select({args})"))
+                self.write_call(out, "T.Select", &[c.clone(), a.clone(), b.clone()])
             }
             ExprKind::Load(load)
                 if self.scalars.contains(&load.buffer)
                     && super::stmt::is_first_element(&load.indices) =>
             {
-                identity(self.buffer_name(&load.buffer))
+                out.push_str(&self.buffer_name(&load.buffer));
             }
             ExprKind::Load(load) => {
-                let buffer = self.buffer_name(&load.buffer);
+                out.push_str(&self.buffer_name(&load.buffer));
+                out.push('[');
                 if load.indices.is_empty() {
-                    identity(format!("{buffer}[()]"))
+                    out.push_str("()");
                 } else {
-                    let indices = self.expr_list(&load.indices);
-                    identity(format!("{buffer}[{indices}]"))
+                    self.write_list(out, &load.indices);
                 }
+                out.push(']');
             }
             ExprKind::Ramp {
                 base,
                 stride,
                 lanes,
             } => {
-                let (base, stride) = (self.expr(base), self.expr(stride));
-                identity(format!("T.Ramp({base}, {stride}, {lanes})"))
+                out.push_str("T.Ramp(");
+                self.write_expr(out, base);
+                out.push_str(", ");
+                self.write_expr(out, stride);
+                let _ = write!(out, ", {lanes})");
             }
             ExprKind::Broadcast { value, lanes } => {
-                let value = self.expr(value);
-                identity(format!("T.Broadcast({value}, {lanes})"))
+                out.push_str("T.Broadcast(");
+                self.write_expr(out, value);
+                let _ = write!(out, ", {lanes})");
             }
             ExprKind::Let { var, value, body } => {
-                let value = self.expr(value);
-                let name = self.expr(&var.to_expr());
-                let body = self.expr(body);
-                identity(format!("T.Let({body}, where={{{name}: {value}}})"))
+                out.push_str("T.Let(");
+                self.write_expr(out, body);
+                out.push_str(", where={");
+                self.write_expr(out, &var.to_expr());
+                out.push_str(": ");
+                self.write_expr(out, value);
+                out.push_str("})");
             }
-            ExprKind::Call { op, args } => {
-                if let Some((symbol, precedence)) = call_operator(op.name()) {
-                    if args.len() == 2 {
-                        let lhs = self.child(&args[0], precedence, false);
-                        let rhs = self.child(&args[1], precedence, true);
-                        return (format!("{lhs} {symbol} {rhs}"), precedence);
-                    }
-                }
-                if op.name() == "bitwise_not" && args.len() == 1 {
-                    let operand = self.child(&args[0], Unary, false);
-                    return (format!("~{operand}"), Unary);
-                }
-                let mut parts = Vec::with_capacity(args.len() + 1);
-                let dtype = format!("\"{}\"", expr.dtype());
-                if op.info().dtype_position == DtypePosition::First {
-                    parts.push(dtype.clone());
-                }
-                for arg in args {
-                    parts.push(self.expr(arg));
-                }
-                if op.info().dtype_position == DtypePosition::Last {
-                    parts.push(dtype);
-                }
-                identity(format!("T.{}({})", op.name(), parts.join(", ")))
-            }
+            ExprKind::Call { op, args } => self.write_builtin_call(out, expr, *op, args),
             ExprKind::CallFunction { name, args } => {
-                let args = self.expr_list(args);
                 let module = self
                     .module_name
                     .clone()
                     .unwrap_or_else(|| "Module".to_string());
-                identity(format!("{module}.{name}({args})"))
+                let _ = write!(out, "{module}.{name}");
+                out.push('(');
+                self.write_list(out, args);
+                out.push(')');
             }
             ExprKind::Shuffle { vectors, indices } => {
-                let vectors = self.expr_list(vectors);
-                let indices = self.expr_list(indices);
-                identity(format!("T.Shuffle([{vectors}], [{indices}])"))
+                out.push_str("T.Shuffle([");
+                self.write_list(out, vectors);
+                out.push_str("], [");
+                self.write_list(out, indices);
+                out.push_str("])");
             }
         }
     }
 
-    fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> (String, Precedence) {
-        let call = |this: &mut Printer, name: &str| {
-            let args = this.expr_list(&[a.clone(), b.clone()]);
-            (format!("T.{name}({args})"), Precedence::Identity)
+    fn write_builtin_call(
+        &mut self,
+        out: &mut String,
+        expr: &Expr,
+        op: crate::ir::Op,
+        args: &[Expr],
+    ) {
+        use std::fmt::Write as _;
+        if let Some((symbol, precedence)) = call_operator(op.name()) {
+            if args.len() == 2 {
+                self.write_child(out, &args[0], precedence, false);
+                let _ = write!(out, " {symbol} ");
+                self.write_child(out, &args[1], precedence, true);
+                return;
+            }
+        }
+        // `T.if_then_else` with a constant condition would fold when parsed:
+        // the generic intrinsic call keeps the node.
+        if op.name() == "if_then_else" && args.first().is_some_and(|c| c.is_const()) {
+            let _ = write!(
+                out,
+                "T.call_intrin(\"{}\", \"{}\", ",
+                expr.dtype(),
+                op.info().tvm_name
+            );
+            self.write_list(out, args);
+            out.push(')');
+            return;
+        }
+        if op.name() == "bitwise_not" && args.len() == 1 {
+            out.push('~');
+            self.write_child(out, &args[0], Precedence::Unary, false);
+            return;
+        }
+        let _ = write!(out, "T.{}(", op.name());
+        let mut first = true;
+        let mut separator = |out: &mut String| {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
         };
-        match op {
-            BinaryOp::Mod => call(self, "truncmod"),
-            BinaryOp::Min => call(self, "min"),
-            BinaryOp::Max => call(self, "max"),
-            BinaryOp::Div => {
-                let integer = a.dtype().is_integer() && b.dtype().is_integer();
-                if integer || !rebuilds_unchanged(op, a, b) {
-                    call(self, "Div")
-                } else {
-                    self.operator(op, a, b)
-                }
-            }
+        if op.info().dtype_position == DtypePosition::First {
+            separator(out);
+            let _ = write!(out, "\"{}\"", expr.dtype());
+        }
+        for arg in args {
+            separator(out);
+            self.write_expr(out, arg);
+        }
+        if op.info().dtype_position == DtypePosition::Last {
+            separator(out);
+            let _ = write!(out, "\"{}\"", expr.dtype());
+        }
+        out.push(')');
+    }
+
+    fn write_binary(&mut self, out: &mut String, op: BinaryOp, a: &Expr, b: &Expr) {
+        let pair = [a.clone(), b.clone()];
+        // The folding functions print only when parsing them rebuilds this very
+        // node; otherwise the node constructor (`T.Min`) keeps the round trip.
+        let unchanged = rebuilds_unchanged(op, a, b);
+        let name = match op {
+            BinaryOp::Mod => Some(if unchanged { "T.truncmod" } else { "T.Mod" }),
+            BinaryOp::Min => Some(if unchanged { "T.min" } else { "T.Min" }),
+            BinaryOp::Max => Some(if unchanged { "T.max" } else { "T.Max" }),
+            BinaryOp::Div if a.dtype().is_integer() && b.dtype().is_integer() => Some("T.Div"),
+            _ if !unchanged => None,
             _ => {
-                if rebuilds_unchanged(op, a, b) {
-                    self.operator(op, a, b)
-                } else {
-                    call(self, op.tvm_name())
-                }
+                let (symbol, precedence) = operator_symbol(op);
+                self.write_child(out, a, precedence, false);
+                out.push(' ');
+                out.push_str(symbol);
+                out.push(' ');
+                self.write_child(out, b, precedence, true);
+                return;
+            }
+        };
+        match name {
+            Some(name) => self.write_call(out, name, &pair),
+            None => {
+                let name = format!("T.{}", op.tvm_name());
+                self.write_call(out, &name, &pair);
             }
         }
     }
+}
 
-    fn operator(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> (String, Precedence) {
-        let (symbol, precedence) = operator_symbol(op);
-        let lhs = self.child(a, precedence, false);
-        let rhs = self.child(b, precedence, true);
-        (format!("{lhs} {symbol} {rhs}"), precedence)
+fn write_int_literal(out: &mut String, value: i64, dtype: DataType) {
+    use std::fmt::Write as _;
+    if dtype == DataType::int32() {
+        let _ = write!(out, "{value}");
+    } else if dtype.is_bool() {
+        out.push_str(if value != 0 {
+            "T.bool(True)"
+        } else {
+            "T.bool(False)"
+        });
+    } else if dtype.is_uint() && dtype.bits == 64 {
+        let _ = write!(out, "T.{dtype}({})", value as u64);
+    } else {
+        let _ = write!(out, "T.{dtype}({value})");
     }
 }
 
