@@ -531,6 +531,29 @@ impl Lowerer {
 
     /// Binds a name to an evaluated value: buffers are aliased, Python values kept.
     fn bind_value(&mut self, name: &str, value: Value, span: ast::Span) {
+        // `i = 5` inside `for i in ...` would silently rebind the loop variable.
+        let loop_var = match self.lookup(name) {
+            Some(Value::Expr(e)) => e
+                .as_var()
+                .filter(|v| self.loops.iter().any(|(l, _)| l == *v))
+                .cloned(),
+            _ => None,
+        };
+        if let Some(loop_var) = loop_var {
+            self.report(
+                Diagnostic::error(
+                    crate::verify::codes::ASSIGN_TO_LOOP_VAR,
+                    format!("`{name}` is a loop variable and cannot be assigned"),
+                    self.span(span),
+                )
+                .with_label("assigned here")
+                .with_secondary(loop_var.span(), "the loop variable is defined here")
+                .with_help(format!(
+                    "compute the value under a new name, for example `{name}_1 = ...`"
+                )),
+            );
+            return;
+        }
         match value {
             Value::BufferAnnotation(buffer) => {
                 let buffer = buffer.with(|node| node.name = name.to_string());
