@@ -555,13 +555,40 @@ fn casts_between_index_types_follow_tvm() {
     let long = |value: i64| Expr::int(value, DataType::int64());
     let to_i32 = |e: Expr| Expr::cast(DataType::int32(), e);
     let to_i64 = |e: Expr| Expr::cast(DataType::int64(), e);
-    check(&analyzer, &to_i32(floordiv(v(&k), long(4))), "T.Cast(\"int32\", k) // 4");
-    check(&analyzer, &to_i32(add(mul(v(&k), long(2)), long(1))), "T.Cast(\"int32\", k) * 2 + 1");
+    check(
+        &analyzer,
+        &to_i32(floordiv(v(&k), long(4))),
+        "T.Cast(\"int32\", k) // 4",
+    );
+    check(
+        &analyzer,
+        &to_i32(add(mul(v(&k), long(2)), long(1))),
+        "T.Cast(\"int32\", k) * 2 + 1",
+    );
     check(&analyzer, &to_i32(v(&n)), "T.Cast(\"int32\", n)");
-    check(&analyzer, &to_i32(to_i64(v(&i))), "T.Cast(\"int32\", T.Cast(\"int64\", i))");
-    check(&analyzer, &floordiv(to_i64(add(mul(v(&i), c(8)), v(&j))), long(8)), "T.Cast(\"int64\", i)");
-    let rebuilt = add(mul(floordiv(v(&k), long(8)), long(8)), floormod(v(&k), long(8)));
+    check(
+        &analyzer,
+        &to_i32(to_i64(v(&i))),
+        "T.Cast(\"int32\", T.Cast(\"int64\", i))",
+    );
+    check(
+        &analyzer,
+        &floordiv(to_i64(add(mul(v(&i), c(8)), v(&j))), long(8)),
+        "T.Cast(\"int64\", i)",
+    );
+    let rebuilt = add(
+        mul(floordiv(v(&k), long(8)), long(8)),
+        floormod(v(&k), long(8)),
+    );
     check(&analyzer, &rebuilt, "k");
-    check(&analyzer, &min(mul(v(&k), long(2)), long(100)), "T.min(k, T.int64(50)) * T.int64(2)");
-    check(&analyzer, &Expr::cast(DataType::int(8), v(&i)), "T.Cast(\"int8\", i)");
+    check(
+        &analyzer,
+        &min(mul(v(&k), long(2)), long(100)),
+        "T.min(k, T.int64(50)) * T.int64(2)",
+    );
+    check(
+        &analyzer,
+        &Expr::cast(DataType::int(8), v(&i)),
+        "T.Cast(\"int8\", i)",
+    );
 }

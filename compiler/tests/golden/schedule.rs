@@ -11,8 +11,9 @@
 //! every run and compared only with its blessed expectation. A case whose schedule section says
 //! `# test: steps` also has `NAME.steps.txt`, the `--steps` output.
 //!
-//! Every step of every case is checked: the module prints and reads back
-//! unchanged (the verifier joins here when it is on `main`), and the printed
+//! Every step of every case is checked: the verifier accepts the module (a
+//! case may allow a verifier code with `# test: verifier refuses CODE: why`),
+//! the module prints and reads back unchanged, and the printed
 //! trace, run again on the program, gives the same module. A schedule written
 //! as TVM's `apply_trace` must print back as exactly that trace.
 //!
@@ -81,13 +82,22 @@ fn check_same_results(_before: &IRModule, _after: &IRModule) -> ResultsCheck {
     ResultsCheck::Skipped("tirc::interp is not on main yet")
 }
 
-/// Checks every step of a run: it prints and reads back unchanged, and it
-/// computes what the module before it computed.
+/// Checks every step of a run: the verifier accepts it (but for the codes
+/// the case's `# test: verifier refuses CODE: why` directives allow), it
+/// prints and reads back unchanged, and it computes what the module before it
+/// computed.
 fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<&'static str>, String> {
+    let directives = directives(program);
+    let tolerated: Vec<&str> = directives
+        .iter()
+        .filter_map(|d| d.strip_prefix("verifier refuses "))
+        .filter_map(|d| d.split(':').next())
+        .map(str::trim)
+        .collect();
     let mut previous = &run.initial;
     let mut skipped = None;
     for step in &run.steps {
-        step_check::check_module(&step.module, program.dialect)
+        step_check::check_module(&step.module, program.dialect, &tolerated)
             .map_err(|problem| format!("after step {} ({}): {problem}", step.number, step.text))?;
         match check_same_results(previous, &step.module) {
             ResultsCheck::Skipped(reason) => skipped = Some(reason),
