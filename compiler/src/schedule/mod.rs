@@ -19,6 +19,8 @@ pub mod explain;
 pub mod for_kind;
 pub mod get_block_loop;
 pub mod loop_transformation;
+#[cfg(test)]
+mod random_scripts;
 pub mod report;
 pub mod scope;
 pub mod script;

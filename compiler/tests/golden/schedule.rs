@@ -26,8 +26,8 @@ use crate::support::{collect, display_path, tests_root, Failures};
 use std::path::{Path, PathBuf};
 use tirc::diagnostics::render_text;
 use tirc::frontend::{parse_program, Program, ScheduleDef};
-use tirc::ir::structural::module_equal;
 use tirc::interp::{run_function, Arg, Tensor, Tolerance};
+use tirc::ir::structural::module_equal;
 use tirc::ir::{IRModule, Stmt, StmtKind};
 use tirc::printer::Dialect;
 use tirc::schedule::{apply_schedule, print_scheduled, report, step_check, ScheduleRun};
@@ -197,7 +197,10 @@ fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<String>, S
             Ok(outputs) => outputs,
             Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
             Err(NotRun::Failed(error)) => {
-                return Err(format!("after step {} ({}): {error}", step.number, step.text))
+                return Err(format!(
+                    "after step {} ({}): {error}",
+                    step.number, step.text
+                ))
             }
         };
         same_results(&expected, &actual).map_err(|difference| {
