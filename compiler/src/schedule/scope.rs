@@ -3,6 +3,7 @@
 //! (affine binding, region cover, stage pipeline), after TVM's `SBlockScope`
 //! and `SBlockInfo`.
 
+use super::binding::AffineHint;
 use super::state::{NodeMap, NodeSet, SRefKind, ScheduleState};
 use crate::arith::{is_affine_binding, Analyzer, IntSet};
 use crate::ir::mutate::substitute;
@@ -111,6 +112,23 @@ struct AffineEntry {
 }
 
 impl AffineCache {
+    /// Records a flag found elsewhere for the block as it is now.
+    fn seed(&self, block: NodeId, stmt: &Stmt, loops: &[&For], affine: bool) {
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            entries.insert(
+                block,
+                AffineEntry {
+                    realize: stmt.clone(),
+                    loops: loops
+                        .iter()
+                        .map(|l| (l.loop_var.clone(), l.min.clone(), l.extent.clone()))
+                        .collect(),
+                    affine,
+                },
+            );
+        }
+    }
+
     /// The affine-binding flag of a block under `loops` (outermost first).
     fn affine(&self, block: NodeId, stmt: &Stmt, realize: &BlockRealize, loops: &[&For]) -> bool {
         let same_loops = |entry: &AffineEntry| {
@@ -491,6 +509,41 @@ fn range_set(
 }
 
 impl ScheduleState {
+    /// Records the affine-binding flags the binding simplification of a
+    /// split or fuse found, for blocks whose loops are the ones it detected
+    /// them over (debug builds check each against a fresh detection).
+    pub(crate) fn seed_affine_flags(&self, hints: &[AffineHint]) {
+        for hint in hints {
+            let Some(sref) = self.sref(hint.block) else {
+                continue;
+            };
+            let Some(realize) = sref.as_realize() else {
+                continue;
+            };
+            if sref.parent.is_none() {
+                continue;
+            }
+            let loops: Vec<&For> = self
+                .enclosing_loops(hint.block)
+                .into_iter()
+                .filter_map(|l| self.sref(l).and_then(|s| s.as_for()))
+                .collect();
+            let same_loops = loops.len() == hint.loops.len()
+                && loops.iter().zip(&hint.loops).all(|(l, v)| l.loop_var == *v);
+            if !same_loops {
+                continue;
+            }
+            debug_assert_eq!(
+                hint.affine,
+                is_affine_binding(realize, loops.iter().copied()),
+                "the affine flag found while simplifying bindings of block `{}`",
+                realize.block.name
+            );
+            self.affine_cache
+                .seed(hint.block, &sref.stmt, &loops, hint.affine);
+        }
+    }
+
     /// Whether a block's bindings are an affine, surjective map of the loops
     /// between it and its scope root (false for a block not in the program).
     /// Cached: the flag is computed again only when the block's realize or
