@@ -3,7 +3,7 @@
 //! shows exactly what the command line reports.
 
 use crate::diagnostics::{sort_diagnostics, Diagnostic};
-use crate::frontend::{parse_program, Program};
+use crate::frontend::{parse_program_with, Program};
 use crate::source::{SourceMap, Span};
 
 /// Options of the checks beyond the defaults.
@@ -13,6 +13,8 @@ pub struct CheckOptions {
     pub strict_casts: bool,
     /// Report declared regions larger than what the block touches.
     pub warn_loose_regions: bool,
+    /// Build the program's symbol index (for editor features).
+    pub record_symbols: bool,
 }
 
 /// The result of checking one file.
@@ -38,7 +40,8 @@ pub fn check_source(
     text: &str,
     options: &CheckOptions,
 ) -> Checked {
-    let (program, mut diagnostics) = parse_program(sources, name, text);
+    let (program, mut diagnostics) =
+        parse_program_with(sources, name, text, options.record_symbols);
     if let Some(program) = &program {
         let mut verified = crate::verify::verify_module(&program.module, options);
         verified.extend(crate::verify::verify_schedule_block_names(program));

@@ -1040,6 +1040,7 @@ mod tests {
         let options = CheckOptions {
             strict_casts: true,
             warn_loose_regions: true,
+            ..CheckOptions::default()
         };
         let checked = check_source(&mut sources, "example.tir", program, &options);
         let mut codes: Vec<String> = checked.diagnostics.iter().map(|d| d.code.clone()).collect();

@@ -120,7 +120,7 @@ proptest! {
         let files = CORPUS.with(|c| c.clone());
         prop_assume!(!files.is_empty());
         let text = apply(&files[file % files.len()], &mutations);
-        let options = CheckOptions { strict_casts: true, warn_loose_regions: true };
+        let options = CheckOptions { strict_casts: true, warn_loose_regions: true, ..CheckOptions::default() };
         let mut sources = SourceMap::new();
         let checked = check_source(&mut sources, "mutant.tir", &text, &options);
         let _ = tirc::diagnostics::render_text(&checked.diagnostics, &sources, false);

@@ -345,8 +345,21 @@ impl<'a> Simplifier<'a> {
         let dtype = expr.dtype();
         match expr.kind() {
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => expr.clone(),
-            // A call of another function of the module is opaque to the simplifier.
-            ExprKind::CallFunction { .. } => expr.clone(),
+            // A call of another function of the module is opaque; its arguments are not.
+            ExprKind::CallFunction { name, args } => {
+                let new_args: Vec<Expr> = args.iter().map(|a| self.visit(a)).collect();
+                if new_args.iter().zip(args).all(|(n, o)| n.same_as(o)) {
+                    return expr.clone();
+                }
+                Expr::new(
+                    ExprKind::CallFunction {
+                        name: name.clone(),
+                        args: new_args,
+                    },
+                    dtype,
+                    expr.span(),
+                )
+            }
             ExprKind::Var(var) => self.visit_var(expr, var),
             ExprKind::Cast(value) => {
                 let value = self.visit(value);

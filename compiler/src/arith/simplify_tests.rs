@@ -592,3 +592,27 @@ fn casts_between_index_types_follow_tvm() {
         "T.Cast(\"int8\", i)",
     );
 }
+
+#[test]
+fn calls_of_module_functions_keep_their_name_and_simplify_their_arguments() {
+    let x = var("x");
+    let call = Expr::new(
+        ExprKind::CallFunction {
+            name: "helper".to_string(),
+            args: vec![add(v(&x), c(0)), sub(v(&x), v(&x))],
+        },
+        DataType::int32(),
+        Span::NONE,
+    );
+    let simplified = Analyzer::new().simplify(&call);
+    match simplified.kind() {
+        ExprKind::CallFunction { name, args } => {
+            assert_eq!(name, "helper");
+            let texts: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            assert_eq!(texts, ["x", "0"]);
+        }
+        other => panic!("expected a call, got {other:?}"),
+    }
+    let everything = super::ConstIntBound::everything(DataType::int32());
+    assert_eq!(Analyzer::new().const_int_bound(&call), everything);
+}

@@ -31,6 +31,7 @@ pub fn run(args: CheckArgs) -> u8 {
     let options = CheckOptions {
         strict_casts: args.strict_casts,
         warn_loose_regions: args.warn_loose_regions,
+        ..CheckOptions::default()
     };
     let mut code = EXIT_OK;
     for path in &args.files {

@@ -6,6 +6,7 @@ mod check;
 mod diff;
 mod explain;
 mod fmt;
+mod lsp;
 mod schedule;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
@@ -66,12 +67,14 @@ enum Command {
     Check(check::CheckArgs),
     /// Compare two files structurally (exit 0 when equal).
     Diff(diff::DiffArgs),
+    /// Explain a diagnostic code, with a wrong and a right example.
+    Explain(explain::ExplainArgs),
+    /// Run the language server on standard input and output (for editors).
+    Lsp(lsp::LspArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
     /// Time tirc's stages on given files.
     Bench(bench::BenchArgs),
-    /// Explain a diagnostic code, with a wrong and a right example.
-    Explain(explain::ExplainArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -125,9 +128,10 @@ pub fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Schedule(args) => schedule::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Explain(args) => explain::run(args),
     };
     ExitCode::from(code)
 }

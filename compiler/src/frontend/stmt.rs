@@ -1818,6 +1818,11 @@ impl Lowerer {
             Some(a) => self.eval_string(a, "block name"),
             None => String::new(),
         };
+        if let Some(a) = args.first() {
+            if self.record_symbols {
+                self.symbols.record_block(&name, self.span(a.span));
+            }
+        }
         for keyword in keywords {
             match keyword.name.name.as_str() {
                 "no_realize" => {

@@ -211,6 +211,7 @@ pub fn print_scheduled(
         header_comments: program.header_comments.clone(),
         schedules: Vec::new(),
         file: program.file,
+        symbols: Default::default(),
     };
     crate::format::print_program(&scheduled, dialect)
 }
