@@ -1,6 +1,7 @@
 //! The `tirc` command line: one file per subcommand, all returning an exit
 //! code (0 ok, 1 diagnostics, 2 usage or I/O error).
 
+mod bench;
 mod check;
 mod diff;
 mod explain;
@@ -72,6 +73,8 @@ enum Command {
     Lsp(lsp::LspArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
+    /// Time tirc's stages on given files.
+    Bench(bench::BenchArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -128,6 +131,7 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Schedule(args) => schedule::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     ExitCode::from(code)
 }

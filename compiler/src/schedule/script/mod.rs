@@ -1,0 +1,604 @@
+//! The schedule-script interpreter: runs the body of a schedule `def`
+//! (straight-line calls on `sch`, assignments of their results, tuples,
+//! literals, lists and `None`) against the schedule state, one step per call,
+//! recording the trace.
+//!
+//! Every call of a method of `sch` is a step. A step that fails stops the run
+//! with one diagnostic whose primary span is on the schedule line; the
+//! program stays as the last step that succeeded left it.
+
+mod arguments;
+mod dispatch;
+mod signatures;
+
+pub use signatures::Value;
+
+use super::error::codes;
+use super::state::{SRefKind, ScheduleState};
+use super::trace::{Instruction, Outputs, Rv, Trace, TraceArg};
+use super::AppliedStep;
+use crate::diagnostics::Diagnostic;
+use crate::frontend::ScheduleDef;
+use crate::ir::NodeId;
+use crate::source::{FileId, Span};
+use signatures::{usage_of, Arg, Bound, Signature, PRIMITIVES, TVM_ONLY_METHODS};
+use std::collections::HashMap;
+use tirc_grammar::ast;
+
+/// Why the run stopped early.
+enum Stop {
+    /// A step failed; the diagnostic says why.
+    Failed(Box<Diagnostic>),
+    /// The requested number of steps was applied.
+    Limit,
+}
+
+impl From<Diagnostic> for Stop {
+    fn from(diagnostic: Diagnostic) -> Stop {
+        Stop::Failed(Box::new(diagnostic))
+    }
+}
+
+/// The outcome of running a schedule def.
+pub(crate) struct Outcome {
+    pub steps: Vec<AppliedStep>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub trace: Trace,
+}
+
+/// Runs a schedule def on the state.
+pub(crate) fn run(
+    state: &mut ScheduleState,
+    def: &ScheduleDef,
+    file: FileId,
+    stop_after: Option<usize>,
+) -> Outcome {
+    let text_start = def.span.end.saturating_sub(def.text.len() as u32);
+    let mut interpreter = Interpreter {
+        state,
+        file,
+        def_text: &def.text,
+        text_start,
+        env: HashMap::new(),
+        rv_nodes: Vec::new(),
+        trace: Trace::default(),
+        steps: Vec::new(),
+        stop_after,
+    };
+    if let Some(first) = def.def.params.first() {
+        interpreter
+            .env
+            .insert(first.name.name.clone(), Value::Schedule);
+    }
+    let mut diagnostics = Vec::new();
+    for stmt in &def.def.body {
+        match interpreter.statement(stmt) {
+            Ok(()) => {}
+            Err(Stop::Limit) => break,
+            Err(Stop::Failed(diagnostic)) => {
+                diagnostics.push(*diagnostic);
+                break;
+            }
+        }
+    }
+    Outcome {
+        steps: interpreter.steps,
+        diagnostics,
+        trace: interpreter.trace,
+    }
+}
+
+struct Interpreter<'a> {
+    state: &'a mut ScheduleState,
+    file: FileId,
+    def_text: &'a str,
+    /// The byte offset of `def_text` in the file.
+    text_start: u32,
+    env: HashMap<String, Value>,
+    /// The loop or block of each random variable.
+    rv_nodes: Vec<NodeId>,
+    trace: Trace,
+    steps: Vec<AppliedStep>,
+    stop_after: Option<usize>,
+}
+
+type Eval<T> = Result<T, Stop>;
+
+impl Interpreter<'_> {
+    fn span(&self, span: ast::Span) -> Span {
+        Span::from_syntax(self.file, span)
+    }
+
+    /// The source text of a syntax node of the def.
+    fn source_text(&self, span: ast::Span) -> Option<&str> {
+        let start = span.start.checked_sub(self.text_start)? as usize;
+        let end = span.end.checked_sub(self.text_start)? as usize;
+        self.def_text.get(start..end)
+    }
+
+    fn error(&self, code: &str, message: impl Into<String>, span: ast::Span) -> Stop {
+        Diagnostic::error(code, message, self.span(span)).into()
+    }
+
+    fn statement(&mut self, stmt: &ast::Stmt) -> Eval<()> {
+        match &stmt.kind {
+            ast::StmtKind::Expr(expr) => {
+                // A docstring is not a step.
+                if !matches!(expr.kind, ast::ExprKind::Str(_)) {
+                    self.eval(expr)?;
+                }
+                Ok(())
+            }
+            ast::StmtKind::Assign { target, value } => {
+                let value = self.eval(value)?;
+                self.assign(target, value)
+            }
+            ast::StmtKind::Pass | ast::StmtKind::Import { .. } => Ok(()),
+            _ => Err(Diagnostic::error(
+                codes::UNSUPPORTED_STATEMENT,
+                "a schedule section holds only calls on `sch` and assignments of their results",
+                self.span(stmt.span),
+            )
+            .with_help(
+                "write the schedule as straight-line code: no loops, conditions or functions",
+            )
+            .into()),
+        }
+    }
+
+    fn assign(&mut self, target: &ast::Expr, value: Value) -> Eval<()> {
+        match &target.kind {
+            ast::ExprKind::Name(name) => {
+                self.env.insert(name.clone(), value);
+                Ok(())
+            }
+            ast::ExprKind::Tuple(targets) | ast::ExprKind::List(targets) => {
+                let Value::List(items) = value else {
+                    return Err(Diagnostic::error(
+                        codes::UNPACK_MISMATCH,
+                        format!(
+                            "cannot unpack {} into {} names",
+                            value.describe(),
+                            targets.len()
+                        ),
+                        self.span(target.span),
+                    )
+                    .with_help("assign it to one name")
+                    .into());
+                };
+                if items.len() != targets.len() {
+                    return Err(Diagnostic::error(
+                        codes::UNPACK_MISMATCH,
+                        format!(
+                            "the call returns {} value{} but {} name{} receive them",
+                            items.len(),
+                            plural(items.len()),
+                            targets.len(),
+                            plural(targets.len())
+                        ),
+                        self.span(target.span),
+                    )
+                    .with_help(format!(
+                        "write {} name{} on the left (`b1, = ...` for one)",
+                        items.len(),
+                        plural(items.len())
+                    ))
+                    .into());
+                }
+                for (inner, item) in targets.iter().zip(items) {
+                    self.assign(inner, item)?;
+                }
+                Ok(())
+            }
+            _ => Err(self.error(
+                codes::UNSUPPORTED_STATEMENT,
+                "only names and tuples of names can be assigned in a schedule",
+                target.span,
+            )),
+        }
+    }
+
+    fn eval(&mut self, expr: &ast::Expr) -> Eval<Value> {
+        match &expr.kind {
+            ast::ExprKind::Name(name) => self.env.get(name).cloned().ok_or_else(|| {
+                let suggestion =
+                    crate::frontend::suggest(name, self.env.keys().map(String::as_str));
+                let mut diagnostic = Diagnostic::error(
+                    codes::UNDEFINED_NAME,
+                    format!("`{name}` is not defined in the schedule"),
+                    self.span(expr.span),
+                )
+                .with_label("not defined");
+                diagnostic = diagnostic.with_help(match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "assign it from a call first, such as `b0 = sch.get_block(\"C\")`"
+                        .to_string(),
+                });
+                diagnostic.into()
+            }),
+            ast::ExprKind::Int(value) => i64::try_from(*value)
+                .map(Value::Int)
+                .map_err(|_| self.error(codes::BAD_ARGUMENTS, "integer too large", expr.span)),
+            ast::ExprKind::Float(value) => Ok(Value::Float(*value)),
+            ast::ExprKind::Str(value) => Ok(Value::Str(value.clone())),
+            ast::ExprKind::Bool(value) => Ok(Value::Bool(*value)),
+            ast::ExprKind::None => Ok(Value::None),
+            ast::ExprKind::List(items) | ast::ExprKind::Tuple(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items {
+                    if let ast::ExprKind::Starred(inner) = &item.kind {
+                        match self.eval(inner)? {
+                            Value::List(inner_items) => values.extend(inner_items),
+                            other => {
+                                return Err(self.error(
+                                    codes::WRONG_KIND,
+                                    format!("cannot unpack {} with `*`", other.describe()),
+                                    item.span,
+                                ))
+                            }
+                        }
+                    } else {
+                        values.push(self.eval(item)?);
+                    }
+                }
+                Ok(Value::List(values))
+            }
+            ast::ExprKind::Dict(items) => {
+                let mut entries = Vec::with_capacity(items.len());
+                for (key, value) in items {
+                    let Value::Str(key_text) = self.eval(key)? else {
+                        return Err(self.error(
+                            codes::WRONG_KIND,
+                            "dict keys must be strings",
+                            key.span,
+                        ));
+                    };
+                    entries.push((key_text, self.eval(value)?));
+                }
+                Ok(Value::Dict(entries))
+            }
+            ast::ExprKind::UnaryOp { op, operand } => {
+                let value = self.eval(operand)?;
+                match (op, value) {
+                    (ast::UnaryOp::Neg, Value::Int(v)) => Ok(Value::Int(v.wrapping_neg())),
+                    (ast::UnaryOp::Neg, Value::Float(v)) => Ok(Value::Float(-v)),
+                    (ast::UnaryOp::Pos, v @ (Value::Int(_) | Value::Float(_))) => Ok(v),
+                    (_, other) => Err(self.error(
+                        codes::WRONG_KIND,
+                        format!("this operator does not apply to {}", other.describe()),
+                        expr.span,
+                    )),
+                }
+            }
+            ast::ExprKind::BinOp { op, lhs, rhs } => {
+                let (a, b) = (self.eval(lhs)?, self.eval(rhs)?);
+                let (Value::Int(a), Value::Int(b)) = (&a, &b) else {
+                    return Err(self.error(
+                        codes::WRONG_KIND,
+                        "only integer arithmetic is allowed in a schedule",
+                        expr.span,
+                    ));
+                };
+                let (a, b) = (*a, *b);
+                let result = match op {
+                    ast::BinOp::Add => a.checked_add(b),
+                    ast::BinOp::Sub => a.checked_sub(b),
+                    ast::BinOp::Mul => a.checked_mul(b),
+                    ast::BinOp::FloorDiv if b != 0 => {
+                        Some(a.div_euclid(b) - i64::from(a.rem_euclid(b) != 0 && b < 0))
+                    }
+                    ast::BinOp::Mod if b != 0 => Some(((a % b) + b) % b),
+                    _ => None,
+                };
+                result.map(Value::Int).ok_or_else(|| {
+                    self.error(
+                        codes::BAD_ARGUMENTS,
+                        "this integer operation is not supported or overflows",
+                        expr.span,
+                    )
+                })
+            }
+            ast::ExprKind::Subscript { value, indices } => {
+                let container = self.eval(value)?;
+                let [index] = indices.as_slice() else {
+                    return Err(self.error(
+                        codes::WRONG_KIND,
+                        "index a list with one integer",
+                        expr.span,
+                    ));
+                };
+                let index_value = self.eval(index)?;
+                match (container, index_value) {
+                    (Value::List(items), Value::Int(i)) => {
+                        let len = items.len() as i64;
+                        let position = if i < 0 { i + len } else { i };
+                        if position < 0 || position >= len {
+                            return Err(self.error(
+                                codes::BAD_ARGUMENTS,
+                                format!("index {i} is out of range for a list of {len}"),
+                                index.span,
+                            ));
+                        }
+                        Ok(items[position as usize].clone())
+                    }
+                    (other, _) => Err(self.error(
+                        codes::WRONG_KIND,
+                        format!("cannot index {}", other.describe()),
+                        expr.span,
+                    )),
+                }
+            }
+            ast::ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => self.call(expr, func, args, keywords),
+            _ => Err(self.error(
+                codes::UNSUPPORTED_STATEMENT,
+                "this expression is not allowed in a schedule",
+                expr.span,
+            )),
+        }
+    }
+
+    fn call(
+        &mut self,
+        expr: &ast::Expr,
+        func: &ast::Expr,
+        args: &[ast::Expr],
+        keywords: &[ast::Keyword],
+    ) -> Eval<Value> {
+        let ast::ExprKind::Attribute { value, attr } = &func.kind else {
+            return Err(self.error(
+                codes::UNSUPPORTED_STATEMENT,
+                "only methods of `sch` can be called in a schedule",
+                func.span,
+            ));
+        };
+        let receiver = self.eval(value)?;
+        if receiver != Value::Schedule {
+            return Err(self.error(
+                codes::WRONG_KIND,
+                format!(
+                    "`{}` is called on {}, not on the schedule",
+                    attr.name,
+                    receiver.describe()
+                ),
+                value.span,
+            ));
+        }
+        let method = attr.name.as_str();
+        let Some((_, signature)) = PRIMITIVES.iter().find(|(name, _)| *name == method) else {
+            return Err(self.unknown_primitive(method, attr.span));
+        };
+        // Arguments are evaluated (and nested calls applied) before the step.
+        let mut positional = Vec::with_capacity(args.len());
+        for arg in args {
+            if let ast::ExprKind::Starred(inner) = &arg.kind {
+                match self.eval(inner)? {
+                    Value::List(items) => positional.extend(items.into_iter().map(|value| Arg {
+                        value,
+                        span: self.span(arg.span),
+                        name: None,
+                    })),
+                    other => {
+                        return Err(self.error(
+                            codes::WRONG_KIND,
+                            format!("cannot unpack {} with `*`", other.describe()),
+                            arg.span,
+                        ))
+                    }
+                }
+                continue;
+            }
+            let value = self.eval(arg)?;
+            positional.push(Arg {
+                value,
+                span: self.span(arg.span),
+                name: name_of(arg),
+            });
+        }
+        let mut named = Vec::with_capacity(keywords.len());
+        for keyword in keywords {
+            let value = self.eval(&keyword.value)?;
+            named.push((
+                keyword.name.clone(),
+                Arg {
+                    value,
+                    span: self.span(keyword.value.span),
+                    name: name_of(&keyword.value),
+                },
+            ));
+        }
+        if self
+            .stop_after
+            .is_some_and(|limit| self.steps.len() >= limit)
+        {
+            return Err(Stop::Limit);
+        }
+        let call_span = self.span(expr.span);
+        let bound = self.bind(method, signature, positional, named, call_span)?;
+        let number = self.steps.len() + 1;
+        self.state.begin_step(number);
+        let before = self
+            .state
+            .module()
+            .functions
+            .iter()
+            .map(|f| f.body.clone())
+            .collect::<Vec<_>>();
+        let result = self.apply(method, &bound)?;
+        let changed = self
+            .state
+            .module()
+            .functions
+            .iter()
+            .zip(&before)
+            .any(|(f, old)| !f.body.same_as(old));
+        let text = self
+            .source_text(expr.span)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("sch.{method}(...)"));
+        self.steps.push(AppliedStep {
+            number,
+            text,
+            span: call_span,
+            module: self.state.module().clone(),
+            changed,
+        });
+        Ok(result)
+    }
+
+    fn unknown_primitive(&self, method: &str, span: ast::Span) -> Stop {
+        let known: Vec<&str> = PRIMITIVES.iter().map(|(name, _)| *name).collect();
+        let tvm_only = TVM_ONLY_METHODS.contains(&method);
+        let diagnostic = if tvm_only {
+            Diagnostic::error(
+                codes::UNKNOWN_PRIMITIVE,
+                format!(
+                    "`sch.{method}` is a TVM schedule primitive that tirc does not implement yet"
+                ),
+                self.span(span),
+            )
+            .with_label("not implemented")
+        } else {
+            Diagnostic::error(
+                codes::UNKNOWN_PRIMITIVE,
+                format!("`sch.{method}` is not a schedule primitive"),
+                self.span(span),
+            )
+            .with_label("unknown primitive")
+        };
+        let help = match crate::frontend::suggest(method, known.iter().copied()) {
+            Some(s) if !tvm_only => format!("did you mean `sch.{s}`?"),
+            _ => format!("tirc's primitives are: {}", known.join(", ")),
+        };
+        diagnostic.with_help(help).into()
+    }
+
+    /// Binds call arguments to a primitive's parameters as Python would.
+    fn bind(
+        &self,
+        method: &str,
+        signature: &Signature,
+        positional: Vec<Arg>,
+        named: Vec<(ast::Ident, Arg)>,
+        call_span: Span,
+    ) -> Eval<Bound> {
+        let mut bound = Bound {
+            slots: vec![None; signature.params.len()],
+            varargs: Vec::new(),
+            keyword_only: HashMap::new(),
+            call_span,
+        };
+        let bad = |message: String, span: Span, help: String| -> Stop {
+            Diagnostic::error(codes::BAD_ARGUMENTS, message, span)
+                .with_help(help)
+                .into()
+        };
+        let usage = || usage_of(method, signature);
+        if signature.varargs.is_some() {
+            bound.varargs = positional;
+        } else {
+            if positional.len() > signature.params.len() {
+                return Err(bad(
+                    format!(
+                        "`sch.{method}` takes {} argument{} but {} were given",
+                        signature.params.len(),
+                        plural(signature.params.len()),
+                        positional.len()
+                    ),
+                    positional[signature.params.len()].span,
+                    format!("call it as `{}`", usage()),
+                ));
+            }
+            for (slot, arg) in bound.slots.iter_mut().zip(positional) {
+                *slot = Some(arg);
+            }
+        }
+        for (keyword, arg) in named {
+            let name = keyword.name.as_str();
+            let span = self.span(keyword.span);
+            if let Some(index) = signature.params.iter().position(|p| *p == name) {
+                if bound.slots[index].is_some() {
+                    return Err(bad(
+                        format!("argument `{name}` of `sch.{method}` is given twice"),
+                        span,
+                        format!("call it as `{}`", usage()),
+                    ));
+                }
+                bound.slots[index] = Some(arg);
+            } else if let Some(keyword_only) = signature.keyword_only.iter().find(|p| **p == name) {
+                if bound.keyword_only.insert(keyword_only, arg).is_some() {
+                    return Err(bad(
+                        format!("argument `{name}` of `sch.{method}` is given twice"),
+                        span,
+                        format!("call it as `{}`", usage()),
+                    ));
+                }
+            } else {
+                let candidates = signature
+                    .params
+                    .iter()
+                    .chain(signature.keyword_only)
+                    .copied();
+                let help = match crate::frontend::suggest(name, candidates) {
+                    Some(s) => format!("did you mean `{s}=`?"),
+                    None => format!("call it as `{}`", usage()),
+                };
+                return Err(bad(
+                    format!("`sch.{method}` has no argument named `{name}`"),
+                    span,
+                    help,
+                ));
+            }
+        }
+        if let Some(missing) = (0..signature.required).find(|i| bound.slots[*i].is_none()) {
+            return Err(bad(
+                format!(
+                    "`sch.{method}` is missing its argument `{}`",
+                    signature.params[missing]
+                ),
+                call_span,
+                format!("call it as `{}`", usage()),
+            ));
+        }
+        Ok(bound)
+    }
+
+    /// A new random variable for a loop or block.
+    fn new_rv(&mut self, kind: SRefKind, node: NodeId) -> Rv {
+        let rv = self.trace.new_rv(kind);
+        self.rv_nodes.push(node);
+        rv
+    }
+
+    fn record(
+        &mut self,
+        method: &'static str,
+        args: Vec<(Option<&'static str>, TraceArg)>,
+        outputs: Outputs,
+    ) {
+        self.trace.instructions.push(Instruction {
+            method,
+            args,
+            outputs,
+        });
+    }
+}
+
+/// The name of an argument written as a plain variable.
+fn name_of(expr: &ast::Expr) -> Option<String> {
+    match &expr.kind {
+        ast::ExprKind::Name(name) => Some(name.clone()),
+        _ => None,
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
