@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod arith;
 pub mod check;
 pub mod cli;
 pub mod diagnostics;
@@ -14,4 +15,5 @@ pub mod frontend;
 pub mod interp;
 pub mod ir;
 pub mod printer;
+pub mod schedule;
 pub mod source;
