@@ -17,3 +17,4 @@ pub mod ir;
 pub mod printer;
 pub mod schedule;
 pub mod source;
+pub mod transform;

@@ -4,6 +4,7 @@
 mod check;
 mod diff;
 mod fmt;
+mod lower;
 mod schedule;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
@@ -66,6 +67,8 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
+    /// Lower a file (after its schedule) to low-level TIR and print it.
+    Lower(lower::LowerArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -120,6 +123,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Schedule(args) => schedule::run(args),
+        Command::Lower(args) => lower::run(args),
     };
     ExitCode::from(code)
 }
