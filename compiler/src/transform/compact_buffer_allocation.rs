@@ -17,12 +17,14 @@ use super::support::defined_vars;
 use super::LowerOptions;
 use crate::arith::{Analyzer, IntSet};
 use crate::diagnostics::Diagnostic;
-use crate::ir::mutate::{mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator};
+use crate::ir::mutate::{
+    mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
+};
 use crate::ir::operators;
 use crate::ir::visit::{walk_block, walk_expr, walk_stmt, Visitor};
 use crate::ir::{
-    AttrNode, AttrValue, BinaryOp, Block, Buffer, BufferRegion, DataType, Expr, ExprKind,
-    ForKind, MatchBufferRegion, PrimFunc, Range, Stmt, StmtKind, Var,
+    AttrNode, AttrValue, BinaryOp, Block, Buffer, BufferRegion, DataType, Expr, ExprKind, ForKind,
+    MatchBufferRegion, PrimFunc, Range, Stmt, StmtKind, Var,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -49,13 +51,10 @@ pub fn compact_buffer_allocation(
     for (buffer, region) in collector.regions {
         let aligns = storage_align.get(buffer.data());
         let unchanged = aligns.is_none()
-            && region
-                .iter()
-                .zip(buffer.shape())
-                .all(|(range, extent)| {
-                    operators::is_zero(&range.min)
-                        && crate::ir::structural::expr_deep_equal(&range.extent, extent)
-                });
+            && region.iter().zip(buffer.shape()).all(|(range, extent)| {
+                operators::is_zero(&range.min)
+                    && crate::ir::structural::expr_deep_equal(&range.extent, extent)
+            });
         if unchanged {
             continue;
         }
@@ -81,6 +80,7 @@ pub fn compact_buffer_allocation(
     }
     let mut rewriter = Rewriter {
         replacements: &replacements,
+        analyzer: Analyzer::new(),
     };
     let body = rewriter.mutate_stmt(&func.body);
     Ok(PrimFunc {
@@ -228,9 +228,8 @@ impl RegionCollector {
                 if range.extent.as_int() == Some(1) {
                     return self.index_set(&range.min);
                 }
-                let last = operators::add(range.min.clone(), range.extent.clone()).and_then(
-                    |end| operators::sub(end, Expr::one(range.extent.dtype())),
-                );
+                let last = operators::add(range.min.clone(), range.extent.clone())
+                    .and_then(|end| operators::sub(end, Expr::one(range.extent.dtype())));
                 match last {
                     Ok(last) => crate::arith::int_set::union(&[
                         self.index_set(&range.min),
@@ -537,7 +536,10 @@ fn aligned_strides(shape: &[Expr], aligns: &[(usize, i64, i64)]) -> Vec<Expr> {
             let offset_expr = Expr::int(*offset, dtype);
             // stride + (factor + offset - stride % factor) % factor
             let padded = operators::floormod(stride.clone(), factor_expr.clone())
-                .and_then(|rem| operators::add(factor_expr.clone(), offset_expr).and_then(|s| operators::sub(s, rem)))
+                .and_then(|rem| {
+                    operators::add(factor_expr.clone(), offset_expr)
+                        .and_then(|s| operators::sub(s, rem))
+                })
                 .and_then(|pad| operators::floormod(pad, factor_expr))
                 .and_then(|pad| operators::add(stride.clone(), pad));
             if let Ok(padded) = padded {
@@ -555,6 +557,8 @@ fn aligned_strides(shape: &[Expr], aligns: &[(usize, i64, i64)]) -> Vec<Expr> {
 /// Rewrites allocations, accesses and regions of compacted buffers.
 struct Rewriter<'a> {
     replacements: &'a HashMap<Buffer, Compacted>,
+    /// Knows the enclosing loops, to simplify the shifted indices.
+    analyzer: Analyzer,
 }
 
 impl Rewriter<'_> {
@@ -563,7 +567,14 @@ impl Rewriter<'_> {
             .iter()
             .zip(&compacted.origin)
             .map(|(index, origin)| {
-                operators::sub(index.clone(), origin.clone()).unwrap_or_else(|_| index.clone())
+                if operators::is_zero(origin) {
+                    return index.clone();
+                }
+                match operators::sub(index.clone(), origin.clone()) {
+                    Ok(shifted) if shifted.dtype().is_scalar() => self.analyzer.simplify(&shifted),
+                    Ok(shifted) => shifted,
+                    Err(_) => index.clone(),
+                }
             })
             .collect()
     }
@@ -615,6 +626,14 @@ impl Mutator for Rewriter<'_> {
     }
 
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        if let StmtKind::For(for_loop) = stmt.kind() {
+            if for_loop.extent.dtype().is_integer() {
+                self.analyzer.bind(
+                    &for_loop.loop_var,
+                    &Range::new(for_loop.min.clone(), for_loop.extent.clone()),
+                );
+            }
+        }
         let rebuilt = mutate_stmt_children(self, stmt);
         match rebuilt.kind() {
             StmtKind::BufferStore(store) => match self.replacements.get(&store.buffer) {

@@ -23,8 +23,8 @@ use crate::diagnostics::Diagnostic;
 use crate::ir::mutate::{mutate_expr_children, mutate_stmt_children, Mutator};
 use crate::ir::operators;
 use crate::ir::{
-    AttrNode, AttrStmt, Buffer, BufferLoad, BufferStore, DataType, Expr, ExprKind, PrimFunc,
-    Stmt, StmtKind,
+    AttrNode, AttrStmt, Buffer, BufferLoad, BufferStore, DataType, Expr, ExprKind, PrimFunc, Stmt,
+    StmtKind,
 };
 use crate::source::Span;
 use std::collections::HashMap;
@@ -77,7 +77,9 @@ pub fn flatten_buffer(
 
 /// True when a buffer is already in its flat form.
 fn is_flat(buffer: &Buffer) -> bool {
-    buffer.rank() == 1 && buffer.node().strides.is_empty() && buffer.node().axis_separators.is_empty()
+    buffer.rank() == 1
+        && buffer.node().strides.is_empty()
+        && buffer.node().axis_separators.is_empty()
 }
 
 struct Flattener {
@@ -207,8 +209,7 @@ impl Flattener {
             let extent = if node.strides.is_empty() {
                 let mut product = Expr::one(dtype);
                 for dim in group.clone() {
-                    product =
-                        operators::mul(product, node.shape[dim].clone()).map_err(|e| e.0)?;
+                    product = operators::mul(product, node.shape[dim].clone()).map_err(|e| e.0)?;
                 }
                 product
             } else {
@@ -256,7 +257,17 @@ impl Flattener {
             Ok(flat)
         })();
         match result {
-            Ok(flat) => Some(flat),
+            Ok(flat) => Some(
+                flat.iter()
+                    .map(|index| {
+                        if index.dtype().is_scalar() {
+                            self.analyzer.simplify(index)
+                        } else {
+                            index.clone()
+                        }
+                    })
+                    .collect(),
+            ),
             Err(message) => {
                 self.errors.push(Diagnostic::error(
                     codes::UNSUPPORTED,
@@ -328,6 +339,13 @@ impl Mutator for Flattener {
 
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
         match stmt.kind() {
+            StmtKind::For(for_loop) if for_loop.extent.dtype().is_integer() => {
+                // Flat indices are simplified knowing the loop ranges.
+                self.analyzer.bind(
+                    &for_loop.loop_var,
+                    &crate::ir::Range::new(for_loop.min.clone(), for_loop.extent.clone()),
+                );
+            }
             StmtKind::BlockRealize(realize) => {
                 self.errors.push(
                     Diagnostic::error(

@@ -15,9 +15,7 @@ pub fn lower_init_block(
     func: &PrimFunc,
     _options: &LowerOptions,
 ) -> Result<PrimFunc, Vec<Diagnostic>> {
-    let mut lowerer = InitLowerer {
-        errors: Vec::new(),
-    };
+    let mut lowerer = InitLowerer { errors: Vec::new() };
     let body = lowerer.mutate_stmt(&func.body);
     if !lowerer.errors.is_empty() {
         return Err(lowerer.errors);
@@ -37,7 +35,11 @@ impl InitLowerer {
     /// when the block has none (the init then runs unconditionally, as in TVM).
     fn first_iteration_condition(&mut self, block: &Block) -> Option<Expr> {
         let mut condition: Option<Expr> = None;
-        for iter_var in block.iter_vars.iter().filter(|iv| iv.kind == IterKind::Reduce) {
+        for iter_var in block
+            .iter_vars
+            .iter()
+            .filter(|iv| iv.kind == IterKind::Reduce)
+        {
             let equal = operators::binary(
                 BinaryOp::Eq,
                 iter_var.var.to_expr(),

@@ -16,7 +16,9 @@ use super::LowerOptions;
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
 use crate::ir::mutate::{mutate_expr_children, Mutator};
-use crate::ir::{operators, AttrNode, BinaryOp, Expr, ExprKind, Op, PrimFunc, Range, Stmt, StmtKind};
+use crate::ir::{
+    operators, AttrNode, BinaryOp, Expr, ExprKind, Op, PrimFunc, Range, Stmt, StmtKind,
+};
 
 /// Lowers operators and builtins of `func` for the back end.
 pub fn lower_intrin(func: &PrimFunc, _options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
@@ -87,7 +89,8 @@ impl IntrinLowerer {
             ));
         }
         if a.dtype().is_scalar() {
-            let dividend_non_negative = dtype.is_uint() || self.analyzer.can_prove_greater_equal(a, 0);
+            let dividend_non_negative =
+                dtype.is_uint() || self.analyzer.can_prove_greater_equal(a, 0);
             let divisor_positive = self.analyzer.can_prove_greater_equal(b, 1);
             if dividend_non_negative && divisor_positive {
                 let truncating = if op == BinaryOp::FloorDiv {

@@ -13,11 +13,13 @@ use super::codes;
 use super::LowerOptions;
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
-use crate::ir::mutate::{mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator};
+use crate::ir::mutate::{
+    mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
+};
 use crate::ir::operators;
 use crate::ir::{
-    AttrNode, AttrStmt, Block, Buffer, BufferLoad, BufferRegion, BufferStore, Expr,
-    ExprKind, PrimFunc, Range, Stmt, StmtKind, Var,
+    AttrNode, AttrStmt, Block, Buffer, BufferLoad, BufferRegion, BufferStore, Expr, ExprKind,
+    PrimFunc, Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::HashMap;
@@ -138,7 +140,10 @@ impl MatchLowerer {
             }
             Err(message) => self.errors.push(Diagnostic::error(
                 codes::TYPE_MISMATCH,
-                format!("cannot compute the offset of matched buffer `{}`: {message}", view.name()),
+                format!(
+                    "cannot compute the offset of matched buffer `{}`: {message}",
+                    view.name()
+                ),
                 view.span(),
             )),
         }
@@ -148,7 +153,10 @@ impl MatchLowerer {
                 Err(message) => {
                     self.errors.push(Diagnostic::error(
                         codes::TYPE_MISMATCH,
-                        format!("cannot compute the strides of `{}`: {message}", source.name()),
+                        format!(
+                            "cannot compute the strides of `{}`: {message}",
+                            source.name()
+                        ),
                         view.span(),
                     ));
                     return;
@@ -163,7 +171,13 @@ impl MatchLowerer {
         }
         for (dim, extent) in node.shape.iter().enumerate() {
             let value = region.region[dim + offset].extent.clone();
-            self.bind_field(extent, value, &format!("extent of dimension {dim}"), view, true);
+            self.bind_field(
+                extent,
+                value,
+                &format!("extent of dimension {dim}"),
+                view,
+                true,
+            );
         }
         self.bound
             .insert(view.data().clone(), source.data().to_expr());
@@ -291,7 +305,11 @@ impl Mutator for MatchLowerer {
         let mut rebuilt = mutate_block_children(self, block);
         rebuilt.match_buffers.clear();
         rebuilt.reads = block.reads.iter().map(|r| self.rewrite_region(r)).collect();
-        rebuilt.writes = block.writes.iter().map(|r| self.rewrite_region(r)).collect();
+        rebuilt.writes = block
+            .writes
+            .iter()
+            .map(|r| self.rewrite_region(r))
+            .collect();
         rebuilt
     }
 }

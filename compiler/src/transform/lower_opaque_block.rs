@@ -1,7 +1,9 @@
 //! `lower-opaque-block`: blocks disappear (TVM's `LowerOpaqueBlock`). A
 //! block's allocations become `AllocBuffer` statements around its body, its
 //! predicate becomes an `if`, and the rest (name, regions, annotations) is
-//! dropped: the passes that needed it have run. The function loses its
+//! dropped: the passes that needed it have run. Loops of extent one without
+//! annotations (the unit loops blocks leave behind) are replaced by their
+//! body at the loop's start. The function loses its
 //! `s_tir` attribute: without blocks it is no longer schedulable TensorIR
 //! (and the classic dialect, which derives the flag from the presence of
 //! blocks, reads it back that way).
@@ -9,9 +11,10 @@
 use super::codes;
 use super::LowerOptions;
 use crate::diagnostics::Diagnostic;
-use crate::ir::mutate::{mutate_stmt_children, Mutator};
+use crate::ir::mutate::{mutate_stmt_children, substitute_stmt, Mutator};
 use crate::ir::operators;
-use crate::ir::{PrimFunc, Stmt, StmtKind};
+use crate::ir::{ForKind, PrimFunc, Stmt, StmtKind};
+use std::collections::HashMap;
 
 /// The function attribute marking schedulable TensorIR (printed
 /// `@T.prim_func(s_tir=True)` in the tirx dialect).
@@ -42,6 +45,15 @@ struct BlockLowerer {
 
 impl Mutator for BlockLowerer {
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        if let StmtKind::For(for_loop) = stmt.kind() {
+            if operators::is_one(&for_loop.extent)
+                && for_loop.annotations.is_empty()
+                && for_loop.kind != ForKind::ThreadBinding
+            {
+                let map = HashMap::from([(for_loop.loop_var.clone(), for_loop.min.clone())]);
+                return self.mutate_stmt(&substitute_stmt(&for_loop.body, &map));
+            }
+        }
         let StmtKind::BlockRealize(realize) = stmt.kind() else {
             return mutate_stmt_children(self, stmt);
         };

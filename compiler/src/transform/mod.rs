@@ -135,12 +135,14 @@ impl std::fmt::Debug for Pass {
 pub const PIPELINE: &[Pass] = &[
     Pass {
         name: "lower-init-block",
-        summary: "T.init() becomes a store guarded by the reduction variables being at their first value",
+        summary:
+            "T.init() becomes a store guarded by the reduction variables being at their first value",
         run: lower_init_block::lower_init_block,
     },
     Pass {
         name: "plan-buffer-allocation",
-        summary: "each block-allocated buffer moves to the innermost loop or block covering its uses",
+        summary:
+            "each block-allocated buffer moves to the innermost loop or block covering its uses",
         run: plan_buffer_allocation::plan_buffer_allocation,
     },
     Pass {
@@ -212,7 +214,10 @@ pub fn is_pass_name(name: &str) -> bool {
 }
 
 /// Lowers every function of `module` through the whole pipeline.
-pub fn lower_module(module: &IRModule, options: &LowerOptions) -> Result<IRModule, Vec<Diagnostic>> {
+pub fn lower_module(
+    module: &IRModule,
+    options: &LowerOptions,
+) -> Result<IRModule, Vec<Diagnostic>> {
     lower_module_observed(module, options, &mut |_, _| {})
 }
 
@@ -244,9 +249,10 @@ pub fn run_pass(
             Ok(lowered) => functions.push(lowered),
             Err(mut errors) => {
                 for error in &mut errors {
-                    error
-                        .notes
-                        .push(format!("in pass `{}` on function `{}`", pass.name, func.name));
+                    error.notes.push(format!(
+                        "in pass `{}` on function `{}`",
+                        pass.name, func.name
+                    ));
                 }
                 diagnostics.extend(errors);
             }
@@ -263,7 +269,10 @@ pub fn run_pass(
 }
 
 /// Lowers one function through the whole pipeline.
-pub fn lower_function(func: &PrimFunc, options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
+pub fn lower_function(
+    func: &PrimFunc,
+    options: &LowerOptions,
+) -> Result<PrimFunc, Vec<Diagnostic>> {
     let mut current = func.clone();
     for pass in PIPELINE {
         current = apply(pass, &current, options)?;
@@ -274,7 +283,11 @@ pub fn lower_function(func: &PrimFunc, options: &LowerOptions) -> Result<PrimFun
 /// Runs one pass on one function and puts its body in the parser's form
 /// (nested sequences spliced), so that the result prints and reads back
 /// structurally equal.
-pub fn apply(pass: &Pass, func: &PrimFunc, options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
+pub fn apply(
+    pass: &Pass,
+    func: &PrimFunc,
+    options: &LowerOptions,
+) -> Result<PrimFunc, Vec<Diagnostic>> {
     let lowered = (pass.run)(func, options)?;
     let body = support::normalize_sequences(&lowered.body);
     Ok(PrimFunc { body, ..lowered })

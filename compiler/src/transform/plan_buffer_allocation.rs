@@ -16,8 +16,8 @@ use crate::diagnostics::Diagnostic;
 use crate::ir::mutate::{mutate_block_children, mutate_stmt_children, Mutator};
 use crate::ir::visit::{walk_block, walk_expr, walk_stmt, Visitor};
 use crate::ir::{
-    Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, ForKind, IterKind, NodeId,
-    PrimFunc, Stmt, StmtKind, Var,
+    Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, ForKind, IterKind, NodeId, PrimFunc,
+    Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -201,33 +201,34 @@ impl LcaDetector {
             }
         }
         let current = self.current();
-        let scope_of_region = |detector: &LcaDetector, region: &BufferRegion, reduce_write: bool| {
-            let mut scope = current;
-            for range in &region.region {
-                crate::ir::visit::walk_exprs(&range.min, &mut |expr| {
-                    if let Some(found) = expr.as_var().and_then(|v| opaque_scopes.get(v)) {
-                        if detector.scopes[*found].depth < detector.scopes[scope].depth {
-                            scope = *found;
+        let scope_of_region =
+            |detector: &LcaDetector, region: &BufferRegion, reduce_write: bool| {
+                let mut scope = current;
+                for range in &region.region {
+                    crate::ir::visit::walk_exprs(&range.min, &mut |expr| {
+                        if let Some(found) = expr.as_var().and_then(|v| opaque_scopes.get(v)) {
+                            if detector.scopes[*found].depth < detector.scopes[scope].depth {
+                                scope = *found;
+                            }
                         }
-                    }
-                });
-                crate::ir::visit::walk_exprs(&range.extent, &mut |expr| {
-                    if let Some(found) = expr.as_var().and_then(|v| opaque_scopes.get(v)) {
-                        if detector.scopes[*found].depth < detector.scopes[scope].depth {
-                            scope = *found;
+                    });
+                    crate::ir::visit::walk_exprs(&range.extent, &mut |expr| {
+                        if let Some(found) = expr.as_var().and_then(|v| opaque_scopes.get(v)) {
+                            if detector.scopes[*found].depth < detector.scopes[scope].depth {
+                                scope = *found;
+                            }
                         }
-                    }
-                });
-            }
-            if reduce_write {
-                if let Some(reduce_scope) = highest_reduce {
-                    if detector.scopes[scope].depth > detector.scopes[reduce_scope].depth {
-                        scope = reduce_scope;
+                    });
+                }
+                if reduce_write {
+                    if let Some(reduce_scope) = highest_reduce {
+                        if detector.scopes[scope].depth > detector.scopes[reduce_scope].depth {
+                            scope = reduce_scope;
+                        }
                     }
                 }
-            }
-            scope
-        };
+                scope
+            };
         if !opaque_scopes.is_empty() {
             for read in &block.reads {
                 let scope = scope_of_region(self, read, false);

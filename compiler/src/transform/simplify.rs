@@ -15,8 +15,8 @@ use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
 use crate::ir::mutate::{mutate_expr_children, mutate_stmt_children, substitute_stmt, Mutator};
 use crate::ir::{
-    AttrNode, AttrStmt, BufferLoad, BufferStore, Expr, ExprKind, For, ForKind,
-    PrimFunc, Range, Stmt, StmtKind,
+    AttrNode, AttrStmt, BufferLoad, BufferStore, Expr, ExprKind, For, ForKind, PrimFunc, Range,
+    Stmt, StmtKind,
 };
 use std::collections::HashMap;
 
@@ -103,8 +103,8 @@ pub fn simplify_stmt(analyzer: &mut Analyzer, stmt: &Stmt) -> Stmt {
         StmtKind::For(for_loop) => {
             let min = simplify_expr(analyzer, &for_loop.min);
             let extent = simplify_expr(analyzer, &for_loop.extent);
-            let empty = extent.as_int().is_some_and(|e| e <= 0)
-                && for_loop.kind != ForKind::ThreadBinding;
+            let empty =
+                extent.as_int().is_some_and(|e| e <= 0) && for_loop.kind != ForKind::ThreadBinding;
             if empty {
                 return Stmt::no_op();
             }

@@ -114,7 +114,11 @@ impl Renewer {
         let elem_offset = self.mutate_expr(&buffer.node().elem_offset);
         // A buffer declared on another buffer's data keeps that data variable
         // (renamed when the other buffer was renewed too).
-        let data = match self.vars.get(buffer.data()).and_then(|e| e.as_var().cloned()) {
+        let data = match self
+            .vars
+            .get(buffer.data())
+            .and_then(|e| e.as_var().cloned())
+        {
             Some(renamed) => renamed,
             None => buffer.data().clone(),
         };
@@ -214,10 +218,24 @@ impl Mutator for Renewer {
 pub fn index_add(a: &Expr, b: &Expr) -> Result<Expr, OperatorError> {
     use crate::ir::operators::add;
     match (a.kind(), b.kind()) {
-        (ExprKind::Ramp { base, stride, lanes }, _) if b.dtype().is_scalar() => {
+        (
+            ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            },
+            _,
+        ) if b.dtype().is_scalar() => {
             Ok(ramp(add(base.clone(), b.clone())?, stride.clone(), *lanes))
         }
-        (_, ExprKind::Ramp { base, stride, lanes }) if a.dtype().is_scalar() => {
+        (
+            _,
+            ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            },
+        ) if a.dtype().is_scalar() => {
             Ok(ramp(add(a.clone(), base.clone())?, stride.clone(), *lanes))
         }
         (
@@ -236,20 +254,45 @@ pub fn index_add(a: &Expr, b: &Expr) -> Result<Expr, OperatorError> {
             add(s1.clone(), s2.clone())?,
             *l1,
         )),
-        (ExprKind::Ramp { base, stride, lanes }, ExprKind::Broadcast { value, lanes: l2 })
-            if lanes == l2 =>
-        {
-            Ok(ramp(add(base.clone(), value.clone())?, stride.clone(), *lanes))
+        (
+            ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            },
+            ExprKind::Broadcast { value, lanes: l2 },
+        ) if lanes == l2 => Ok(ramp(
+            add(base.clone(), value.clone())?,
+            stride.clone(),
+            *lanes,
+        )),
+        (
+            ExprKind::Broadcast { value, lanes: l1 },
+            ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            },
+        ) if lanes == l1 => Ok(ramp(
+            add(value.clone(), base.clone())?,
+            stride.clone(),
+            *lanes,
+        )),
+        (
+            ExprKind::Broadcast {
+                value: v1,
+                lanes: l1,
+            },
+            ExprKind::Broadcast {
+                value: v2,
+                lanes: l2,
+            },
+        ) if l1 == l2 => Ok(broadcast(add(v1.clone(), v2.clone())?, *l1)),
+        (ExprKind::Broadcast { value, lanes }, _) if b.dtype().is_scalar() => {
+            Ok(broadcast(add(value.clone(), b.clone())?, *lanes))
         }
-        (ExprKind::Broadcast { value, lanes: l1 }, ExprKind::Ramp { base, stride, lanes })
-            if lanes == l1 =>
-        {
-            Ok(ramp(add(value.clone(), base.clone())?, stride.clone(), *lanes))
-        }
-        (ExprKind::Broadcast { value: v1, lanes: l1 }, ExprKind::Broadcast { value: v2, lanes: l2 })
-            if l1 == l2 =>
-        {
-            Ok(broadcast(add(v1.clone(), v2.clone())?, *l1))
+        (_, ExprKind::Broadcast { value, lanes }) if a.dtype().is_scalar() => {
+            Ok(broadcast(add(a.clone(), value.clone())?, *lanes))
         }
         _ => add(a.clone(), b.clone()),
     }
@@ -260,7 +303,11 @@ pub fn index_add(a: &Expr, b: &Expr) -> Result<Expr, OperatorError> {
 pub fn index_mul(a: &Expr, b: &Expr) -> Result<Expr, OperatorError> {
     use crate::ir::operators::mul;
     match a.kind() {
-        ExprKind::Ramp { base, stride, lanes } if b.dtype().is_scalar() => Ok(ramp(
+        ExprKind::Ramp {
+            base,
+            stride,
+            lanes,
+        } if b.dtype().is_scalar() => Ok(ramp(
             mul(base.clone(), b.clone())?,
             mul(stride.clone(), b.clone())?,
             *lanes,
@@ -306,10 +353,8 @@ pub fn normalize_sequences(stmt: &Stmt) -> Stmt {
             let StmtKind::Seq(items) = rebuilt.kind() else {
                 return rebuilt;
             };
-            let needs_flattening = items
-                .iter()
-                .any(|s| matches!(s.kind(), StmtKind::Seq(_)))
-                || items.len() < 2;
+            let needs_flattening =
+                items.iter().any(|s| matches!(s.kind(), StmtKind::Seq(_))) || items.len() < 2;
             if !needs_flattening {
                 return rebuilt;
             }

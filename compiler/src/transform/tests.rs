@@ -9,10 +9,7 @@ use crate::printer::{print_function, Dialect, PrintOptions};
 fn parse(text: &str) -> IRModule {
     let mut sources = crate::source::SourceMap::default();
     let (program, diagnostics) = crate::frontend::parse_program(&mut sources, "test.tir", text);
-    assert!(
-        diagnostics.iter().all(|d| !d.is_error()),
-        "{diagnostics:?}"
-    );
+    assert!(diagnostics.iter().all(|d| !d.is_error()), "{diagnostics:?}");
     program.expect("the test program parses").module
 }
 
@@ -80,7 +77,10 @@ def main(A: T.Buffer((4, 4), "float32")):
     .expect_err("blocks cannot be flattened");
     assert_eq!(errors[0].code, codes::WRONG_STAGE);
     assert!(errors[0].message.contains("block `root`") || errors[0].message.contains("block `A`"));
-    assert_eq!(errors[0].help.as_deref(), Some("run `lower-opaque-block` first"));
+    assert_eq!(
+        errors[0].help.as_deref(),
+        Some("run `lower-opaque-block` first")
+    );
 }
 
 #[test]
@@ -98,7 +98,11 @@ def main(A: T.Buffer((4,), "float32")):
     )
     .expect_err("iteration variables must be converted first");
     assert_eq!(errors[0].code, codes::WRONG_STAGE);
-    assert!(errors[0].message.contains("iteration variables"), "{}", errors[0].message);
+    assert!(
+        errors[0].message.contains("iteration variables"),
+        "{}",
+        errors[0].message
+    );
 }
 
 #[test]
@@ -126,7 +130,11 @@ def main(A: T.Buffer((8,), "float32")):
 #[test]
 fn init_of_a_block_without_reduction_variables_runs_unconditionally() {
     check(
-        &["lower-init-block", "convert-blocks-to-opaque", "lower-opaque-block"],
+        &[
+            "lower-init-block",
+            "convert-blocks-to-opaque",
+            "lower-opaque-block",
+        ],
         r#"
 @T.prim_func
 def main(A: T.Buffer((4,), "float32")):

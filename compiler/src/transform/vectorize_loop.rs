@@ -22,13 +22,16 @@ use crate::ir::mutate::{mutate_stmt_children, Mutator};
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{
-    AttrStmt, BinaryOp, BufferStore, Expr, ExprKind, For, ForKind, PrimFunc, Range,
-    Stmt, StmtKind, Var,
+    AttrStmt, BinaryOp, BufferStore, Expr, ExprKind, For, ForKind, PrimFunc, Range, Stmt, StmtKind,
+    Var,
 };
 use std::collections::{HashMap, HashSet};
 
 /// Replaces the vectorizable loops of `func` by vector code.
-pub fn vectorize_loop(func: &PrimFunc, options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
+pub fn vectorize_loop(
+    func: &PrimFunc,
+    options: &LowerOptions,
+) -> Result<PrimFunc, Vec<Diagnostic>> {
     if options.disable_vectorize {
         return Ok(func.clone());
     }
@@ -88,11 +91,7 @@ fn vectorize_body(for_loop: &For, lanes: u16, analyzer: &Analyzer) -> Option<Stm
     let lane_values = if lanes == 1 {
         for_loop.min.clone()
     } else {
-        ramp(
-            for_loop.min.clone(),
-            Expr::one(for_loop.min.dtype()),
-            lanes,
-        )
+        ramp(for_loop.min.clone(), Expr::one(for_loop.min.dtype()), lanes)
     };
     let mut vectorizer = Vectorizer {
         lanes,
@@ -102,8 +101,11 @@ fn vectorize_body(for_loop: &For, lanes: u16, analyzer: &Analyzer) -> Option<Stm
     vectorizer.stmt(&for_loop.body)
 }
 
-/// The data variable and indices of every access in a statement.
-fn accesses(stmt: &Stmt) -> (Vec<(Var, Vec<Expr>)>, Vec<(Var, Vec<Expr>)>) {
+/// The data variable of an accessed buffer and the indices used.
+type Access = (Var, Vec<Expr>);
+
+/// The stores and the loads of a statement.
+fn accesses(stmt: &Stmt) -> (Vec<Access>, Vec<Access>) {
     let mut stores = Vec::new();
     let mut loads = Vec::new();
     crate::ir::visit::walk_stmts(stmt, &mut |s| {
@@ -293,11 +295,9 @@ impl Vectorizer<'_> {
         if integer {
             match op {
                 BinaryOp::Add => return index_add(&a, &b).ok(),
-                BinaryOp::Sub => {
-                    if b.dtype().is_scalar() {
-                        let negated = operators::neg(b).ok()?;
-                        return index_add(&a, &negated).ok();
-                    }
+                BinaryOp::Sub if b.dtype().is_scalar() => {
+                    let negated = operators::neg(b).ok()?;
+                    return index_add(&a, &negated).ok();
                 }
                 BinaryOp::Mul => {
                     if b.dtype().is_scalar() {

@@ -25,7 +25,11 @@ fn parse(name: &str, text: &str) -> Result<Program, String> {
     let mut sources = SourceMap::new();
     let (program, diagnostics) = parse_program(&mut sources, name, text);
     if diagnostics.iter().any(|d| d.is_error()) {
-        return Err(tirc::diagnostics::render_text(&diagnostics, &sources, false));
+        return Err(tirc::diagnostics::render_text(
+            &diagnostics,
+            &sources,
+            false,
+        ));
     }
     program.ok_or_else(|| "no program".to_string())
 }
@@ -38,7 +42,10 @@ fn scheduled_module(program: &Program) -> Result<IRModule, String> {
     }
     let run = tirc::schedule::apply_schedule(program, None);
     if !run.succeeded() {
-        return Err(format!("the schedule does not apply: {:?}", run.diagnostics));
+        return Err(format!(
+            "the schedule does not apply: {:?}",
+            run.diagnostics
+        ));
     }
     Ok(run.module().clone())
 }
@@ -72,9 +79,7 @@ fn arguments_for(func: &PrimFunc) -> Result<Vec<Arg>, &'static str> {
         let mut shape = Vec::new();
         for extent in buffer.shape() {
             shape.push(match extent.kind() {
-                ExprKind::Int(value) => {
-                    usize::try_from(*value).map_err(|_| "a negative extent")?
-                }
+                ExprKind::Int(value) => usize::try_from(*value).map_err(|_| "a negative extent")?,
                 ExprKind::Var(var) => *symbolic.entry(var.id()).or_insert(4),
                 _ => return Err("a parameter shape that is an expression"),
             });
@@ -95,41 +100,49 @@ fn arguments_for(func: &PrimFunc) -> Result<Vec<Arg>, &'static str> {
 fn estimated_steps(stmt: &tirc::ir::Stmt) -> Option<u128> {
     use tirc::ir::StmtKind;
     let nested = |s: &tirc::ir::Stmt| estimated_steps(s);
-    Some(1 + match stmt.kind() {
-        StmtKind::For(f) => {
-            let extent = u128::try_from(f.extent.as_int()?).ok()?;
-            extent * nested(&f.body)?
-        }
-        StmtKind::BlockRealize(r) => {
-            let init = match &r.block.init {
-                Some(init) => nested(init)?,
-                None => 0,
-            };
-            init + nested(&r.block.body)?
-        }
-        StmtKind::Seq(items) => items.iter().map(nested).sum::<Option<u128>>()?,
-        StmtKind::IfThenElse { then_case, else_case, .. } => {
-            let else_steps = match else_case {
-                Some(e) => nested(e)?,
-                None => 0,
-            };
-            nested(then_case)?.max(else_steps)
-        }
-        StmtKind::LetStmt { body, .. }
-        | StmtKind::Allocate(tirc::ir::Allocate { body, .. })
-        | StmtKind::AllocBuffer { body, .. }
-        | StmtKind::DeclBuffer { body, .. }
-        | StmtKind::Assert { body, .. } => nested(body)?,
-        StmtKind::AttrStmt(attr) => {
-            let repeat = match &attr.node {
-                tirc::ir::AttrNode::Thread { .. } => u128::try_from(attr.value.as_int()?).ok()?,
-                _ => 1,
-            };
-            repeat * nested(&attr.body)?
-        }
-        StmtKind::While { .. } => return None,
-        StmtKind::BufferStore(_) | StmtKind::Evaluate(_) => 0,
-    })
+    Some(
+        1 + match stmt.kind() {
+            StmtKind::For(f) => {
+                let extent = u128::try_from(f.extent.as_int()?).ok()?;
+                extent * nested(&f.body)?
+            }
+            StmtKind::BlockRealize(r) => {
+                let init = match &r.block.init {
+                    Some(init) => nested(init)?,
+                    None => 0,
+                };
+                init + nested(&r.block.body)?
+            }
+            StmtKind::Seq(items) => items.iter().map(nested).sum::<Option<u128>>()?,
+            StmtKind::IfThenElse {
+                then_case,
+                else_case,
+                ..
+            } => {
+                let else_steps = match else_case {
+                    Some(e) => nested(e)?,
+                    None => 0,
+                };
+                nested(then_case)?.max(else_steps)
+            }
+            StmtKind::LetStmt { body, .. }
+            | StmtKind::Allocate(tirc::ir::Allocate { body, .. })
+            | StmtKind::AllocBuffer { body, .. }
+            | StmtKind::DeclBuffer { body, .. }
+            | StmtKind::Assert { body, .. } => nested(body)?,
+            StmtKind::AttrStmt(attr) => {
+                let repeat = match &attr.node {
+                    tirc::ir::AttrNode::Thread { .. } => {
+                        u128::try_from(attr.value.as_int()?).ok()?
+                    }
+                    _ => 1,
+                };
+                repeat * nested(&attr.body)?
+            }
+            StmtKind::While { .. } => return None,
+            StmtKind::BufferStore(_) | StmtKind::Evaluate(_) => 0,
+        },
+    )
 }
 
 /// Runs `func` on copies of `args`; the tensors after the run.
@@ -166,6 +179,9 @@ enum Outcome {
     Skipped(String),
 }
 
+/// The outcome of each function and the module after each pass that changed it.
+type Lowered = (Vec<(String, Outcome)>, Vec<(&'static str, IRModule)>);
+
 /// Lowers `module` pass by pass, checking the round trip and (for `entry`
 /// functions the interpreter runs) the results after each pass. Returns the
 /// outcome of each function and the snapshots after passes that changed it.
@@ -173,7 +189,7 @@ fn lower_and_check(
     module: &IRModule,
     dialect: Dialect,
     run_interpreter: bool,
-) -> Result<(Vec<(String, Outcome)>, Vec<(&'static str, IRModule)>), String> {
+) -> Result<Lowered, String> {
     let options = LowerOptions::default();
     // The interpreter's results on the input, per function.
     let mut references: Vec<Option<(Vec<Arg>, Vec<Arg>)>> = Vec::new();
@@ -231,7 +247,12 @@ fn lower_and_check(
         })?;
         check_round_trip(&next, dialect)
             .map_err(|problem| format!("after pass `{}`, {problem}", pass.name))?;
-        for ((func, before), reference) in next.functions.iter().zip(&current.functions).zip(&references) {
+        for ((func, before), reference) in next
+            .functions
+            .iter()
+            .zip(&current.functions)
+            .zip(&references)
+        {
             let Some((args, expected)) = reference else {
                 continue;
             };
@@ -283,29 +304,34 @@ fn lowering_golden_cases() {
             }
         };
         let (program, module) = program;
-        let result = lower_and_check(&module, program.dialect, true).and_then(|(outcomes, snapshots)| {
-            // The other dialect must read back too.
-            for (pass, snapshot) in &snapshots {
-                let other = match program.dialect {
-                    Dialect::Classic => Dialect::Tirx,
-                    Dialect::Tirx => Dialect::Classic,
-                };
-                check_round_trip(snapshot, other)
-                    .map_err(|problem| format!("after pass `{pass}` in the other dialect, {problem}"))?;
-            }
-            for (func, outcome) in &outcomes {
-                if let Outcome::Skipped(reason) = outcome {
-                    return Err(format!("function `{func}` was not checked: {reason}"));
+        let result =
+            lower_and_check(&module, program.dialect, true).and_then(|(outcomes, snapshots)| {
+                // The other dialect must read back too.
+                for (pass, snapshot) in &snapshots {
+                    let other = match program.dialect {
+                        Dialect::Classic => Dialect::Tirx,
+                        Dialect::Tirx => Dialect::Classic,
+                    };
+                    check_round_trip(snapshot, other).map_err(|problem| {
+                        format!("after pass `{pass}` in the other dialect, {problem}")
+                    })?;
                 }
-            }
-            Ok(snapshots)
-        });
+                for (func, outcome) in &outcomes {
+                    if let Outcome::Skipped(reason) = outcome {
+                        return Err(format!("function `{func}` was not checked: {reason}"));
+                    }
+                }
+                Ok(snapshots)
+            });
         match result {
             Ok(snapshots) => {
                 let mut expected = String::new();
                 for (pass, snapshot) in snapshots {
                     expected.push_str(&format!("# after {pass}\n"));
-                    expected.push_str(&print_module(&snapshot, &PrintOptions::new(program.dialect)));
+                    expected.push_str(&print_module(
+                        &snapshot,
+                        &PrintOptions::new(program.dialect),
+                    ));
                     expected.push('\n');
                 }
                 let stem = path.with_extension("");
@@ -358,6 +384,9 @@ fn check_corpus_file(path: &std::path::Path) -> (usize, Vec<String>, Option<Stri
     }
 }
 
+/// A corpus file's index, checked functions, skip reasons and failure.
+type FileResult = (usize, usize, Vec<String>, Option<String>);
+
 #[test]
 fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
     let files = corpus_files();
@@ -367,7 +396,7 @@ fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
         .unwrap_or(1)
         .clamp(1, 4);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<(usize, usize, Vec<String>, Option<String>)> = std::thread::scope(|scope| {
+    let results: Vec<FileResult> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -414,4 +443,85 @@ fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
         checked > skipped_total,
         "the interpreter checked only {checked} functions ({skipped_total} skipped)"
     );
+}
+
+/// The module with `tirx.*` attribute keys spelled `tir.*`.
+fn classic_keys(module: &IRModule) -> IRModule {
+    let mut module = module.clone();
+    for func in &mut module.functions {
+        for (key, _) in &mut func.attrs {
+            if let Some(rest) = key.strip_prefix("tirx.") {
+                *key = format!("tir.{rest}");
+            }
+        }
+    }
+    module
+}
+
+/// Runs the `tirc` binary; its exit code and standard output.
+fn tirc(args: &[&str]) -> (i32, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tirc"))
+        .args(args)
+        .output()
+        .expect("the tirc binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn tirc_lower_prints_modules_that_read_back() {
+    let case = tests_root().join("lowering").join("cache_local_shared.tir");
+    let case = case.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(&case).expect("readable test file");
+    let program = parse(&case, &text).expect("the case parses");
+    let expected =
+        tirc::transform::lower_module(&program.module, &LowerOptions::default()).expect("lowers");
+
+    // The lowered module, in both dialects.
+    for dialect in ["classic", "tirx"] {
+        let (code, stdout) = tirc(&["lower", "--dialect", dialect, &case]);
+        assert_eq!(code, 0, "{stdout}");
+        let lowered = parse("<stdout>", &stdout).expect("the output parses");
+        // The tirx dialect spells attribute keys `tirx.*`.
+        module_equal(&classic_keys(&expected), &classic_keys(&lowered.module))
+            .expect("the output is the lowered module");
+    }
+
+    // One snapshot per pass, each a program of its own.
+    let (code, stdout) = tirc(&["lower", "--print-after-all", &case]);
+    assert_eq!(code, 0, "{stdout}");
+    let snapshots: Vec<&str> = stdout.split("# after ").filter(|s| !s.is_empty()).collect();
+    assert_eq!(snapshots.len(), PIPELINE.len());
+    for (snapshot, pass) in snapshots.iter().zip(PIPELINE) {
+        let (name, program) = snapshot.split_once('\n').unwrap_or((snapshot, ""));
+        assert_eq!(name, pass.name);
+        parse("<snapshot>", program).unwrap_or_else(|e| panic!("after {}: {e}", pass.name));
+    }
+    let (code, stdout) = tirc(&["lower", "--print-after", "flatten-buffer", &case]);
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("# after flatten-buffer\n"), "{stdout}");
+    assert!(stdout.contains("A_1 = A.view(1024)"), "{stdout}");
+
+    let (code, _) = tirc(&["lower", "--print-after", "no-such-pass", &case]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn tirc_lower_applies_the_schedule_unless_told_not_to() {
+    let case = tests_root().join("lowering").join("vectorize_unroll.tir");
+    let case = case.to_string_lossy().into_owned();
+    let (code, scheduled) = tirc(&["lower", &case]);
+    assert_eq!(code, 0);
+    assert!(scheduled.contains("T.Ramp("), "{scheduled}");
+    let (code, unscheduled) = tirc(&["lower", "--no-schedule", &case]);
+    assert_eq!(code, 0);
+    assert!(!unscheduled.contains("T.Ramp("), "{unscheduled}");
+    assert!(
+        unscheduled.contains("for i, j in T.grid(8, 16):"),
+        "{unscheduled}"
+    );
+    let (code, _) = tirc(&["lower", "--schedule", "missing", &case]);
+    assert_eq!(code, 1);
 }
