@@ -9,7 +9,7 @@ use crate::check::{check_source, CheckOptions};
 use crate::frontend::Program;
 use crate::ir::IRModule;
 use crate::printer::Dialect;
-use crate::schedule::{apply_schedule, print_scheduled};
+use crate::schedule::{apply_schedule, print_scheduled, step_check};
 use crate::transform::{is_pass_name, lower_module_observed, pass_names, LowerOptions};
 use clap::Args;
 use std::path::PathBuf;
@@ -35,6 +35,10 @@ pub struct LowerArgs {
     /// Print the module after every pass.
     #[arg(long)]
     print_after_all: bool,
+    /// Check after every pass that the module prints and reads back
+    /// unchanged (always on in debug builds).
+    #[arg(long)]
+    verify_each: bool,
 }
 
 /// Runs `tirc lower`.
@@ -76,7 +80,17 @@ pub fn run(args: LowerArgs) -> u8 {
     };
     let dialect: Dialect = args.dialect.into();
     let mut out = String::new();
+    let verify = args.verify_each || cfg!(debug_assertions);
+    let mut internal_errors = Vec::new();
     let mut observe = |pass: &crate::transform::Pass, module: &IRModule| {
+        if verify {
+            if let Err(problem) = step_check::check_module(module, dialect) {
+                internal_errors.push(format!(
+                    "internal error: after pass `{}`, {problem}",
+                    pass.name
+                ));
+            }
+        }
         if args.print_after_all || args.print_after.iter().any(|n| n == pass.name) {
             out.push_str(&format!("# after {}\n", pass.name));
             out.push_str(&print_lowered(&program, module, dialect));
@@ -86,6 +100,12 @@ pub fn run(args: LowerArgs) -> u8 {
     let lowered = lower_module_observed(&module, &LowerOptions::default(), &mut observe);
     let printed_passes = !out.is_empty();
     print!("{out}");
+    if !internal_errors.is_empty() {
+        for error in &internal_errors {
+            eprintln!("{error}");
+        }
+        return EXIT_DIAGNOSTICS;
+    }
     match lowered {
         Ok(lowered) => {
             if !printed_passes && args.print_after.is_empty() && !args.print_after_all {

@@ -566,17 +566,20 @@ impl Rewriter<'_> {
         indices
             .iter()
             .zip(&compacted.origin)
-            .map(|(index, origin)| {
-                if operators::is_zero(origin) {
-                    return index.clone();
-                }
-                match operators::sub(index.clone(), origin.clone()) {
-                    Ok(shifted) if shifted.dtype().is_scalar() => self.analyzer.simplify(&shifted),
-                    Ok(shifted) => shifted,
-                    Err(_) => index.clone(),
-                }
-            })
+            .map(|(index, origin)| self.shifted_index(index, origin))
             .collect()
+    }
+
+    /// `index - origin`, simplified knowing the enclosing loops.
+    fn shifted_index(&self, index: &Expr, origin: &Expr) -> Expr {
+        if operators::is_zero(origin) {
+            return index.clone();
+        }
+        match operators::sub(index.clone(), origin.clone()) {
+            Ok(shifted) if shifted.dtype().is_scalar() => self.analyzer.simplify(&shifted),
+            Ok(shifted) => shifted,
+            Err(_) => index.clone(),
+        }
     }
 
     fn region(&mut self, region: &BufferRegion) -> BufferRegion {
@@ -592,8 +595,7 @@ impl Rewriter<'_> {
                     .iter()
                     .zip(&compacted.origin)
                     .map(|(range, origin)| {
-                        let min = operators::sub(range.min.clone(), origin.clone())
-                            .unwrap_or_else(|_| range.min.clone());
+                        let min = self.shifted_index(&range.min, origin);
                         Range::new(min, range.extent.clone())
                     })
                     .collect(),

@@ -75,11 +75,17 @@ pub fn flatten_buffer(
     })
 }
 
-/// True when a buffer is already in its flat form.
+/// True when a buffer is already in its flat form: one dimension, or one per
+/// group of axes (`axis_separators` `[1, 2, ...]`), without strides.
 fn is_flat(buffer: &Buffer) -> bool {
-    buffer.rank() == 1
-        && buffer.node().strides.is_empty()
-        && buffer.node().axis_separators.is_empty()
+    let node = buffer.node();
+    node.strides.is_empty()
+        && buffer.rank() == node.axis_separators.len() + 1
+        && node
+            .axis_separators
+            .iter()
+            .enumerate()
+            .all(|(position, separator)| *separator == position as i64 + 1)
 }
 
 struct Flattener {
@@ -168,10 +174,13 @@ impl Flattener {
         }
         match self.compute_flat_shape(buffer) {
             Ok(shape) => {
+                // One physical axis per group; the separators between them
+                // stay, as TVM's `GetFlattenedBuffer` keeps them.
+                let separators = (1..shape.len() as i64).collect();
                 let flat = buffer.with(|node| {
                     node.shape = shape;
                     node.strides = Vec::new();
-                    node.axis_separators = Vec::new();
+                    node.axis_separators = separators;
                     node.declared_as_scalar = false;
                 });
                 self.flat.insert(buffer.clone(), flat.clone());

@@ -23,8 +23,9 @@
 //!   buffer `B` lives at `B.data + (B.elem_offset + k) * sizeof(dtype)`, so a
 //!   code generator adds `elem_offset` (usually the literal 0) to every index.
 //!   Buffers with `axis_separators` flatten to one dimension per group of axes
-//!   (the only case where a lowered buffer has more than one dimension; CPU
-//!   code generation may refuse it). `storage_align` annotations
+//!   (their flat form has `axis_separators` `[1, 2, ...]`; the only case where
+//!   a lowered buffer has more than one dimension, which CPU code generation
+//!   may refuse). `storage_align` annotations
 //!   (`T.block_attr({"buffer_dim_align": [[buffer_index, axis, factor,
 //!   offset]]})`) become padded strides of the buffer they name before it is
 //!   flattened.

@@ -43,10 +43,19 @@ fn body_text(func: &PrimFunc) -> String {
         .join("\n")
 }
 
-/// Runs the passes and compares the function body with `expected`.
+/// Runs the passes, checks that the result reads back in both dialects, and
+/// compares the function body with `expected`.
 fn check(names: &[&str], text: &str, expected: &str) {
     let func = run_passes(names, text).unwrap_or_else(|errors| panic!("{errors:#?}"));
     let actual = body_text(&func);
+    for dialect in [Dialect::Classic, Dialect::Tirx] {
+        let module = IRModule {
+            functions: vec![func.clone()],
+            ..IRModule::default()
+        };
+        crate::schedule::step_check::check_module(&module, dialect)
+            .unwrap_or_else(|problem| panic!("the result does not read back: {problem}"));
+    }
     let expected = expected.trim_matches('\n');
     assert_eq!(actual, expected, "\nactual:\n{actual}\n");
 }
@@ -183,10 +192,10 @@ for io in range(3):
     S = T.decl_buffer((4,))
     for ii in range(4):
         if io * 4 + ii < 10:
-            S[io * 4 + ii - io * 4] = A[io * 4 + ii]
+            S[ii] = A[io * 4 + ii]
     for ii in range(4):
         if io * 4 + ii < 10:
-            B[io * 4 + ii] = S[io * 4 + ii - io * 4] * T.float32(2.0)"#,
+            B[io * 4 + ii] = S[ii] * T.float32(2.0)"#,
     );
 }
 
@@ -339,6 +348,23 @@ def main(A: T.Buffer((8,), "float32")):
         r#"
 for i in range(8):
     A[i] = T.float32(1.0)"#,
+    );
+}
+
+#[test]
+fn axis_separators_give_one_flat_dimension_per_group() {
+    check(
+        &["flatten-buffer"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((4, 4, 8), "float32", axis_separators=[2])):
+    for i, j, k in T.grid(4, 4, 8):
+        A[i, j, k] = T.float32(0.0)
+"#,
+        r#"
+A_1 = T.decl_buffer((16, 8), data=A.data, axis_separators=[1])
+for i, j, k in T.grid(4, 4, 8):
+    A_1[i * 4 + j, k] = T.float32(0.0)"#,
     );
 }
 

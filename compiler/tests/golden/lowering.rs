@@ -1,9 +1,9 @@
 //! Lowering tests.
 //!
 //! - `tests/lowering/`: each `NAME.tir` (a program, with a schedule section
-//!   when it has one) is lowered; `NAME.expected.tir` beside it holds the
-//!   module after every pass that changed it, each under a `# after PASS`
-//!   line. Bless with `TIRC_BLESS=1`.
+//!   when it has one) is lowered; `NAME.lowered.tir` beside it holds the
+//!   lowered program and `NAME.passes.txt` the module after every pass that
+//!   changed it, each under a `# after PASS` line. Bless with `TIRC_BLESS=1`.
 //! - The corpus (`tests/roundtrip/`, `tests/schedule/`, `tests/lowering/`,
 //!   `examples/`): every function goes through every pass; after each pass
 //!   the module must print and parse back structurally equal, and the
@@ -290,7 +290,7 @@ fn lower_and_check(
 fn lowering_golden_cases() {
     let files: Vec<_> = collect(&tests_root().join("lowering"), ".tir")
         .into_iter()
-        .filter(|p| !p.to_string_lossy().ends_with(".expected.tir"))
+        .filter(|p| !p.to_string_lossy().ends_with(".lowered.tir"))
         .collect();
     let mut failures = Failures::default();
     for path in &files {
@@ -325,17 +325,22 @@ fn lowering_golden_cases() {
             });
         match result {
             Ok(snapshots) => {
-                let mut expected = String::new();
-                for (pass, snapshot) in snapshots {
-                    expected.push_str(&format!("# after {pass}\n"));
-                    expected.push_str(&print_module(
-                        &snapshot,
-                        &PrintOptions::new(program.dialect),
-                    ));
-                    expected.push('\n');
+                let mut passes = String::new();
+                for (pass, snapshot) in &snapshots {
+                    passes.push_str(&format!("# after {pass}\n"));
+                    passes.push_str(&print_module(snapshot, &PrintOptions::new(program.dialect)));
+                    passes.push('\n');
                 }
+                let lowered = snapshots
+                    .last()
+                    .map(|(_, module)| module.clone())
+                    .unwrap_or_else(|| module.clone());
                 let stem = path.with_extension("");
-                failures.expect_file(&stem.with_extension("expected.tir"), &expected);
+                failures.expect_file(&stem.with_extension("passes.txt"), &passes);
+                failures.expect_file(
+                    &stem.with_extension("lowered.tir"),
+                    &tirc::schedule::print_scheduled(&program, &lowered, None),
+                );
             }
             Err(problem) => failures.add(path, problem),
         }
@@ -348,11 +353,8 @@ fn corpus_files() -> Vec<std::path::PathBuf> {
     let root = tests_root();
     let mut files = collect(&root.join("roundtrip"), ".tir");
     files.extend(collect(&root.join("schedule"), ".tir"));
-    files.extend(
-        collect(&root.join("lowering"), ".tir")
-            .into_iter()
-            .filter(|p| !p.to_string_lossy().ends_with(".expected.tir")),
-    );
+    // The lowered outputs are there too: lowering them again must keep them.
+    files.extend(collect(&root.join("lowering"), ".tir"));
     files.extend(collect(&root.join("..").join("examples"), ".tir"));
     files
 }
