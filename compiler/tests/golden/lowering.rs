@@ -527,3 +527,34 @@ fn tirc_lower_applies_the_schedule_unless_told_not_to() {
     let (code, _) = tirc(&["lower", "--schedule", "missing", &case]);
     assert_eq!(code, 1);
 }
+
+/// Every pass, run on its own on any corpus module (block-level or already
+/// lowered, whatever the stage it expects), returns a module or diagnostics:
+/// none panics.
+#[test]
+fn every_pass_accepts_or_refuses_any_stage_without_panicking() {
+    let options = LowerOptions::default();
+    let mut results = (0usize, 0usize);
+    for path in corpus_files() {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(program) = parse("<corpus>", &text) else {
+            continue;
+        };
+        for pass in PIPELINE {
+            match run_pass(pass, &program.module, &options) {
+                Ok(_) => results.0 += 1,
+                Err(diagnostics) => {
+                    assert!(!diagnostics.is_empty(), "{}: empty error", pass.name);
+                    results.1 += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "passes run out of order: {} accepted, {} refused with diagnostics",
+        results.0, results.1
+    );
+    assert!(results.0 > 0);
+}
