@@ -7,7 +7,9 @@ use std::time::Instant;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: frontend_stages FILE");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: frontend_stages FILE");
     let text = std::fs::read_to_string(&path).expect("readable file");
     let mut best = [f64::MAX; 3];
     for _ in 0..5 {
@@ -28,8 +30,16 @@ fn main() {
     }
     let megabytes = text.len() as f64 / 1e6;
     for (name, seconds) in ["parse", "lower", "print"].iter().zip(best) {
-        println!("{name:>6}: {:8.1} ms  {:7.1} MB/s", seconds * 1e3, megabytes / seconds);
+        println!(
+            "{name:>6}: {:8.1} ms  {:7.1} MB/s",
+            seconds * 1e3,
+            megabytes / seconds
+        );
     }
     let total: f64 = best.iter().sum();
-    println!(" total: {:8.1} ms  {:7.1} MB/s", total * 1e3, megabytes / total);
+    println!(
+        " total: {:8.1} ms  {:7.1} MB/s",
+        total * 1e3,
+        megabytes / total
+    );
 }

@@ -3,8 +3,8 @@
 //! shows exactly what the command line reports.
 
 use crate::diagnostics::{sort_diagnostics, Diagnostic};
-use crate::frontend::{parse_program, Program};
-use crate::source::SourceMap;
+use crate::frontend::{parse_program_with, Program};
+use crate::source::{SourceMap, Span};
 
 /// Options of the checks beyond the defaults.
 #[derive(Clone, Debug, Default)]
@@ -13,6 +13,8 @@ pub struct CheckOptions {
     pub strict_casts: bool,
     /// Report declared regions larger than what the block touches.
     pub warn_loose_regions: bool,
+    /// Build the program's symbol index (for editor features).
+    pub record_symbols: bool,
 }
 
 /// The result of checking one file.
@@ -38,11 +40,52 @@ pub fn check_source(
     text: &str,
     options: &CheckOptions,
 ) -> Checked {
-    let _ = options;
-    let (program, mut diagnostics) = parse_program(sources, name, text);
+    let (program, mut diagnostics) =
+        parse_program_with(sources, name, text, options.record_symbols);
+    if let Some(program) = &program {
+        let mut verified = crate::verify::verify_module(&program.module, options);
+        verified.extend(crate::verify::verify_schedule_block_names(program));
+        // A frontend error leaves placeholder values behind; what the verifier
+        // says about the same place would only repeat it.
+        let frontend_errors: Vec<Span> = diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.span)
+            .collect();
+        verified.retain(|d| !frontend_errors.iter().any(|e| overlaps(*e, d.span)));
+        for diagnostic in &mut verified {
+            diagnostic.span = first_line(diagnostic.span, sources);
+            for label in &mut diagnostic.secondary {
+                label.span = first_line(label.span, sources);
+            }
+        }
+        diagnostics.extend(verified);
+    }
     sort_diagnostics(&mut diagnostics);
     Checked {
         program,
         diagnostics,
+    }
+}
+
+/// True when two spans of one file share at least one byte (or are the same point).
+fn overlaps(a: Span, b: Span) -> bool {
+    a.file == b.file && a.start <= b.end && b.start <= a.end && (a.start < b.end || a == b)
+}
+
+/// The part of a span on its first line: the verifier blames whole loops and
+/// blocks, and their header line is what a reader needs to see.
+fn first_line(span: Span, sources: &SourceMap) -> Span {
+    let Some(file) = sources.get(span.file) else {
+        return span;
+    };
+    let end = (span.end as usize).min(file.text.len());
+    let start = (span.start as usize).min(end);
+    match file.text[start..end].find('\n') {
+        Some(offset) => {
+            let line = file.text[start..start + offset].trim_end();
+            Span::new(span.file, span.start, span.start + line.len() as u32)
+        }
+        None => span,
     }
 }

@@ -36,6 +36,9 @@ pub struct ParseContext<'source> {
     source: &'source str,
     /// Errors reported by grammar actions, in the order they were found.
     errors: Vec<SyntaxError>,
+    /// Line starts where the end of a block is a known consequence of an
+    /// earlier error inside it, and must not be reported again.
+    expected_dedent_errors: Vec<usize>,
 }
 
 /// The body of a compound statement as parsed, before the statement knows whether it is missing.
@@ -84,6 +87,7 @@ impl<'source> ParseContext<'source> {
         ParseContext {
             source,
             errors: Vec::new(),
+            expected_dedent_errors: Vec::new(),
         }
     }
 
@@ -106,10 +110,25 @@ impl<'source> ParseContext<'source> {
             Suite::Body { statements, end } => (statements, end.unwrap_or(header_end)),
             Suite::Missing(recovery) => {
                 let span = found_span(&recovery.error, self.source.len());
-                self.errors.push(SyntaxError {
-                    span,
-                    message: format!("expected an indented block after '{keyword}'"),
-                });
+                let header_indent = indentation_at(self.source, header_end);
+                let error_indent = indentation_at(self.source, span.start as usize);
+                let error_on_later_line =
+                    self.source[header_end..(span.start as usize).max(header_end)].contains('\n');
+                if error_on_later_line && error_indent > header_indent {
+                    // The body is there: the error is in its statement, and recovery
+                    // ends the block early, so its end will look unexpected too.
+                    self.errors
+                        .push(describe_parse_error(&recovery.error, self.source.len()));
+                    if let Some(end) = end_of_block(self.source, span.start as usize, header_indent)
+                    {
+                        self.expected_dedent_errors.push(end);
+                    }
+                } else {
+                    self.errors.push(SyntaxError {
+                        span,
+                        message: format!("expected an indented block after '{keyword}'"),
+                    });
+                }
                 (Vec::new(), header_end)
             }
         }
@@ -687,6 +706,36 @@ fn quote_token_name(name: &str) -> String {
     }
 }
 
+/// The indentation (in columns) of the line containing `offset`.
+fn indentation_at(source: &str, offset: usize) -> usize {
+    let offset = offset.min(source.len());
+    let line_start = source[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    source[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .count()
+}
+
+/// The start of the first code line after `offset` indented at most `indent`:
+/// where a block containing `offset` ends (the source length at the end).
+fn end_of_block(source: &str, offset: usize, indent: usize) -> Option<usize> {
+    let mut line_start = source[offset.min(source.len())..].find('\n')? + offset + 1;
+    while line_start < source.len() {
+        let line_end = source[line_start..]
+            .find('\n')
+            .map(|i| i + line_start)
+            .unwrap_or(source.len());
+        let line = &source[line_start..line_end];
+        let trimmed = line.trim_start();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') && line.len() - trimmed.len() <= indent
+        {
+            return Some(line_start);
+        }
+        line_start = line_end + 1;
+    }
+    Some(source.len())
+}
+
 /// Parses a whole file: lexer, layout and grammar, with every error found.
 pub fn parse(source: &str) -> Parsed {
     let mut layout = Layout::new(source);
@@ -703,9 +752,23 @@ pub fn parse(source: &str) -> Parsed {
         }
     };
     let layout_errors = std::mem::take(&mut layout.errors);
+    let expected_dedent_errors = std::mem::take(&mut context.expected_dedent_errors);
     let mut errors: Vec<SyntaxError> = context
         .errors
         .into_iter()
+        .filter(|error| {
+            let start = error.span.start as usize;
+            let line_start = source[..start.min(source.len())]
+                .rfind('\n')
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            !(error
+                .message
+                .ends_with("found the end of the indented block")
+                && expected_dedent_errors
+                    .iter()
+                    .any(|end| *end == line_start || *end == start))
+        })
         .filter(|error| {
             let start = error.span.start as usize;
             // The layout already explained these: a rejected token, or everything after an unclosed bracket.

@@ -256,3 +256,31 @@ fn deep_indentation_is_an_error_not_a_crash() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn broken_statement_in_a_block_is_reported_once_at_its_token() {
+    for source in [
+        "for i in range(4):\n    A[i] = A[i] + * 2.0\n    A[i] = 1.0\n",
+        "for i in range(4):\n    A[i] = 0.0\n    A[i] = A[i] + * 2.0\nB = 1\n",
+        "with T.init():\n    C[vi] = = 0.0\n",
+    ] {
+        let parsed = tirc_grammar::parse_file(source);
+        assert_eq!(parsed.errors.len(), 1, "{source:?}: {:?}", parsed.errors);
+        let error = &parsed.errors[0];
+        assert!(
+            error.message.starts_with("expected an expression, found"),
+            "{source:?}: {}",
+            error.message
+        );
+    }
+}
+
+#[test]
+fn empty_body_still_asks_for_an_indented_block() {
+    let parsed = tirc_grammar::parse_file("for i in range(4):\nx = 1\n");
+    assert_eq!(parsed.errors.len(), 1, "{:?}", parsed.errors);
+    assert_eq!(
+        parsed.errors[0].message,
+        "expected an indented block after 'for'"
+    );
+}

@@ -13,11 +13,20 @@ path = sys.argv[1]
 repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 text = open(path).read()
 best = None
+best_cpu = None
 for _ in range(repeats):
     start = time.perf_counter()
+    start_cpu = time.process_time()
     module = from_source(text)
     printed = module.script()
     elapsed = time.perf_counter() - start
+    elapsed_cpu = time.process_time() - start_cpu
     best = elapsed if best is None else min(best, elapsed)
+    best_cpu = elapsed_cpu if best_cpu is None else min(best_cpu, elapsed_cpu)
 size = len(text.encode())
-print(f"bytes={size} seconds={best:.3f} kb_per_s={size / best / 1024:.1f} printed_bytes={len(printed.encode())}")
+# CPU time is the fair measure on a shared machine; wall time is reported too.
+print(
+    f"bytes={size} wall_seconds={best:.3f} cpu_seconds={best_cpu:.3f} "
+    f"kb_per_s_wall={size / best / 1024:.1f} kb_per_s_cpu={size / best_cpu / 1024:.1f} "
+    f"printed_bytes={len(printed.encode())}"
+)

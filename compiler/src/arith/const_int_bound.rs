@@ -409,8 +409,8 @@ impl BoundEvaluator<'_, '_> {
             ExprKind::Load(_)
             | ExprKind::Float(_)
             | ExprKind::Str(_)
-            | ExprKind::CallFunction { .. }
-            | ExprKind::Shuffle { .. } => ConstIntBound::everything(dtype),
+            | ExprKind::Shuffle { .. }
+            | ExprKind::CallFunction { .. } => ConstIntBound::everything(dtype),
         }
     }
 

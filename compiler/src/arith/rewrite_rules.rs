@@ -6,7 +6,7 @@
 //! again through `recursive_rewrite` when it may simplify further.
 
 use super::build;
-use super::simplify::{Canon, CompareResult, Simplifier};
+use super::simplify::{CompareResult, Simplifier};
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{BinaryOp, Expr, ExprKind};
 
@@ -15,6 +15,17 @@ fn parts(expr: &Expr, op: BinaryOp) -> Option<(&Expr, &Expr)> {
     match expr.kind() {
         ExprKind::Binary(o, a, b) if *o == op => Some((a, b)),
         _ => None,
+    }
+}
+
+/// The signed terms of a printed sum, left to right (`+` for the first).
+fn flatten_sum(expr: &Expr, terms: &mut Vec<(BinaryOp, Expr)>) {
+    match expr.kind() {
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            flatten_sum(a, terms);
+            terms.push((*op, b.clone()));
+        }
+        _ => terms.push((BinaryOp::Add, expr.clone())),
     }
 }
 
@@ -42,21 +53,49 @@ impl Simplifier<'_> {
     /// `(rest, c)` when `expr` is a canonical sum `rest + c` with terms and a
     /// non-zero constant `c`.
     pub(super) fn split_offset(&mut self, expr: &Expr) -> Option<(Expr, i64)> {
-        if expr.as_int().is_some() || !build::is_index_type(expr.dtype()) {
+        if !build::is_index_type(expr.dtype()) {
             return None;
         }
-        let Canon::Sum(mut sum) = self.mutate(expr) else {
+        // Read the printed sum (already simplified) rather than simplify it again,
+        // which would cost a pass over the operands at every level of nesting.
+        let mut terms = Vec::new();
+        flatten_sum(expr, &mut terms);
+        if terms.len() < 2 {
             return None;
+        }
+        let (position, base) = if terms[0].1.as_int().is_some() {
+            // `0 - n - c`: the constant is last; `c - n` has no positive term and keeps its shape.
+            let (op, last) = terms.last()?;
+            match (terms[0].1.as_int(), *op, last.as_int()) {
+                (Some(0), BinaryOp::Sub, Some(c)) if terms.len() >= 3 => {
+                    (terms.len() - 1, c.checked_neg()?)
+                }
+                _ => return None,
+            }
+        } else {
+            let position = (1..terms.len()).find(|&i| terms[i].1.as_int().is_some())?;
+            let c = terms[position].1.as_int()?;
+            let base = if terms[position].0 == BinaryOp::Add {
+                c
+            } else {
+                c.checked_neg()?
+            };
+            (position, base)
         };
-        // The sum prints as `p + c - n` or `p - n - c`; TVM's rewrite pass regroups
-        // these as `(p - n) + c`, but `c - n` (no positive term) keeps its shape.
-        let has_positive_term = sum.args.iter().any(|a| a.scale > 0);
-        if sum.args.is_empty() || sum.base == 0 || (sum.base > 0 && !has_positive_term) {
+        if base == 0 {
             return None;
         }
-        let base = sum.base;
-        sum.base = 0;
-        Some((sum.to_expr(), base))
+        let mut rest: Option<Expr> = None;
+        for (index, (op, term)) in terms.into_iter().enumerate() {
+            if index == position {
+                continue;
+            }
+            rest = Some(match rest {
+                None => term,
+                Some(acc) => Expr::new(ExprKind::Binary(op, acc, term), expr.dtype(), expr.span()),
+            });
+        }
+        Some((rest?, base))
     }
 
     /// `a < b` without the canonical divisor step: operands, folding, then rules.

@@ -85,6 +85,10 @@ pub(crate) struct Simplifier<'a> {
     pub(super) scoped_bounds: Vec<BoundConstraint>,
     pub(super) scoped_literals: Vec<Expr>,
     let_values: HashMap<Var, Expr>,
+    /// Results of `mutate` in the current scope, by node address (the node is
+    /// kept alive with its result): proofs re-simplify operands that are
+    /// already simplified, which would otherwise cost a pass per nesting level.
+    memo: HashMap<usize, (Expr, Canon)>,
     pub(super) rewrite_depth: u32,
     proof_depth: u32,
 }
@@ -97,6 +101,7 @@ impl<'a> Simplifier<'a> {
             scoped_bounds: Vec::new(),
             scoped_literals: Vec::new(),
             let_values: HashMap::new(),
+            memo: HashMap::new(),
             rewrite_depth: 0,
             proof_depth: 0,
         }
@@ -110,6 +115,8 @@ impl<'a> Simplifier<'a> {
             if current.as_int().is_some() {
                 break;
             }
+            // A new pass simplifies what the last one produced: forget its results.
+            self.memo.clear();
             let next = self.visit(&current);
             if next.same_as(&current) || expr_deep_equal(&next, &current) {
                 break;
@@ -150,7 +157,9 @@ impl<'a> Simplifier<'a> {
         let literals = super::literal_facts(condition);
         let literal_count = literals.len();
         self.scoped_literals.extend(literals);
+        let outer_memo = std::mem::take(&mut self.memo);
         let result = f(self);
+        self.memo = outer_memo;
         let keep = self.scoped_bounds.len() - bound_count;
         self.scoped_bounds.truncate(keep);
         let keep = self.scoped_literals.len() - literal_count;
@@ -255,11 +264,56 @@ impl<'a> Simplifier<'a> {
 
     /// The simplified expression, in normal (non-canonical) form.
     pub(crate) fn visit(&mut self, expr: &Expr) -> Expr {
-        self.mutate(expr).to_expr()
+        let canon = self.mutate(expr);
+        let result = canon.to_expr();
+        if matches!(canon, Canon::Sum(_) | Canon::Split(_)) {
+            // The printed form is a new node that proofs will visit again as an
+            // operand: remember its canonical form.
+            let key = result.node() as *const crate::ir::ExprNode as usize;
+            self.memo
+                .entry(key)
+                .or_insert_with(|| (result.clone(), canon));
+        }
+        result
+    }
+    /// Remembers the canonical form of a printed expression that proofs may
+    /// visit again, so that they do not simplify it from scratch.
+    fn remember(&mut self, printed: &Expr, canon: Canon) {
+        let key = printed.node() as *const crate::ir::ExprNode as usize;
+        self.memo
+            .entry(key)
+            .or_insert_with(|| (printed.clone(), canon));
+    }
+
+    /// The printed form of a sum, remembered.
+    fn print_sum(&mut self, sum: &SumForm) -> Expr {
+        let printed = sum.to_expr();
+        self.remember(&printed, Canon::Sum(sum.clone()));
+        printed
+    }
+
+    /// The form as a single term, remembering a sum printed into an opaque index.
+    fn split_of(&mut self, canon: Canon) -> SplitTerm {
+        match canon {
+            Canon::Sum(sum) if !(sum.base == 0 && sum.args.len() == 1) => {
+                SplitTerm::of(self.print_sum(&sum))
+            }
+            other => to_split(other),
+        }
     }
 
     /// The simplified expression, possibly still in a canonical form.
     pub(super) fn mutate(&mut self, expr: &Expr) -> Canon {
+        let key = expr.node() as *const crate::ir::ExprNode as usize;
+        if let Some((_, known)) = self.memo.get(&key) {
+            return known.clone();
+        }
+        let result = self.mutate_uncached(expr);
+        self.memo.insert(key, (expr.clone(), result.clone()));
+        result
+    }
+
+    fn mutate_uncached(&mut self, expr: &Expr) -> Canon {
         let dtype = expr.dtype();
         match expr.kind() {
             ExprKind::Binary(op, a, b) if build::is_index_type(dtype) => {
@@ -290,11 +344,22 @@ impl<'a> Simplifier<'a> {
     pub(super) fn rewrite(&mut self, expr: &Expr) -> Expr {
         let dtype = expr.dtype();
         match expr.kind() {
-            // Calls of other module functions are opaque to the simplifier.
-            ExprKind::Int(_)
-            | ExprKind::Float(_)
-            | ExprKind::Str(_)
-            | ExprKind::CallFunction { .. } => expr.clone(),
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => expr.clone(),
+            // A call of another function of the module is opaque; its arguments are not.
+            ExprKind::CallFunction { name, args } => {
+                let new_args: Vec<Expr> = args.iter().map(|a| self.visit(a)).collect();
+                if new_args.iter().zip(args).all(|(n, o)| n.same_as(o)) {
+                    return expr.clone();
+                }
+                Expr::new(
+                    ExprKind::CallFunction {
+                        name: name.clone(),
+                        args: new_args,
+                    },
+                    dtype,
+                    expr.span(),
+                )
+            }
             ExprKind::Var(var) => self.visit_var(expr, var),
             ExprKind::Cast(value) => {
                 let value = self.visit(value);
@@ -395,7 +460,10 @@ impl<'a> Simplifier<'a> {
         // Only trivial bindings are inlined, to avoid duplicating work.
         if new_value.is_const() || new_value.as_var().is_some() {
             let previous = self.let_values.insert(var.clone(), new_value);
+            // Results computed outside the binding do not know the variable's value.
+            let outer_memo = std::mem::take(&mut self.memo);
             let result = self.visit(body);
+            self.memo = outer_memo;
             match previous {
                 Some(p) => self.let_values.insert(var.clone(), p),
                 None => self.let_values.remove(var),
@@ -558,7 +626,7 @@ impl<'a> Simplifier<'a> {
         }
         let (mut divisible, extra) = sum.separate_divisible_parts(divisor);
         let dtype = sum.dtype;
-        let extra_expr = extra.to_expr();
+        let extra_expr = self.print_sum(&extra);
         let zero = build::int(0, dtype);
         let below = build::node(BinaryOp::Lt, extra_expr.clone(), build::int(divisor, dtype));
         let non_negative = build::node(BinaryOp::Ge, extra_expr, zero.clone());
@@ -635,7 +703,7 @@ impl<'a> Simplifier<'a> {
                 sum.add_constant(safe(value.checked_mul(sign))?)?;
             }
             Canon::Sum(other) => sum.add_sum(&other, sign)?,
-            other => sum.add_term(to_split(other), sign)?,
+            other => sum.add_term(self.split_of(other), sign)?,
         }
         Some(Canon::Sum(sum))
     }
@@ -656,7 +724,7 @@ impl<'a> Simplifier<'a> {
                     Some(Canon::Sum(sum))
                 }
                 other => {
-                    let mut term = to_split(other);
+                    let mut term = self.split_of(other);
                     term.scale = safe(term.scale.checked_mul(factor))?;
                     Some(Canon::Split(term))
                 }
@@ -719,11 +787,8 @@ impl<'a> Simplifier<'a> {
                 }
             }
         }
-        Some(Canon::Split(self.split_div_const(
-            to_split(ca),
-            divisor,
-            mode,
-        )?))
+        let term = self.split_of(ca);
+        Some(Canon::Split(self.split_div_const(term, divisor, mode)?))
     }
 
     /// `sum / divisor`: the divisible terms divide exactly; the rest is divided
@@ -736,14 +801,15 @@ impl<'a> Simplifier<'a> {
         }
         if mode == DivMode::Trunc {
             // Truncation only splits over a sum when both parts are non-negative.
-            let both_non_negative = self.can_prove_greater_equal(&divisible.to_expr(), 0)
-                && self.can_prove_greater_equal(&extra.to_expr(), 0);
+            let (divisible_expr, extra_expr) = (self.print_sum(&divisible), self.print_sum(&extra));
+            let both_non_negative = self.can_prove_greater_equal(&divisible_expr, 0)
+                && self.can_prove_greater_equal(&extra_expr, 0);
             if !both_non_negative {
                 return None;
             }
         }
         divisible.divide_by(divisor)?;
-        let remainder = extra.to_expr();
+        let remainder = self.print_sum(&extra);
         if let Some(value) = remainder.as_int() {
             let quotient = match mode {
                 DivMode::Floor => build::floor_div_i64(value, divisor)?,
@@ -770,7 +836,7 @@ impl<'a> Simplifier<'a> {
         // else divides as the printed remainder, as TVM's canonical pass does.
         let single_positive = extra.base == 0 && extra.args.len() == 1 && extra.args[0].scale > 0;
         let term = if single_positive {
-            to_split(Canon::Sum(extra))
+            self.split_of(Canon::Sum(extra))
         } else {
             SplitTerm::of(remainder)
         };
@@ -793,7 +859,7 @@ impl<'a> Simplifier<'a> {
             let residue = build::floor_mod_i64(extra.base, divisor)?;
             let mut rest = extra.clone();
             rest.base = 0;
-            let rest_expr = rest.to_expr();
+            let rest_expr = self.print_sum(&rest);
             let bound = self.bound(&rest_expr);
             if self.can_prove_greater_equal(&rest_expr, -residue) && bound.max < divisor - residue {
                 return build::floor_div_i64(extra.base, divisor);
@@ -921,7 +987,7 @@ impl<'a> Simplifier<'a> {
                 let mut remaining = sum.clone();
                 match mode {
                     DivMode::Floor => {
-                        let remainder = extra.to_expr();
+                        let remainder = self.print_sum(&extra);
                         if remainder.as_int().is_some() {
                             return Some(Canon::Expr(build::floormod(remainder, modulus)));
                         }
@@ -942,10 +1008,12 @@ impl<'a> Simplifier<'a> {
                         if extra.is_zero() {
                             return Some(Canon::Expr(build::int(0, dtype)));
                         }
-                        if self.can_prove_greater_equal(&divisible.to_expr(), 0)
-                            && self.can_prove_greater_equal(&extra.to_expr(), 0)
+                        let divisible_expr = self.print_sum(&divisible);
+                        let extra_expr = self.print_sum(&extra);
+                        if self.can_prove_greater_equal(&divisible_expr, 0)
+                            && self.can_prove_greater_equal(&extra_expr, 0)
                         {
-                            let remainder = extra.to_expr();
+                            let remainder = extra_expr.clone();
                             if remainder.as_int().is_some() {
                                 return Some(Canon::Expr(build::binary(
                                     BinaryOp::Mod,
@@ -959,7 +1027,8 @@ impl<'a> Simplifier<'a> {
                             remaining = extra;
                         }
                         // truncmod(x - 5, 3) == truncmod(x - 2, 3) when both dividends are non-negative.
-                        let bound = self.bound(&remaining.to_expr());
+                        let remaining_expr = self.print_sum(&remaining);
+                        let bound = self.bound(&remaining_expr);
                         let new_base = remaining.base % divisor;
                         let shifted_min = bound
                             .min
@@ -970,7 +1039,7 @@ impl<'a> Simplifier<'a> {
                         }
                     }
                 }
-                let term = to_split(Canon::Sum(remaining));
+                let term = self.split_of(Canon::Sum(remaining));
                 Some(Canon::Split(self.split_mod_const(term, divisor, mode)?))
             }
             other => {
@@ -979,11 +1048,8 @@ impl<'a> Simplifier<'a> {
                 if bound.min >= 0 && bound.max < divisor {
                     return Some(other);
                 }
-                Some(Canon::Split(self.split_mod_const(
-                    to_split(other),
-                    divisor,
-                    mode,
-                )?))
+                let term = self.split_of(other);
+                Some(Canon::Split(self.split_mod_const(term, divisor, mode)?))
             }
         }
     }
@@ -1046,7 +1112,8 @@ impl<'a> Simplifier<'a> {
                         build::int(new_upper, term.dtype),
                         mode,
                     );
-                    let updated = to_split(Canon::Expr(self.visit(&reduced)));
+                    let reduced = self.visit(&reduced);
+                    let updated = self.split_of(Canon::Expr(reduced));
                     let mut result = if term.lower_factor != 1 {
                         self.split_div_const(updated, term.lower_factor, mode)?
                     } else {

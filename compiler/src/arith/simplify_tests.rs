@@ -542,3 +542,77 @@ fn quotients_fixed_by_bounds_are_constants() {
         "(x + 34) // 8",
     );
 }
+
+#[test]
+fn casts_between_index_types_follow_tvm() {
+    let (i, j) = (var("i"), var("j"));
+    let (k, n) = (
+        Var::new("k", DataType::int64(), Span::NONE),
+        Var::new("n", DataType::int64(), Span::NONE),
+    );
+    let mut analyzer = bounded(&[(&i, 16), (&j, 8)]);
+    analyzer.bind(&k, &Range::from_extent(Expr::int(64, DataType::int64())));
+    let long = |value: i64| Expr::int(value, DataType::int64());
+    let to_i32 = |e: Expr| Expr::cast(DataType::int32(), e);
+    let to_i64 = |e: Expr| Expr::cast(DataType::int64(), e);
+    check(
+        &analyzer,
+        &to_i32(floordiv(v(&k), long(4))),
+        "T.Cast(\"int32\", k) // 4",
+    );
+    check(
+        &analyzer,
+        &to_i32(add(mul(v(&k), long(2)), long(1))),
+        "T.Cast(\"int32\", k) * 2 + 1",
+    );
+    check(&analyzer, &to_i32(v(&n)), "T.Cast(\"int32\", n)");
+    check(
+        &analyzer,
+        &to_i32(to_i64(v(&i))),
+        "T.Cast(\"int32\", T.Cast(\"int64\", i))",
+    );
+    check(
+        &analyzer,
+        &floordiv(to_i64(add(mul(v(&i), c(8)), v(&j))), long(8)),
+        "T.Cast(\"int64\", i)",
+    );
+    let rebuilt = add(
+        mul(floordiv(v(&k), long(8)), long(8)),
+        floormod(v(&k), long(8)),
+    );
+    check(&analyzer, &rebuilt, "k");
+    check(
+        &analyzer,
+        &min(mul(v(&k), long(2)), long(100)),
+        "T.min(k, T.int64(50)) * T.int64(2)",
+    );
+    check(
+        &analyzer,
+        &Expr::cast(DataType::int(8), v(&i)),
+        "T.Cast(\"int8\", i)",
+    );
+}
+
+#[test]
+fn calls_of_module_functions_keep_their_name_and_simplify_their_arguments() {
+    let x = var("x");
+    let call = Expr::new(
+        ExprKind::CallFunction {
+            name: "helper".to_string(),
+            args: vec![add(v(&x), c(0)), sub(v(&x), v(&x))],
+        },
+        DataType::int32(),
+        Span::NONE,
+    );
+    let simplified = Analyzer::new().simplify(&call);
+    match simplified.kind() {
+        ExprKind::CallFunction { name, args } => {
+            assert_eq!(name, "helper");
+            let texts: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            assert_eq!(texts, ["x", "0"]);
+        }
+        other => panic!("expected a call, got {other:?}"),
+    }
+    let everything = super::ConstIntBound::everything(DataType::int32());
+    assert_eq!(Analyzer::new().const_int_bound(&call), everything);
+}

@@ -3,8 +3,10 @@
 
 mod check;
 mod diff;
+mod explain;
 mod fmt;
 mod lower;
+mod lsp;
 mod schedule;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
@@ -65,6 +67,10 @@ enum Command {
     Check(check::CheckArgs),
     /// Compare two files structurally (exit 0 when equal).
     Diff(diff::DiffArgs),
+    /// Explain a diagnostic code, with a wrong and a right example.
+    Explain(explain::ExplainArgs),
+    /// Run the language server on standard input and output (for editors).
+    Lsp(lsp::LspArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
     /// Lower a file (after its schedule) to low-level TIR and print it.
@@ -122,6 +128,8 @@ pub fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Schedule(args) => schedule::run(args),
         Command::Lower(args) => lower::run(args),
     };

@@ -91,9 +91,15 @@ pub fn run(args: ScheduleArgs) -> u8 {
     if args.trace {
         println!("{}", run.trace.to_python());
     } else if args.steps {
-        print!("{}", report::steps_text(&program, &run, &sources, Some(dialect)));
+        print!(
+            "{}",
+            report::steps_text(&program, &run, &sources, Some(dialect))
+        );
     } else if args.diff {
-        print!("{}", report::diff_text(&program, &run, &sources, Some(dialect)));
+        print!(
+            "{}",
+            report::diff_text(&program, &run, &sources, Some(dialect))
+        );
     } else {
         print!("{}", print_scheduled(&program, run.module(), Some(dialect)));
     }

@@ -621,7 +621,14 @@ impl Lowerer {
                 }
                 other => {
                     let value = self.expr_of_value(other, arg.span);
-                    Value::Expr(operators::cast(dtype, value))
+                    let converted = operators::cast(dtype, value);
+                    // Written out, the conversion spans the whole call; only an
+                    // implicit one shares its operand's span.
+                    if matches!(converted.kind(), ExprKind::Cast(_)) {
+                        Value::Expr(converted.with_span(ir_span))
+                    } else {
+                        Value::Expr(converted)
+                    }
                 }
             },
             _ => {

@@ -192,8 +192,11 @@ impl Lowerer {
     }
 
     fn eval_name(&mut self, name: &str, span: ast::Span) -> Value {
-        if let Some(value) = self.lookup(name) {
-            return value.clone();
+        if let Some(value) = self.lookup(name).cloned() {
+            if self.record_symbols {
+                self.symbols.record_use(self.span(span), &value);
+            }
+            return value;
         }
         if !self.reported_undefined.contains(name) {
             self.reported_undefined.insert(name.to_string());
@@ -212,9 +215,7 @@ impl Lowerer {
             self.report(diagnostic);
         }
         // Later uses of the name are silent: one mistake gives one diagnostic.
-        if let Some(scope) = self.scopes.first_mut() {
-            scope.insert(name.to_string(), Value::Poison);
-        }
+        self.undefined.push((name.to_string(), Value::Poison));
         Value::Poison
     }
 

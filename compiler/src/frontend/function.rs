@@ -83,6 +83,8 @@ impl Lowerer {
         span: ast::Span,
     ) -> Option<PrimFunc> {
         let decorator = self.prim_func_decorator(def, span)?;
+        self.symbols
+            .record_function(&def.name.name, self.span(def.name.span));
         self.push_scope();
         self.signature_vars.clear();
         self.s_tir = decorator.s_tir;

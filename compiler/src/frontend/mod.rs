@@ -6,11 +6,16 @@
 //! the schedule sections. Errors are collected, not fatal: the frontend keeps
 //! going with a placeholder so one mistake gives one diagnostic.
 
+mod assign;
+mod blocks;
 mod buffers;
 mod builtins;
 mod expr;
 mod function;
+mod loops;
+mod scoping;
 mod stmt;
+pub mod symbols;
 mod value;
 
 use crate::diagnostics::Diagnostic;
@@ -92,6 +97,8 @@ pub struct Program {
     pub schedules: Vec<ScheduleDef>,
     /// The file the program came from.
     pub file: FileId,
+    /// Every resolved name occurrence, for editors.
+    pub symbols: symbols::SymbolIndex,
 }
 
 /// Builtin prefixes that all mean the TVMScript namespace `T`.
@@ -154,14 +161,20 @@ fn detect_dialect(source: &str, comments: &[ast::Comment]) -> Dialect {
 pub(crate) struct Lowerer {
     file: FileId,
     diagnostics: Vec<Diagnostic>,
-    scopes: Vec<HashMap<String, Value>>,
+    /// Bindings of every open scope, innermost last: a handful of names per
+    /// scope, so a linear search beats hashing.
+    bindings: Vec<(String, Value)>,
+    /// Where each open scope's bindings start in `bindings`.
+    scope_starts: Vec<usize>,
+    /// Names reported undefined, bound to poison for the rest of the file.
+    undefined: Vec<(String, Value)>,
     /// Names reported undefined already, to avoid one error per use.
     reported_undefined: std::collections::HashSet<String>,
     /// Symbolic variables created by quoted shapes in the signature (`"n"`).
     signature_vars: HashMap<String, Var>,
     dialect: Dialect,
     /// Blocks being built, innermost last.
-    blocks: Vec<stmt::BlockBuilder>,
+    blocks: Vec<blocks::BlockBuilder>,
     /// The function being built.
     function: Option<function::FunctionBuilder>,
     /// Enclosing loops with their domains, innermost last.
@@ -174,6 +187,10 @@ pub(crate) struct Lowerer {
     module_class: Option<String>,
     /// The module's functions and their return types.
     module_functions: HashMap<String, crate::ir::DataType>,
+    /// Definitions and uses of names, for editors.
+    pub(crate) symbols: symbols::SymbolIndex,
+    /// Build the symbol index (editors need it; the command line does not).
+    pub(crate) record_symbols: bool,
 }
 
 impl Lowerer {
@@ -181,7 +198,9 @@ impl Lowerer {
         Lowerer {
             file,
             diagnostics: Vec::new(),
-            scopes: vec![HashMap::new()],
+            bindings: Vec::new(),
+            scope_starts: Vec::new(),
+            undefined: Vec::new(),
             reported_undefined: Default::default(),
             signature_vars: HashMap::new(),
             dialect,
@@ -192,6 +211,8 @@ impl Lowerer {
             s_tir: false,
             module_class: None,
             module_functions: HashMap::new(),
+            symbols: symbols::SymbolIndex::default(),
+            record_symbols: false,
         }
     }
 
@@ -219,32 +240,40 @@ impl Lowerer {
 
     /// Opens a scope.
     pub(crate) fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
+        self.scope_starts.push(self.bindings.len());
     }
 
     /// Closes a scope.
     pub(crate) fn pop_scope(&mut self) {
-        self.scopes.pop();
+        if let Some(start) = self.scope_starts.pop() {
+            self.bindings.truncate(start);
+        }
     }
 
     /// Binds a name in the innermost scope.
     pub(crate) fn bind(&mut self, name: &str, value: Value) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), value);
+        if self.record_symbols {
+            self.symbols.record_binding(name, &value);
         }
+        self.bindings.push((name.to_string(), value));
     }
 
-    /// Looks a name up, innermost scope first.
+    /// Looks a name up, innermost binding first.
     pub(crate) fn lookup(&self, name: &str) -> Option<&Value> {
-        self.scopes.iter().rev().find_map(|scope| scope.get(name))
+        self.bindings
+            .iter()
+            .rev()
+            .chain(self.undefined.iter())
+            .find(|(bound, _)| bound == name)
+            .map(|(_, value)| value)
     }
 
     /// The names visible now, for "did you mean" suggestions.
     pub(crate) fn visible_names(&self) -> Vec<String> {
-        self.scopes
-            .iter()
-            .flat_map(|scope| scope.keys().cloned())
-            .collect()
+        let mut names: Vec<String> = self.bindings.iter().map(|(name, _)| name.clone()).collect();
+        names.sort();
+        names.dedup();
+        names
     }
 }
 
@@ -294,8 +323,20 @@ fn schedule_text(source: &str, file: &ast::File, stmt: &ast::Stmt) -> String {
 /// Lowers a parsed file to a program. The diagnostics hold every frontend
 /// error; the program holds every function that could be built.
 pub fn lower_file(file: &ast::File, source: &str, file_id: FileId) -> (Program, Vec<Diagnostic>) {
+    lower_file_with(file, source, file_id, false)
+}
+
+/// [`lower_file`], also building the program's symbol index when
+/// `record_symbols` is true (what editor features need).
+pub fn lower_file_with(
+    file: &ast::File,
+    source: &str,
+    file_id: FileId,
+    record_symbols: bool,
+) -> (Program, Vec<Diagnostic>) {
     let dialect = detect_dialect(source, &file.comments);
     let mut lowerer = Lowerer::new(file_id, dialect);
+    lowerer.record_symbols = record_symbols;
     let mut module = IRModule {
         name: "Module".to_string(),
         ..IRModule::default()
@@ -377,6 +418,9 @@ pub fn lower_file(file: &ast::File, source: &str, file_id: FileId) -> (Program, 
             );
         }
     }
+    if lowerer.record_symbols {
+        lowerer.symbols.finish(file, file_id);
+    }
     let program = Program {
         module,
         form,
@@ -384,6 +428,7 @@ pub fn lower_file(file: &ast::File, source: &str, file_id: FileId) -> (Program, 
         header_comments: header_comments(file),
         schedules,
         file: file_id,
+        symbols: std::mem::take(&mut lowerer.symbols),
     };
     let mut diagnostics = lowerer.diagnostics;
     crate::diagnostics::sort_diagnostics(&mut diagnostics);
@@ -464,6 +509,16 @@ pub fn parse_program(
     name: &str,
     text: &str,
 ) -> (Option<Program>, Vec<Diagnostic>) {
+    parse_program_with(sources, name, text, false)
+}
+
+/// [`parse_program`], also building the symbol index when `record_symbols` is true.
+pub fn parse_program_with(
+    sources: &mut crate::source::SourceMap,
+    name: &str,
+    text: &str,
+    record_symbols: bool,
+) -> (Option<Program>, Vec<Diagnostic>) {
     let file_id = sources.add(name, text);
     let parsed = tirc_grammar::parse_file(text);
     let mut diagnostics: Vec<Diagnostic> = parsed
@@ -480,7 +535,8 @@ pub fn parse_program(
     if !diagnostics.is_empty() {
         return (None, diagnostics);
     }
-    let (program, frontend_diagnostics) = lower_file(&parsed.file, text, file_id);
+    let (program, frontend_diagnostics) =
+        lower_file_with(&parsed.file, text, file_id, record_symbols);
     diagnostics.extend(frontend_diagnostics);
     if program.module.functions.is_empty() && diagnostics.is_empty() {
         diagnostics.push(Diagnostic::error(

@@ -153,7 +153,13 @@ impl fmt::Debug for Buffer {
 pub fn is_known_scope(scope: &str) -> bool {
     matches!(
         scope,
-        "global" | "shared" | "shared.dyn" | "local" | "warp" | "global.texture"
+        "global"
+            | "shared"
+            | "shared.dyn"
+            | "local"
+            | "warp"
+            | "global.texture"
+            | "metal.simdgroup"
     ) || scope.starts_with("wmma.")
         || scope.starts_with("m16n8k8.")
         || scope.starts_with("local.")

@@ -204,9 +204,10 @@ fn is_index_type(dtype: DataType) -> bool {
 }
 
 fn floor_div_i64(a: i64, b: i64) -> i64 {
+    // Wrapping: `i64::MIN // -1` overflows, and folding must not panic on it.
     let q = a.wrapping_div(b);
-    if (a % b != 0) && ((a < 0) != (b < 0)) {
-        q - 1
+    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+        q.wrapping_sub(1)
     } else {
         q
     }
@@ -650,6 +651,17 @@ mod tests {
             other => panic!("expected a Mul, got {other:?}"),
         }
         assert_eq!(neg(Expr::i32(5)).unwrap().as_int(), Some(-5));
+    }
+
+    #[test]
+    fn extreme_division_wraps_instead_of_panicking() {
+        let min = Expr::int(i64::MIN, DataType::int64());
+        let minus_one = Expr::int(-1, DataType::int64());
+        assert_eq!(
+            floordiv(min.clone(), minus_one.clone()).unwrap().as_int(),
+            Some(i64::MIN)
+        );
+        assert_eq!(floormod(min, minus_one).unwrap().as_int(), Some(0));
     }
 
     #[test]

@@ -145,7 +145,12 @@ impl Printer {
             if i > 0 {
                 out.push_str(", ");
             }
-            if let ExprKind::Ramp { base, stride, lanes } = index.kind() {
+            if let ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            } = index.kind()
+            {
                 if let Some(step) = stride.as_int() {
                     let span = operators::make_const_int(stride.dtype(), *lanes as i64 * step);
                     let stop = operators::add(base.clone(), span).unwrap_or_else(|_| base.clone());
@@ -170,7 +175,9 @@ impl Printer {
         match expr.kind() {
             ExprKind::Binary(op, a, b) => match op {
                 BinaryOp::Mod | BinaryOp::Min | BinaryOp::Max => Precedence::Identity,
-                BinaryOp::Div if a.dtype().is_integer() && b.dtype().is_integer() => Precedence::Identity,
+                BinaryOp::Div if a.dtype().is_integer() && b.dtype().is_integer() => {
+                    Precedence::Identity
+                }
                 _ if rebuilds_unchanged(*op, a, b) => operator_symbol(*op).1,
                 _ => Precedence::Identity,
             },
@@ -181,7 +188,8 @@ impl Printer {
                 _ => Precedence::Identity,
             },
             ExprKind::Load(load)
-                if self.scalars.contains(&load.buffer) && super::stmt::is_first_element(&load.indices) =>
+                if self.scalars.contains(&load.buffer)
+                    && super::stmt::is_first_element(&load.indices) =>
             {
                 Precedence::Identity
             }
@@ -191,7 +199,13 @@ impl Printer {
 
     /// Writes a child, parenthesised when it binds more loosely than its parent
     /// (or equally, for the right operand of a left-associative operator).
-    fn write_child(&mut self, out: &mut String, expr: &Expr, parent: Precedence, parens_on_equal: bool) {
+    fn write_child(
+        &mut self,
+        out: &mut String,
+        expr: &Expr,
+        parent: Precedence,
+        parens_on_equal: bool,
+    ) {
         let precedence = self.precedence_of(expr);
         let parens = precedence < parent || (parens_on_equal && precedence == parent);
         if parens {
@@ -238,9 +252,12 @@ impl Printer {
                     self.write_child(out, value, Precedence::Not, false);
                 }
             }
-            ExprKind::Select(c, a, b) => self.write_call(out, "T.Select", &[c.clone(), a.clone(), b.clone()]),
+            ExprKind::Select(c, a, b) => {
+                self.write_call(out, "T.Select", &[c.clone(), a.clone(), b.clone()])
+            }
             ExprKind::Load(load)
-                if self.scalars.contains(&load.buffer) && super::stmt::is_first_element(&load.indices) =>
+                if self.scalars.contains(&load.buffer)
+                    && super::stmt::is_first_element(&load.indices) =>
             {
                 out.push_str(&self.buffer_name(&load.buffer));
             }
@@ -254,7 +271,11 @@ impl Printer {
                 }
                 out.push(']');
             }
-            ExprKind::Ramp { base, stride, lanes } => {
+            ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            } => {
                 out.push_str("T.Ramp(");
                 self.write_expr(out, base);
                 out.push_str(", ");
@@ -277,7 +298,10 @@ impl Printer {
             }
             ExprKind::Call { op, args } => self.write_builtin_call(out, expr, *op, args),
             ExprKind::CallFunction { name, args } => {
-                let module = self.module_name.clone().unwrap_or_else(|| "Module".to_string());
+                let module = self
+                    .module_name
+                    .clone()
+                    .unwrap_or_else(|| "Module".to_string());
                 let _ = write!(out, "{module}.{name}");
                 out.push('(');
                 self.write_list(out, args);
@@ -293,7 +317,13 @@ impl Printer {
         }
     }
 
-    fn write_builtin_call(&mut self, out: &mut String, expr: &Expr, op: crate::ir::Op, args: &[Expr]) {
+    fn write_builtin_call(
+        &mut self,
+        out: &mut String,
+        expr: &Expr,
+        op: crate::ir::Op,
+        args: &[Expr],
+    ) {
         use std::fmt::Write as _;
         if let Some((symbol, precedence)) = call_operator(op.name()) {
             if args.len() == 2 {
@@ -306,7 +336,12 @@ impl Printer {
         // `T.if_then_else` with a constant condition would fold when parsed:
         // the generic intrinsic call keeps the node.
         if op.name() == "if_then_else" && args.first().is_some_and(|c| c.is_const()) {
-            let _ = write!(out, "T.call_intrin(\"{}\", \"{}\", ", expr.dtype(), op.info().tvm_name);
+            let _ = write!(
+                out,
+                "T.call_intrin(\"{}\", \"{}\", ",
+                expr.dtype(),
+                op.info().tvm_name
+            );
             self.write_list(out, args);
             out.push(')');
             return;
@@ -375,7 +410,11 @@ fn write_int_literal(out: &mut String, value: i64, dtype: DataType) {
     if dtype == DataType::int32() {
         let _ = write!(out, "{value}");
     } else if dtype.is_bool() {
-        out.push_str(if value != 0 { "T.bool(True)" } else { "T.bool(False)" });
+        out.push_str(if value != 0 {
+            "T.bool(True)"
+        } else {
+            "T.bool(False)"
+        });
     } else if dtype.is_uint() && dtype.bits == 64 {
         let _ = write!(out, "T.{dtype}({})", value as u64);
     } else {

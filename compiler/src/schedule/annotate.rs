@@ -89,3 +89,45 @@ pub fn unannotate(state: &mut ScheduleState, target: NodeId, key: &str) -> Sched
     state.replace(target, new_stmt);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{block_and_loops, printed, state, unchanged, MATMUL};
+
+    #[test]
+    fn annotating_an_existing_key_keeps_the_first_value() {
+        let mut s = state(MATMUL);
+        let (block, loops) = block_and_loops(&s, "C");
+        annotate(&mut s, block, "k", AttrValue::Int(1)).unwrap();
+        let before = s.clone();
+        annotate(&mut s, block, "k", AttrValue::Int(2)).unwrap();
+        assert!(unchanged(&before, &s));
+        annotate(
+            &mut s,
+            loops[0],
+            "pragma_unroll_explicit",
+            AttrValue::Int(1),
+        )
+        .unwrap();
+        let text = printed(&s);
+        assert!(text.contains("T.block_attr({\"k\": 1})"), "{text}");
+        assert!(
+            text.contains("for i in T.serial(128, annotations={\"pragma_unroll_explicit\": 1}):"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unannotate_removes_a_key_that_is_there() {
+        let mut s = state(MATMUL);
+        let (block, _) = block_and_loops(&s, "C");
+        let error = unannotate(&mut s, block, "k").unwrap_err();
+        assert_eq!(error.code, codes::MISSING_ANNOTATION);
+        annotate(&mut s, block, "k", AttrValue::Str("v".into())).unwrap();
+        unannotate(&mut s, block, "k").unwrap();
+        assert!(!printed(&s).contains("block_attr"));
+        // The block keeps its handle through both steps.
+        assert!(s.sref(block).is_some());
+    }
+}

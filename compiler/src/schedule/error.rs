@@ -69,9 +69,14 @@ pub struct Blame {
     pub label: String,
 }
 
-/// A refused step: what is wrong, where, and how to fix it.
+/// A refused step: what is wrong, where, and how to fix it (boxed, so that
+/// results stay small on the success path).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScheduleError {
+pub struct ScheduleError(Box<Refusal>);
+
+/// The details of a refused step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
     /// The `E03xx` code.
     pub code: &'static str,
     /// One line saying what is wrong.
@@ -87,17 +92,30 @@ pub struct ScheduleError {
     pub argument: Option<usize>,
 }
 
+impl std::ops::Deref for ScheduleError {
+    type Target = Refusal;
+    fn deref(&self) -> &Refusal {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ScheduleError {
+    fn deref_mut(&mut self) -> &mut Refusal {
+        &mut self.0
+    }
+}
+
 impl ScheduleError {
     /// A refusal with a code, a message and a help line.
     pub fn new(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> Self {
-        ScheduleError {
+        ScheduleError(Box::new(Refusal {
             code,
             message: message.into(),
             blame: Vec::new(),
             help: help.into(),
             notes: Vec::new(),
             argument: None,
-        }
+        }))
     }
 
     /// Adds a program location.

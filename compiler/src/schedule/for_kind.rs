@@ -183,3 +183,78 @@ fn parallelize(
     state.replace(loop_id, new_stmt);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{block_and_loops, printed, state, unchanged, MATMUL, ROW_SUM};
+
+    #[test]
+    fn parallel_and_vectorize_spatial_loops_only() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        parallel(&mut s, loops[0]).unwrap();
+        let before = s.clone();
+        let error = vectorize(&mut s, loops[2]).unwrap_err();
+        assert_eq!(error.code, codes::NOT_DATA_PARALLEL);
+        assert!(
+            error.message.contains("reduce iterator `vk`"),
+            "{}",
+            error.message
+        );
+        assert!(unchanged(&before, &s));
+        vectorize(&mut s, loops[1]).unwrap();
+        let text = printed(&s);
+        assert!(text.contains("for i in T.parallel(128):"), "{text}");
+        assert!(text.contains("for j in T.vectorized(128):"), "{text}");
+    }
+
+    #[test]
+    fn reduction_loops_bind_to_thread_idx_only() {
+        let s0 = state(ROW_SUM);
+        let (_, loops) = block_and_loops(&s0, "B");
+        let mut s = s0.clone();
+        let error = bind(&mut s, loops[1], "blockIdx.x").unwrap_err();
+        assert_eq!(error.code, codes::NOT_DATA_PARALLEL);
+        assert!(unchanged(&s0, &s));
+        bind(&mut s, loops[1], "threadIdx.x").unwrap();
+        bind(&mut s, loops[0], "blockIdx.x").unwrap();
+        let text = printed(&s);
+        assert!(
+            text.contains("for k in T.thread_binding(256, thread=\"threadIdx.x\"):"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unknown_thread_tags_are_refused() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        for tag in ["threadIdx.w", "threadidx.x", "blockIdx", "warp"] {
+            let error = bind(&mut s, loops[0], tag).unwrap_err();
+            assert_eq!(error.code, codes::UNKNOWN_THREAD_TAG, "{tag}");
+        }
+        for tag in [
+            "vthread.x",
+            "vthread.y",
+            "vthread.z",
+            "blockIdx.z",
+            "threadIdx.z",
+        ] {
+            let mut fresh = state(MATMUL);
+            let (_, loops) = block_and_loops(&fresh, "C");
+            bind(&mut fresh, loops[0], tag).unwrap();
+        }
+    }
+
+    #[test]
+    fn unroll_drops_a_thread_binding() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        bind(&mut s, loops[0], "blockIdx.x").unwrap();
+        unroll(&mut s, loops[0]).unwrap();
+        let text = printed(&s);
+        assert!(text.contains("for i in T.unroll(128):"), "{text}");
+        assert!(!text.contains("thread_binding"), "{text}");
+    }
+}

@@ -163,3 +163,48 @@ pub fn get_consumers(state: &ScheduleState, block: NodeId) -> ScheduleResult<Vec
 pub fn is_loop(state: &ScheduleState, id: NodeId) -> bool {
     state.sref(id).map(|s| s.kind) == Some(SRefKind::Loop)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{block_and_loops, state, MATMUL, MATMUL_RELU};
+
+    #[test]
+    fn blocks_are_found_by_name_with_suggestions() {
+        let s = state(MATMUL_RELU);
+        assert!(get_block(&s, "C", None).is_ok());
+        assert!(get_block(&s, "root", Some("main")).is_ok());
+        let error = get_block(&s, "c", None).unwrap_err();
+        assert_eq!(error.code, codes::BLOCK_NOT_FOUND);
+        assert!(
+            error.help.contains("`C`") || error.help.contains("`D`"),
+            "{}",
+            error.help
+        );
+        let error = get_block(&s, "C", Some("mian")).unwrap_err();
+        assert_eq!(error.code, codes::FUNCTION_NOT_FOUND);
+        assert_eq!(error.help, "did you mean `main`?");
+    }
+
+    #[test]
+    fn loops_children_producers_and_consumers() {
+        let s = state(MATMUL_RELU);
+        let (c, c_loops) = block_and_loops(&s, "C");
+        let (d, d_loops) = block_and_loops(&s, "D");
+        assert_eq!((c_loops.len(), d_loops.len()), (3, 2));
+        let root = s.root_block(0).unwrap();
+        assert_eq!(get_child_blocks(&s, root), vec![c, d]);
+        assert_eq!(get_child_blocks(&s, c_loops[1]), vec![c]);
+        assert_eq!(get_producers(&s, d).unwrap(), vec![c]);
+        assert_eq!(get_consumers(&s, c).unwrap(), vec![d]);
+        assert!(get_producers(&s, c).unwrap().is_empty());
+        assert_eq!(get_producers(&s, root).unwrap_err().code, codes::ROOT_BLOCK);
+        assert!(is_loop(&s, c_loops[0]) && !is_loop(&s, c));
+    }
+
+    #[test]
+    fn a_single_function_is_the_default() {
+        let s = state(MATMUL);
+        assert_eq!(resolve_function(&s, None).unwrap(), 0);
+    }
+}

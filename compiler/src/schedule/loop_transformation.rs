@@ -70,7 +70,10 @@ fn has_annotation_error(sref: &SRef, for_loop: &For, argument: usize) -> Schedul
         ),
         "split and fuse loops before annotating or binding them",
     )
-    .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
+    .blame(
+        sref.location(),
+        format!("loop `{}`", for_loop.loop_var.name()),
+    )
     .at_argument(argument)
 }
 
@@ -96,7 +99,10 @@ fn check_starts_at_zero(
         ),
         "this primitive only transforms loops that start at 0",
     )
-    .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
+    .blame(
+        sref.location(),
+        format!("loop `{}`", for_loop.loop_var.name()),
+    )
     .at_argument(argument))
 }
 
@@ -357,7 +363,10 @@ fn plan_fuse(
                 ),
                 "only loops with independent extents can be fused",
             )
-            .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
+            .blame(
+                sref.location(),
+                format!("loop `{}`", for_loop.loop_var.name()),
+            )
             .at_argument(k));
         }
         outer_vars.push(&for_loop.loop_var);
@@ -445,7 +454,10 @@ fn plan_reorder(
                 format!("loop `{}` appears more than once", for_loop.loop_var.name()),
                 "name each loop once in the new order",
             )
-            .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
+            .blame(
+                sref.location(),
+                format!("loop `{}`", for_loop.loop_var.name()),
+            )
             .at_argument(k));
         }
     }
@@ -628,7 +640,8 @@ fn not_single_branch(state: &ScheduleState, at: NodeId) -> ScheduleError {
         "reorder only loops of a perfect nest (each loop the only statement of the one outside it)",
     );
     if let Some(sref) = state.sref(at) {
-        error = error.blame(sref.location(),
+        error = error.blame(
+            sref.location(),
             format!("{} has a branching body", sref.describe()),
         );
     }
@@ -664,4 +677,158 @@ fn plan_add_unit_loop(state: &ScheduleState, target: NodeId) -> ScheduleResult<(
     let new_stmt = new_loop(&var, Expr::i32(1), sref.stmt.clone(), sref.span());
     let id = new_stmt.as_for().map(|f| f.id).unwrap_or(NodeId(0));
     Ok((new_stmt, id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{block_and_loops, printed, state, unchanged, MATMUL};
+
+    fn int(v: i64) -> Option<Expr> {
+        Some(Expr::i32(v))
+    }
+
+    #[test]
+    fn split_infers_the_missing_factor_and_keeps_the_block() {
+        let mut s = state(MATMUL);
+        let (block, loops) = block_and_loops(&s, "C");
+        let new_loops = split(&mut s, loops[0], &[None, int(32)], true, false).unwrap();
+        assert_eq!(new_loops.len(), 2);
+        let text = printed(&s);
+        assert!(
+            text.contains("for i_0, i_1, j, k in T.grid(4, 32, 128, 128):"),
+            "{text}"
+        );
+        assert!(
+            text.contains("vi = T.axis.spatial(128, i_0 * 32 + i_1)"),
+            "{text}"
+        );
+        assert!(!text.contains("T.where"), "{text}");
+        // The block and the other loops keep their handles; the split loop is gone.
+        assert!(s.sref(block).is_some() && s.sref(loops[1]).is_some());
+        assert!(s.sref(loops[0]).is_none());
+    }
+
+    #[test]
+    fn non_dividing_split_adds_a_predicate_unless_disabled() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        split(&mut s, loops[1], &[None, int(7)], true, false).unwrap();
+        assert!(printed(&s).contains("T.where(j_0 * 7 + j_1 < 128)"));
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        split(&mut s, loops[1], &[None, int(7)], true, true).unwrap();
+        let text = printed(&s);
+        assert!(!text.contains("T.where"), "{text}");
+        assert!(text.contains("T.grid(128, 19, 7, 128)"), "{text}");
+    }
+
+    #[test]
+    fn bad_factors_are_refused_and_change_nothing() {
+        let s0 = state(MATMUL);
+        let (_, loops) = block_and_loops(&s0, "C");
+        for (factors, code) in [
+            (vec![None, None], codes::BAD_FACTORS),
+            (vec![int(0), None], codes::BAD_FACTORS),
+            (vec![int(-4), None], codes::BAD_FACTORS),
+            (vec![int(2), int(8)], codes::BAD_FACTORS),
+            (vec![], codes::BAD_FACTORS),
+        ] {
+            let mut s = s0.clone();
+            let error = split(&mut s, loops[0], &factors, true, false).unwrap_err();
+            assert_eq!(error.code, code, "{factors:?}: {}", error.message);
+            assert!(unchanged(&s0, &s));
+        }
+    }
+
+    #[test]
+    fn fuse_names_the_loop_after_all_fused_loops() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        let fused = fuse(&mut s, &loops, true).unwrap();
+        let text = printed(&s);
+        assert!(
+            text.contains("for i_j_k_fused in range(2097152):"),
+            "{text}"
+        );
+        assert!(
+            text.contains("vi = T.axis.spatial(128, i_j_k_fused // 16384)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("vj = T.axis.spatial(128, i_j_k_fused % 16384 // 128)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("vk = T.axis.reduce(128, i_j_k_fused % 128)"),
+            "{text}"
+        );
+        assert!(s.sref(fused).is_some());
+    }
+
+    #[test]
+    fn fuse_refuses_loops_that_are_not_a_chain() {
+        let s0 = state(MATMUL);
+        let (_, loops) = block_and_loops(&s0, "C");
+        let mut s = s0.clone();
+        let error = fuse(&mut s, &[loops[0], loops[2]], true).unwrap_err();
+        assert_eq!(error.code, codes::NOT_ADJACENT);
+        assert_eq!(error.argument, Some(1));
+        let error = fuse(&mut s, &[loops[1], loops[0]], true).unwrap_err();
+        assert_eq!(error.code, codes::NOT_ADJACENT);
+        assert!(unchanged(&s0, &s));
+        assert_eq!(
+            fuse(&mut s, &[], true).unwrap_err().code,
+            codes::BAD_ARGUMENTS
+        );
+    }
+
+    #[test]
+    fn reorder_keeps_loop_handles_and_refuses_duplicates() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        reorder(&mut s, &[loops[2], loops[0]]).unwrap();
+        let text = printed(&s);
+        assert!(
+            text.contains("for k, j, i in T.grid(128, 128, 128):"),
+            "{text}"
+        );
+        for id in &loops {
+            assert!(s.sref(*id).is_some());
+        }
+        let before = s.clone();
+        let error = reorder(&mut s, &[loops[1], loops[1]]).unwrap_err();
+        assert_eq!(error.code, codes::DUPLICATE_LOOP);
+        assert!(unchanged(&before, &s));
+    }
+
+    #[test]
+    fn reorder_across_a_split() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        let i = split(&mut s, loops[0], &[None, int(16)], true, false).unwrap();
+        let j = split(&mut s, loops[1], &[None, int(8)], true, false).unwrap();
+        reorder(&mut s, &[i[0], j[0], loops[2], i[1], j[1]]).unwrap();
+        let text = printed(&s);
+        assert!(
+            text.contains("for i_0, j_0, k, i_1, j_1 in T.grid(8, 16, 128, 16, 8):"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn add_unit_loop_wraps_loops_and_blocks_but_not_the_root() {
+        let mut s = state(MATMUL);
+        let (block, loops) = block_and_loops(&s, "C");
+        add_unit_loop(&mut s, loops[0]).unwrap();
+        add_unit_loop(&mut s, block).unwrap();
+        let text = printed(&s);
+        assert!(
+            text.contains("for u, i, j, k, u_1 in T.grid(1, 128, 128, 128, 1):"),
+            "{text}"
+        );
+        let root = s.root_block(0).unwrap();
+        let error = add_unit_loop(&mut s, root).unwrap_err();
+        assert_eq!(error.code, codes::ROOT_BLOCK);
+    }
 }

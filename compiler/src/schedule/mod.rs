@@ -23,6 +23,8 @@ pub mod scope;
 pub mod script;
 pub mod state;
 pub mod step_check;
+#[cfg(test)]
+mod testing;
 pub mod trace;
 
 pub use error::{codes, ScheduleError};
@@ -195,6 +197,111 @@ pub fn print_scheduled(
         header_comments: program.header_comments.clone(),
         schedules: Vec::new(),
         file: program.file,
+        symbols: Default::default(),
     };
     crate::format::print_program(&scheduled, dialect)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{program, MATMUL};
+
+    fn with_schedule(schedule: &str) -> Program {
+        program(&format!("{MATMUL}\n{schedule}"))
+    }
+
+    #[test]
+    fn steps_carry_their_text_and_the_module_after_them() {
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    b0 = sch.get_block(\"C\")\n    i, j, k = sch.get_loops(b0)\n    i0, i1 = sch.split(i, factors=[None, 32])\n    sch.reorder(i0, k, i1, j)\n",
+        );
+        let run = apply_schedule(&p, None);
+        assert!(run.succeeded(), "{:?}", run.diagnostics);
+        let texts: Vec<&str> = run.steps.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "sch.get_block(\"C\")",
+                "sch.get_loops(b0)",
+                "sch.split(i, factors=[None, 32])",
+                "sch.reorder(i0, k, i1, j)"
+            ]
+        );
+        let changed: Vec<bool> = run.steps.iter().map(|s| s.changed).collect();
+        assert_eq!(changed, [false, false, true, true]);
+        assert!(run.steps[2].span.is_known());
+        assert_eq!(
+            run.trace.to_python(),
+            "# from tvm import s_tir\ndef apply_trace(sch: s_tir.Schedule) -> None:\n  b0 = sch.get_sblock(name=\"C\", func_name=\"main\")\n  l1, l2, l3 = sch.get_loops(block=b0)\n  l4, l5 = sch.split(loop=l1, factors=[None, 32], preserve_unit_iters=True, disable_predication=False)\n  sch.reorder(l4, l3, l5, l2)"
+        );
+    }
+
+    #[test]
+    fn stop_after_applies_only_the_first_steps() {
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    loops = sch.get_loops(\"C\")\n    sch.parallel(loops[0])\n    sch.unroll(loops[-1])\n",
+        );
+        let run = apply_schedule_with(
+            &p,
+            None,
+            &ApplyOptions {
+                stop_after: Some(2),
+            },
+        );
+        assert!(run.succeeded());
+        assert_eq!(run.steps.len(), 2);
+        // A block name given to get_loops is looked up first, as TVM's Python API does.
+        assert!(run.trace.to_python().contains("b0 = sch.get_sblock(name=\"C\", func_name=\"main\")\n  l1, l2, l3 = sch.get_loops(block=b0)"));
+    }
+
+    #[test]
+    fn the_schedule_section_is_chosen_by_name() {
+        let two = with_schedule(
+            "def first(sch):\n    sch.get_block(\"C\")\n\ndef second(sch):\n    sch.get_loops(\"C\")\n",
+        );
+        let run = apply_schedule(&two, None);
+        assert_eq!(run.diagnostics[0].code, codes::NO_SCHEDULE);
+        let run = apply_schedule(&two, Some("second"));
+        assert_eq!(run.schedule.as_deref(), Some("second"));
+        assert!(run.succeeded());
+        let run = apply_schedule(&two, Some("third"));
+        assert_eq!(run.diagnostics[0].code, codes::NO_SCHEDULE);
+        let none = program(MATMUL);
+        let run = apply_schedule(&none, None);
+        assert!(run.schedule.is_none() && run.diagnostics.is_empty() && run.steps.is_empty());
+    }
+
+    #[test]
+    fn a_refused_step_keeps_the_last_good_module() {
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    i, j, k = sch.get_loops(sch.get_block(\"C\"))\n    f = sch.fuse(i, j)\n    sch.parallel(k)\n    sch.parallel(f)\n",
+        );
+        let run = apply_schedule(&p, None);
+        assert_eq!(run.steps.len(), 3);
+        assert_eq!(run.diagnostics.len(), 1);
+        let diagnostic = &run.diagnostics[0];
+        assert_eq!(diagnostic.code, codes::NOT_DATA_PARALLEL);
+        assert!(diagnostic.help.is_some());
+        // The last call is the one refused; a secondary label points into the program.
+        let p2 = with_schedule(
+            "def schedule(sch: T.Schedule):\n    i, j, k = sch.get_loops(sch.get_block(\"C\"))\n    f = sch.fuse(i, j)\n    sch.parallel(i)\n",
+        );
+        let run2 = apply_schedule(&p2, None);
+        let diagnostic = &run2.diagnostics[0];
+        assert_eq!(diagnostic.code, codes::REMOVED_HANDLE);
+        assert_eq!(diagnostic.secondary.len(), 2);
+        crate::ir::structural::module_equal(run2.module(), &run2.steps[2].module).unwrap();
+    }
+
+    #[test]
+    fn tuple_unpacking_lists_and_starred_arguments() {
+        let p = with_schedule(
+            "def schedule(s: T.Schedule):\n    root = s.get_block(\"root\")\n    c, = s.get_child_blocks(root)\n    loops = s.get_loops(c)\n    f = s.fuse(*loops)\n    a, b = s.split(f, [None, 2 ** 0 + 63])\n",
+        );
+        let run = apply_schedule(&p, None);
+        // `**` is not supported in a schedule: the run stops there, with a code.
+        assert_eq!(run.steps.len(), 4);
+        assert_eq!(run.diagnostics[0].code, codes::BAD_ARGUMENTS);
+    }
 }

@@ -143,6 +143,10 @@ pub(crate) fn compute_block_infos(
             .dependencies
             .iter()
             .any(|d| d.kind == DepKind::WriteAfterRead);
+        let affine: HashMap<NodeId, bool> = infos
+            .iter()
+            .map(|(id, info)| (*id, info.affine_binding))
+            .collect();
         let mut covered = Vec::new();
         for &consumer in &scope.children {
             let producers: Vec<NodeId> = scope
@@ -150,7 +154,8 @@ pub(crate) fn compute_block_infos(
                 .filter(|d| d.kind == DepKind::ReadAfterWrite)
                 .map(|d| d.src)
                 .collect();
-            let cover = producers.is_empty() || region_cover(state, block_id, consumer, &producers);
+            let cover = producers.is_empty()
+                || region_cover(state, &affine, block_id, consumer, &producers);
             covered.push((consumer, cover));
             stage_pipeline &= cover;
         }
@@ -294,6 +299,7 @@ fn loop_domains(state: &ScheduleState, low: NodeId, high: NodeId) -> HashMap<Var
 /// region at a time (no unions).
 fn region_cover(
     state: &ScheduleState,
+    affine: &HashMap<NodeId, bool>,
     scope_root: NodeId,
     consumer: NodeId,
     producers: &[NodeId],
@@ -345,7 +351,7 @@ fn region_cover(
                 for write in writes.iter().filter(|w| w.buffer == read.buffer) {
                     produced_any = true;
                     let trusted = producer_realize.predicate.as_int() == Some(1)
-                        && state.block_info_affine(producer);
+                        && affine.get(&producer).copied().unwrap_or(false);
                     if !trusted {
                         continue;
                     }
@@ -569,4 +575,93 @@ pub(crate) fn uses_var(expr: &Expr, var: &Var) -> bool {
         return v == var;
     }
     crate::ir::visit::expr_uses_var(expr, &mut |v| v == var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{block_and_loops, state, MATMUL, MATMUL_RELU};
+
+    #[test]
+    fn dependences_and_flags_of_a_two_stage_pipeline() {
+        let s = state(MATMUL_RELU);
+        let (c, _) = block_and_loops(&s, "C");
+        let (d, _) = block_and_loops(&s, "D");
+        let root = s.root_block(0).unwrap();
+        let info = s.block_info(root).unwrap();
+        assert_eq!(info.scope.children, vec![c, d]);
+        assert_eq!(
+            info.scope.dependencies,
+            vec![Dependency {
+                src: c,
+                dst: d,
+                kind: DepKind::ReadAfterWrite
+            }]
+        );
+        assert!(info.stage_pipeline);
+        assert!(info.affine_binding);
+        assert!(s.block_info(c).unwrap().affine_binding);
+        assert!(s.block_info(d).unwrap().region_cover);
+    }
+
+    #[test]
+    fn overwriting_what_was_read_breaks_the_stage_pipeline() {
+        let s = state(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("read"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi]
+    for i in range(16):
+        with T.block("write"):
+            vi = T.axis.spatial(16, i)
+            A[vi] = T.float32(0.0)
+"#,
+        );
+        let root = s.root_block(0).unwrap();
+        let info = s.block_info(root).unwrap();
+        assert!(info
+            .scope
+            .dependencies
+            .iter()
+            .any(|d| d.kind == DepKind::WriteAfterRead));
+        assert!(!info.stage_pipeline);
+    }
+
+    #[test]
+    fn a_consumer_reading_more_than_produced_is_not_covered() {
+        let s = state(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            B[vi] = A[vi]
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = B[vi]
+"#,
+        );
+        let (c, _) = block_and_loops(&s, "C");
+        assert!(!s.block_info(c).unwrap().region_cover);
+        assert!(
+            !s.block_info(s.root_block(0).unwrap())
+                .unwrap()
+                .stage_pipeline
+        );
+    }
+
+    #[test]
+    fn complete_and_reduction_blocks() {
+        let s = state(MATMUL);
+        let (c, loops) = block_and_loops(&s, "C");
+        // A reduction block: not complete (reduction iterator), but a reduction.
+        assert_eq!(complete_block_violation(&s, c, loops[0]), 1);
+        assert_eq!(reduction_block_violation(&s, c, loops[0]), 0);
+    }
 }

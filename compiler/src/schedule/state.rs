@@ -539,3 +539,53 @@ fn replace_in(
         StmtKind::BufferStore(_) | StmtKind::Evaluate(_) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::loop_transformation::{fuse, split};
+    use crate::schedule::testing::{block_and_loops, state, MATMUL};
+
+    #[test]
+    fn removed_loops_name_the_step_that_removed_them() {
+        let mut s = state(MATMUL);
+        let (block, loops) = block_and_loops(&s, "C");
+        s.begin_step(3);
+        fuse(&mut s, &loops[..2], true).unwrap();
+        for id in &loops[..2] {
+            match s.lookup(*id) {
+                Err(Missing::Removed(removed)) => {
+                    assert_eq!(removed.step, 3);
+                    assert!(removed.description.starts_with("loop `"));
+                }
+                other => panic!("expected a removed loop, found {other:?}"),
+            }
+        }
+        assert!(s.lookup(loops[2]).is_ok());
+        assert!(s.lookup(block).is_ok());
+        assert_eq!(s.lookup(NodeId(u32::MAX)).unwrap_err(), Missing::Unknown);
+    }
+
+    #[test]
+    fn replace_rebuilds_only_the_path_to_the_target() {
+        let mut s = state(MATMUL);
+        let (block, loops) = block_and_loops(&s, "C");
+        let before = s.clone();
+        assert!(!s.replace(NodeId(u32::MAX), Stmt::no_op()));
+        split(
+            &mut s,
+            loops[2],
+            &[None, Some(crate::ir::Expr::i32(4))],
+            true,
+            false,
+        )
+        .unwrap();
+        // The loops above the replaced one are rebuilt but keep their ids.
+        assert_eq!(s.enclosing_loops(block).len(), 4);
+        assert_eq!(s.enclosing_loops(block)[..2], loops[..2]);
+        assert!(!before.module().functions[0]
+            .body
+            .same_as(&s.module().functions[0].body));
+        assert_eq!(s.scope_root(block), s.root_block(0));
+    }
+}

@@ -1,6 +1,7 @@
 //! File-based golden tests: one module per kind of test under `tests/`.
 //! `TIRC_BLESS=1 cargo test --test golden` rewrites expectation files.
 
+mod diagnostics;
 mod lowering;
 mod parse_errors;
 mod roundtrip;

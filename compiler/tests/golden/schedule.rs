@@ -102,7 +102,10 @@ fn check_trace_replay(program: &Program, run: &ScheduleRun) -> Result<(), String
     let trace = run.trace.to_python();
     let parsed = tirc_grammar::parse_file(&trace);
     if !parsed.errors.is_empty() {
-        return Err(format!("the trace does not parse: {:?}\n{trace}", parsed.errors));
+        return Err(format!(
+            "the trace does not parse: {:?}\n{trace}",
+            parsed.errors
+        ));
     }
     let Some((stmt, def)) = parsed.file.body.iter().find_map(|stmt| match &stmt.kind {
         tirc_grammar::ast::StmtKind::FunctionDef(def) => Some((stmt, def)),
@@ -123,8 +126,14 @@ fn check_trace_replay(program: &Program, run: &ScheduleRun) -> Result<(), String
     };
     let replay = apply_schedule(&replayed_program, None);
     if !replay.succeeded() {
-        let messages: Vec<&str> = replay.diagnostics.iter().map(|d| d.message.as_str()).collect();
-        return Err(format!("the trace does not run again: {messages:?}\n{trace}"));
+        let messages: Vec<&str> = replay
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        return Err(format!(
+            "the trace does not run again: {messages:?}\n{trace}"
+        ));
     }
     module_equal(run.module(), replay.module())
         .map_err(|difference| format!("running the trace again gives another module: {difference}"))
@@ -209,7 +218,10 @@ fn schedule() {
             continue;
         };
         tvm_cases += 1;
-        if let Some(fixme) = directives.iter().find(|d| d.starts_with("FIXME tvm differs")) {
+        if let Some(fixme) = directives
+            .iter()
+            .find(|d| d.starts_with("FIXME tvm differs"))
+        {
             known_differences.push(format!("{} ({fixme})", display_path(path)));
             continue;
         }

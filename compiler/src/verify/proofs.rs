@@ -1,0 +1,227 @@
+//! Proofs "for every value" shared by the binding and region checks: the
+//! arith analyzer knows the range of every loop, iteration variable and
+//! launched thread in scope and the conditions that hold (`if`, `T.where`);
+//! a fact holds when the analyzer proves it symbolically, or when interval
+//! evaluation of the variables that may be relaxed bounds it. Nothing is
+//! sampled: a fact that is not proved is reported.
+
+use crate::arith::{Analyzer, IntSet};
+use crate::ir::mutate::{mutate_expr_children, Mutator};
+use crate::ir::operators;
+use crate::ir::visit::expr_uses_var;
+use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};
+use crate::source::Span;
+use std::collections::HashMap;
+
+/// What is known at one point of a walk.
+#[derive(Default)]
+pub(super) struct Facts {
+    analyzer: Analyzer,
+    /// Conditions that hold here, innermost last.
+    constraints: Vec<Expr>,
+    /// Variables relaxed to their whole range by interval evaluation.
+    relaxed: HashMap<Var, IntSet>,
+    /// Calls without variables (`T.vscale()`) stand for one unknown value
+    /// each; they become these variables so terms with them cancel.
+    atoms: HashMap<String, Var>,
+}
+
+/// Replaces integer calls that mention no variable by one atom variable per
+/// distinct call.
+struct Atomizer<'a> {
+    atoms: &'a mut HashMap<String, Var>,
+}
+
+impl Mutator for Atomizer<'_> {
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        if let ExprKind::Call { .. } = expr.kind() {
+            let constant = !expr_uses_var(expr, &mut |_| true);
+            if constant && expr.dtype().is_integer() && expr.dtype().is_scalar() {
+                let key = super::spans::show(expr);
+                let atom = self
+                    .atoms
+                    .entry(key.clone())
+                    .or_insert_with(|| Var::new(key, expr.dtype(), Span::NONE));
+                return atom.to_expr();
+            }
+        }
+        mutate_expr_children(self, expr)
+    }
+}
+
+/// `a - b` with TVM's type matching; `None` when the types cannot be combined.
+fn difference(a: &Expr, b: &Expr) -> Option<Expr> {
+    operators::sub(a.clone(), b.clone()).ok()
+}
+
+impl Facts {
+    /// Records that `var` takes the values of `range`; with `relax`, interval
+    /// evaluation may replace it by that range.
+    pub(super) fn bind_range(&mut self, var: &Var, range: &Range, relax: bool) {
+        if !range.min.dtype().is_integer() || !range.extent.dtype().is_integer() {
+            return;
+        }
+        let range = Range::new(self.atomize(&range.min), self.atomize(&range.extent));
+        self.analyzer.bind(var, &range);
+        if relax {
+            self.relaxed.insert(var.clone(), IntSet::from_range(&range));
+        }
+    }
+
+    /// Stops relaxing `var` (it left the scope of the walk).
+    pub(super) fn unrelax(&mut self, var: &Var) {
+        self.relaxed.remove(var);
+    }
+
+    /// Records that `var` equals `value` (a let).
+    pub(super) fn bind_value(&mut self, var: &Var, value: &Expr) {
+        if value.dtype().is_integer() && value.dtype().is_scalar() {
+            self.analyzer.bind_value(var, value);
+        }
+    }
+
+    /// Assumes `condition` until the matching [`Facts::pop_condition`].
+    pub(super) fn push_condition(&mut self, condition: &Expr) {
+        self.constraints.push(condition.clone());
+    }
+
+    /// Drops the innermost condition.
+    pub(super) fn pop_condition(&mut self) {
+        self.constraints.pop();
+    }
+
+    /// The conjunction of the conditions that hold, when there are any.
+    fn assumption(&self) -> Option<Expr> {
+        let mut conjunction: Option<Expr> = None;
+        for condition in &self.constraints {
+            if !condition.dtype().is_bool() || condition.dtype().is_vector() || condition.is_int(1)
+            {
+                continue;
+            }
+            conjunction = Some(match conjunction {
+                None => condition.clone(),
+                Some(previous) => {
+                    operators::binary(BinaryOp::And, previous.clone(), condition.clone())
+                        .unwrap_or(previous)
+                }
+            });
+        }
+        conjunction
+    }
+
+    /// True when `condition` holds for every value of the variables in scope
+    /// where the assumed conditions hold.
+    fn prove(&mut self, condition: &Expr) -> bool {
+        let condition = self.atomize(condition);
+        match self.assumption() {
+            Some(assumption) => {
+                let assumption = self.atomize(&assumption);
+                self.analyzer
+                    .with_constraint(&assumption, |analyzer| analyzer.can_prove(&condition))
+            }
+            None => self.analyzer.can_prove(&condition),
+        }
+    }
+
+    /// True when `expr >= 0` holds for every value of the variables in scope
+    /// where the conditions hold.
+    pub(super) fn prove_nonnegative(&mut self, expr: &Expr) -> bool {
+        let expr = &self.atomize(expr);
+        let Ok(condition) = operators::binary(BinaryOp::Ge, expr.clone(), Expr::zero(expr.dtype()))
+        else {
+            return false;
+        };
+        if self.prove(&condition) {
+            return true;
+        }
+        // Relax the inner variables to their ranges and prove the lower bound.
+        if self.relaxed.is_empty() {
+            return false;
+        }
+        let set = self.analyzer.eval_set(expr, &self.relaxed);
+        let Some(lower) = set.min() else {
+            return false;
+        };
+        let lower = self.atomize(lower);
+        match operators::binary(BinaryOp::Ge, lower.clone(), Expr::zero(lower.dtype())) {
+            Ok(condition) => self.prove(&condition),
+            Err(_) => false,
+        }
+    }
+
+    /// True when the comparison `op(a, b)` always holds, tried as written (the
+    /// form a `T.where` states it in) and as a difference.
+    fn prove_comparison(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> bool {
+        if let Ok(condition) = operators::binary(op, a.clone(), b.clone()) {
+            if self.prove(&condition) {
+                return true;
+            }
+        }
+        let difference = match op {
+            BinaryOp::Ge => difference(a, b),
+            // a < b  as  b - a - 1 >= 0
+            BinaryOp::Lt => difference(b, a).and_then(|d| difference(&d, &Expr::one(d.dtype()))),
+            _ => None,
+        };
+        match difference {
+            Some(d) => self.prove_nonnegative(&d),
+            None => false,
+        }
+    }
+
+    /// True when `a >= b` always holds.
+    pub(super) fn prove_greater_equal(&mut self, a: &Expr, b: &Expr) -> bool {
+        self.prove_comparison(BinaryOp::Ge, a, b)
+    }
+
+    /// True when `low <= value < low + extent` always holds.
+    pub(super) fn prove_inside(&mut self, value: &Expr, range: &Range) -> bool {
+        if !self.prove_greater_equal(value, &range.min) {
+            return false;
+        }
+        let Ok(end) = operators::add(range.min.clone(), range.extent.clone()) else {
+            return false;
+        };
+        self.prove_comparison(BinaryOp::Lt, value, &end)
+    }
+
+    /// The values `expr` takes, as text for a message (`0..=127`, `1..=n`).
+    pub(super) fn describe_values(&self, expr: &Expr) -> String {
+        let set = self.analyzer.int_set(expr);
+        let end = |e: Option<&Expr>| e.map(|e| self.analyzer.simplify(e));
+        let (low, high) = (end(set.min()), end(set.max()));
+        let bound = self.analyzer.const_int_bound(expr);
+        let limit = |v: i64| {
+            let dtype = expr.dtype();
+            let max = if dtype.bits >= 64 {
+                i64::MAX
+            } else {
+                (1i64 << (dtype.bits.max(1) - 1)) - 1
+            };
+            v.abs() >= max
+        };
+        let text = |symbolic: Option<Expr>, constant: i64, infinity: &str| match symbolic {
+            Some(e) if e.as_int().is_some() || limit(constant) => super::spans::show(&e),
+            _ if !limit(constant) => constant.to_string(),
+            Some(e) => super::spans::show(&e),
+            None => infinity.to_string(),
+        };
+        format!(
+            "{}..={}",
+            text(low, bound.min, "-inf"),
+            text(high, bound.max, "+inf")
+        )
+    }
+
+    fn atomize(&mut self, expr: &Expr) -> Expr {
+        Atomizer {
+            atoms: &mut self.atoms,
+        }
+        .mutate_expr(expr)
+    }
+
+    /// The simplified form of an expression, for messages.
+    pub(super) fn simplify(&self, expr: &Expr) -> Expr {
+        self.analyzer.simplify(expr)
+    }
+}

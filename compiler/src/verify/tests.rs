@@ -1,0 +1,187 @@
+//! Unit tests of rules that text cannot reach (the frontend builds IR that
+//! satisfies them by construction) but a pass could break.
+
+use super::codes;
+use crate::check::{check_source, CheckOptions};
+use crate::diagnostics::Diagnostic;
+use crate::source::SourceMap;
+
+fn check(text: &str) -> Vec<Diagnostic> {
+    let mut sources = SourceMap::new();
+    check_source(&mut sources, "test.tir", text, &CheckOptions::default()).diagnostics
+}
+
+#[test]
+fn a_valid_matmul_has_no_diagnostics() {
+    let text = r#"@T.prim_func
+def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    for i, j, k in T.grid(128, 128, 128):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[vi, vk], B[vk, vj])
+            T.writes(C[vi, vj])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+"#;
+    assert_eq!(check(text), Vec::new());
+    let _ = codes::ALL;
+}
+
+use crate::frontend::parse_program;
+use crate::ir::{BinaryOp, Expr, ExprKind, IRModule, PrimFunc, Stmt, StmtKind, Var};
+
+const COPY: &str = r#"@T.prim_func
+def main(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    for i in range(128):
+        with T.block("B"):
+            vi = T.axis.spatial(128, i)
+            B[vi] = A[vi]
+"#;
+
+fn parse(text: &str) -> IRModule {
+    let mut sources = SourceMap::new();
+    let (program, diagnostics) = parse_program(&mut sources, "test.tir", text);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    program.expect("a program").module
+}
+
+fn codes_of(module: &IRModule) -> Vec<String> {
+    super::verify_module(module, &CheckOptions::default())
+        .into_iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+/// The loop and block realize of `COPY`.
+fn loop_and_realize(function: &PrimFunc) -> (crate::ir::For, crate::ir::BlockRealize) {
+    // The frontend wraps block-level bodies in the implicit root block.
+    let body = match function.root_block() {
+        Some(root) => root.body.clone(),
+        None => function.body.clone(),
+    };
+    let for_loop = body.as_for().expect("a loop").clone();
+    let realize = for_loop.body.as_block_realize().expect("a block").clone();
+    (for_loop, realize)
+}
+
+fn with_body(module: &IRModule, body: Stmt) -> IRModule {
+    let mut module = module.clone();
+    module.functions[0].body = body;
+    module
+}
+
+#[test]
+fn the_copy_program_is_clean() {
+    assert_eq!(codes_of(&parse(COPY)), Vec::<String>::new());
+}
+
+#[test]
+fn a_block_without_one_binding_per_iteration_variable_is_refused() {
+    let module = parse(COPY);
+    let (for_loop, mut realize) = loop_and_realize(&module.functions[0]);
+    realize.iter_values.clear();
+    let body = Stmt::for_loop(crate::ir::For {
+        body: Stmt::block_realize(realize),
+        ..for_loop
+    });
+    assert!(codes_of(&with_body(&module, body)).contains(&codes::BINDING_COUNT.to_string()));
+}
+
+#[test]
+fn an_iteration_variable_used_after_its_block_is_out_of_scope() {
+    let module = parse(COPY);
+    let function = &module.functions[0];
+    let (for_loop, realize) = loop_and_realize(function);
+    let vi = realize.block.iter_vars[0].var.clone();
+    let (a, b) = (&function.buffer_map[0].1, &function.buffer_map[1].1);
+    let after = Stmt::store(b, Expr::load(a, vec![vi.to_expr()]), vec![Expr::i32(0)]);
+    let body = Stmt::seq(vec![Stmt::for_loop(for_loop), after]);
+    let codes = codes_of(&with_body(&module, body));
+    assert!(
+        codes.contains(&codes::OUT_OF_SCOPE.to_string()),
+        "{codes:?}"
+    );
+}
+
+#[test]
+fn a_buffer_allocated_in_a_block_and_used_outside_it_is_refused() {
+    let text = r#"@T.prim_func
+def main(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    for i in range(128):
+        with T.block("B"):
+            vi = T.axis.spatial(128, i)
+            X = T.alloc_buffer((128,), "float32")
+            X[vi] = A[vi]
+            B[vi] = X[vi]
+"#;
+    let module = parse(text);
+    let function = &module.functions[0];
+    let (for_loop, realize) = loop_and_realize(function);
+    let x = realize.block.alloc_buffers[0].clone();
+    let b = &function.buffer_map[1].1;
+    let after = Stmt::store(b, Expr::load(&x, vec![Expr::i32(0)]), vec![Expr::i32(0)]);
+    let body = Stmt::seq(vec![Stmt::for_loop(for_loop), after]);
+    let codes = codes_of(&with_body(&module, body));
+    assert!(
+        codes.contains(&codes::BUFFER_OUT_OF_SCOPE.to_string()),
+        "{codes:?}"
+    );
+}
+
+#[test]
+fn operands_of_different_types_are_refused() {
+    let module = parse(COPY);
+    let function = &module.functions[0];
+    let a = &function.buffer_map[0].1;
+    let mixed = Expr::binary(
+        BinaryOp::Add,
+        Expr::load(a, vec![Expr::i32(0)]),
+        Expr::i32(1),
+    );
+    let store = Stmt::store(a, mixed, vec![Expr::i32(0)]);
+    let codes = codes_of(&with_body(&module, store));
+    assert!(
+        codes.contains(&codes::OPERAND_TYPES_DIFFER.to_string()),
+        "{codes:?}"
+    );
+}
+
+#[test]
+fn a_buffer_bound_to_a_scalar_parameter_is_refused() {
+    let mut module = parse(COPY);
+    let function = &mut module.functions[0];
+    let scalar = Var::new("n", crate::ir::DataType::int32(), crate::source::Span::NONE);
+    function.params.push(scalar.clone());
+    let buffer = function.buffer_map[0].1.clone();
+    function.buffer_map.push((scalar, buffer));
+    let codes = codes_of(&module);
+    assert!(codes.contains(&codes::BUFFER_MAP.to_string()), "{codes:?}");
+}
+
+#[test]
+fn one_undefined_variable_gives_one_diagnostic() {
+    let module = parse(COPY);
+    let function = &module.functions[0];
+    let a = &function.buffer_map[0].1;
+    let n = Var::new("n", crate::ir::DataType::int32(), crate::source::Span::NONE);
+    let stores: Vec<Stmt> = (0..3)
+        .map(|_| Stmt::store(a, Expr::load(a, vec![n.to_expr()]), vec![n.to_expr()]))
+        .collect();
+    let codes = codes_of(&with_body(&module, Stmt::seq(stores)));
+    let undefined = codes
+        .iter()
+        .filter(|c| *c == codes::UNDEFINED_VARIABLE)
+        .count();
+    assert_eq!(undefined, 1, "{codes:?}");
+}
+
+#[test]
+fn every_verifier_code_is_distinct_and_well_formed() {
+    let mut seen = std::collections::HashSet::new();
+    for code in codes::ALL {
+        assert!(seen.insert(*code), "{code} twice");
+        assert!(code.starts_with("E02") || code.starts_with("W02"), "{code}");
+    }
+    let _ = (ExprKind::Int(0), StmtKind::Seq(Vec::new()));
+}

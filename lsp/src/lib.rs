@@ -1,0 +1,91 @@
+//! tirc's language server: diagnostics, hover, navigation, rename, symbols,
+//! semantic tokens, formatting, completion, signature help, inlay hints,
+//! code actions and schedule previews for `.tir` files.
+//!
+//! This is the only crate that knows the Language Server Protocol. `server`
+//! is the thin `LanguageServer` implementation; every feature is one module
+//! that answers from an [`analysis::Analysis`] of the document's current
+//! version, which the compiler's `check_source` builds (so the editor shows
+//! exactly what `tirc check` reports).
+#![deny(missing_docs)]
+
+pub mod analysis;
+pub mod call_context;
+pub mod catalog;
+pub mod code_actions;
+pub mod completion;
+pub mod diagnostics;
+pub mod document;
+pub mod formatting;
+pub mod hover;
+pub mod inferred_regions;
+pub mod inlay_hints;
+pub mod navigation;
+pub mod position;
+pub mod program_tree;
+pub mod schedule_preview;
+pub mod schedule_script;
+pub mod semantic_tokens;
+pub mod server;
+pub mod signature_help;
+pub mod symbols;
+
+use tower_lsp::lsp_types::*;
+use tower_lsp::{LspService, Server};
+
+/// What the server can do, as announced to the client.
+pub fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(PositionEncodingKind::UTF16),
+        text_document_sync: Some(TextDocumentSyncCapability::Kind(
+            TextDocumentSyncKind::INCREMENTAL,
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        document_highlight_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        })),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        workspace_symbol_provider: Some(OneOf::Left(true)),
+        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+            SemanticTokensOptions {
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+                legend: semantic_tokens::legend(),
+                range: None,
+                full: Some(SemanticTokensFullOptions::Bool(true)),
+            },
+        )),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        document_range_formatting_provider: Some(OneOf::Left(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![".".to_string(), "\"".to_string()]),
+            ..CompletionOptions::default()
+        }),
+        signature_help_provider: Some(SignatureHelpOptions {
+            trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
+            retrigger_characters: None,
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        }),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![schedule_preview::COMMAND.to_string()],
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        }),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// Serves the protocol on standard input and output until the client exits.
+pub async fn serve_stdio() {
+    let (service, socket) = LspService::new(server::Backend::new);
+    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        .serve(service)
+        .await;
+}
