@@ -24,14 +24,19 @@ pub struct Explanation {
 
 /// The explanation of `code` (case-insensitive), if it is a code tirc uses.
 pub fn explain(code: &str) -> Option<&'static Explanation> {
-    EXPLANATIONS
-        .iter()
+    all()
+        .into_iter()
         .find(|e| e.code.eq_ignore_ascii_case(code.trim()))
 }
 
-/// Every explanation, in code order.
-pub fn all() -> &'static [Explanation] {
+/// Every explanation, in code order (the schedule engine's `E03xx` codes and
+/// the lowering passes' `E05xx` codes are explained in their own modules).
+pub fn all() -> Vec<&'static Explanation> {
     EXPLANATIONS
+        .iter()
+        .chain(crate::schedule::explain::SCHEDULE_EXPLANATIONS)
+        .chain(crate::transform::explain::LOWERING_EXPLANATIONS)
+        .collect()
 }
 
 /// The explanation as `tirc explain` prints it.
@@ -1038,11 +1043,26 @@ mod tests {
             warn_loose_regions: true,
             ..CheckOptions::default()
         };
-        check_source(&mut sources, "example.tir", program, &options)
-            .diagnostics
-            .into_iter()
-            .map(|d| d.code)
-            .collect()
+        let checked = check_source(&mut sources, "example.tir", program, &options);
+        let mut codes: Vec<String> = checked.diagnostics.iter().map(|d| d.code.clone()).collect();
+        // A schedule section runs too: its refusals are the E03xx codes.
+        if let Some(program) = checked.program.filter(|p| !p.schedules.is_empty()) {
+            let run = crate::schedule::apply_schedule(&program, None);
+            codes.extend(run.diagnostics.into_iter().map(|d| d.code));
+        }
+        // A clean program is lowered too: its refusals are the E05xx codes.
+        if codes.is_empty() {
+            let mut sources = SourceMap::new();
+            let checked = check_source(&mut sources, "example.tir", program, &options);
+            if let Some(program) = checked.program {
+                let lowered = crate::transform::lower_module(
+                    &program.module,
+                    &crate::transform::LowerOptions::default(),
+                );
+                codes.extend(lowered.err().into_iter().flatten().map(|d| d.code));
+            }
+        }
+        codes
     }
 
     #[test]

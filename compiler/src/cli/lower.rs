@@ -84,7 +84,7 @@ pub fn run(args: LowerArgs) -> u8 {
     let mut internal_errors = Vec::new();
     let mut observe = |pass: &crate::transform::Pass, module: &IRModule| {
         if verify {
-            if let Err(problem) = step_check::check_module(module, dialect) {
+            if let Err(problem) = step_check::check_module(module, dialect, &[]) {
                 internal_errors.push(format!(
                     "internal error: after pass `{}`, {problem}",
                     pass.name

@@ -1,6 +1,7 @@
 //! The `tirc` command line: one file per subcommand, all returning an exit
 //! code (0 ok, 1 diagnostics, 2 usage or I/O error).
 
+mod bench;
 mod check;
 mod diff;
 mod explain;
@@ -75,6 +76,8 @@ enum Command {
     Schedule(schedule::ScheduleArgs),
     /// Lower a file (after its schedule) to low-level TIR and print it.
     Lower(lower::LowerArgs),
+    /// Time tirc's stages on given files.
+    Bench(bench::BenchArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -132,6 +135,7 @@ pub fn main() -> ExitCode {
         Command::Lsp(args) => lsp::run(args),
         Command::Schedule(args) => schedule::run(args),
         Command::Lower(args) => lower::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     ExitCode::from(code)
 }

@@ -56,8 +56,6 @@ pub mod codes {
     pub const NO_SCHEDULE: &str = "E0322";
     /// A tuple assignment whose count does not match the value.
     pub const UNPACK_MISMATCH: &str = "E0323";
-    /// The program has errors, so the schedule cannot run.
-    pub const PROGRAM_HAS_ERRORS: &str = "E0324";
 }
 
 /// A program location a refusal is about.

@@ -4,16 +4,16 @@
 //! Each primitive checks everything first, builds the new loop nest, and
 //! changes the program with one `replace` at the end.
 
-use super::binding::{append_predicate, simplify_block_bindings, substitute_loop_vars};
+use super::binding::{append_predicate, simplify_block_bindings, substitute_loop_vars, AffineHint};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::scope::uses_var;
-use super::state::{SRef, SRefKind, ScheduleState};
+use super::state::{NodeSet, SRef, SRefKind, ScheduleState};
 use crate::arith::Analyzer;
 use crate::ir::operators;
 use crate::ir::{
     BinaryOp, DataType, Expr, For, ForKind, IterKind, NodeId, Range, Stmt, StmtKind, Var,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The loop of a live loop sref (callers check the kind first).
 fn loop_of(state: &ScheduleState, id: NodeId) -> ScheduleResult<(&SRef, &For)> {
@@ -134,7 +134,7 @@ pub fn split(
     preserve_unit_iters: bool,
     disable_predication: bool,
 ) -> ScheduleResult<Vec<NodeId>> {
-    let (new_stmt, new_loops) = plan_split(
+    let (new_stmt, new_loops, hints) = plan_split(
         state,
         loop_id,
         factors,
@@ -142,6 +142,7 @@ pub fn split(
         disable_predication,
     )?;
     state.replace(loop_id, new_stmt);
+    state.seed_affine_flags(&hints);
     Ok(new_loops)
 }
 
@@ -151,7 +152,7 @@ fn plan_split(
     factors: &[Option<Expr>],
     preserve_unit_iters: bool,
     disable_predication: bool,
-) -> ScheduleResult<(Stmt, Vec<NodeId>)> {
+) -> ScheduleResult<(Stmt, Vec<NodeId>, Vec<AffineHint>)> {
     let (sref, for_loop) = loop_of(state, loop_id)?;
     let name = for_loop.loop_var.name().to_string();
     let loop_label = format!("loop `{name}`");
@@ -266,16 +267,41 @@ fn plan_split(
     let mut body = substitute_loop_vars(&for_loop.body, &map);
     let predicate = operators::binary(BinaryOp::Lt, substitute_value, for_loop.extent.clone())
         .map_err(operator_error)?;
-    if !disable_predication && !analyzer.can_prove(&predicate) {
+    if !disable_predication
+        && !predicate_always_holds(&analyzer, &predicate, &factors, &for_loop.extent)
+    {
         body = append_predicate(&body, &predicate);
     }
     for (var, factor) in new_vars.iter().zip(&factors).rev() {
         body = new_loop(var, factor.clone(), body, sref.span());
     }
     let outer = loop_ranges(state, &state.enclosing_loops(loop_id));
-    let new_stmt = simplify_block_bindings(&body, &outer, preserve_unit_iters);
+    let (new_stmt, hints) = simplify_block_bindings(&body, &outer, preserve_unit_iters);
     let new_ids = loop_nest_ids(&new_stmt, factors.len());
-    Ok((new_stmt, new_ids))
+    Ok((new_stmt, new_ids, hints))
+}
+
+/// Whether the split's guard `substitute_value < extent` always holds. With
+/// constant factors and extent the new loops reach `product - 1` at most, so
+/// the guard holds exactly when the product does not exceed the extent: the
+/// answer TVM's analyzer gives, without running it. Otherwise the analyzer
+/// decides.
+fn predicate_always_holds(
+    analyzer: &Analyzer,
+    predicate: &Expr,
+    factors: &[Expr],
+    extent: &Expr,
+) -> bool {
+    let constants: Option<Vec<i64>> = factors.iter().map(Expr::as_int).collect();
+    if let (Some(constants), Some(extent)) = (constants, extent.as_int()) {
+        let product = constants
+            .iter()
+            .try_fold(1i64, |product, f| product.checked_mul(*f));
+        if let Some(product) = product {
+            return product <= extent;
+        }
+    }
+    analyzer.can_prove(predicate)
 }
 
 /// The ids of the first `count` loops of a perfect nest, outermost first.
@@ -300,8 +326,9 @@ pub fn fuse(
     loops: &[NodeId],
     preserve_unit_iters: bool,
 ) -> ScheduleResult<NodeId> {
-    let (new_stmt, fused) = plan_fuse(state, loops, preserve_unit_iters)?;
+    let (new_stmt, fused, hints) = plan_fuse(state, loops, preserve_unit_iters)?;
     state.replace(loops[0], new_stmt);
+    state.seed_affine_flags(&hints);
     Ok(fused)
 }
 
@@ -309,7 +336,7 @@ fn plan_fuse(
     state: &ScheduleState,
     loops: &[NodeId],
     preserve_unit_iters: bool,
-) -> ScheduleResult<(Stmt, NodeId)> {
+) -> ScheduleResult<(Stmt, NodeId, Vec<AffineHint>)> {
     if loops.is_empty() {
         return Err(ScheduleError::new(
             codes::BAD_ARGUMENTS,
@@ -420,9 +447,9 @@ fn plan_fuse(
     let span = state.sref(loops[0]).map(|s| s.span()).unwrap_or_default();
     let new_stmt = new_loop(&fused_var, fused_extent, body, span);
     let outer = loop_ranges(state, &state.enclosing_loops(loops[0]));
-    let new_stmt = simplify_block_bindings(&new_stmt, &outer, preserve_unit_iters);
+    let (new_stmt, hints) = simplify_block_bindings(&new_stmt, &outer, preserve_unit_iters);
     let id = new_stmt.as_for().map(|f| f.id).unwrap_or(NodeId(0));
-    Ok((new_stmt, id))
+    Ok((new_stmt, id, hints))
 }
 
 /// `sch.reorder(*ordered_loops)`: puts the given loops, which lie on one
@@ -445,7 +472,7 @@ fn plan_reorder(
         return Ok(None);
     }
     // Step 1: every loop once.
-    let mut set: HashSet<NodeId> = HashSet::new();
+    let mut set = NodeSet::default();
     for (k, &id) in ordered.iter().enumerate() {
         let (sref, for_loop) = loop_of(state, id)?;
         if !set.insert(id) {
@@ -464,7 +491,7 @@ fn plan_reorder(
     // Step 2: the top and bottom of the range, walking up from each loop.
     let mut top: Option<NodeId> = None;
     let mut bottom = ordered[0];
-    let mut visited: HashSet<NodeId> = HashSet::new();
+    let mut visited = NodeSet::default();
     let mut scope_block_visited = false;
     for (k, &start) in ordered.iter().enumerate() {
         if visited.contains(&start) {
@@ -555,7 +582,7 @@ fn plan_reorder(
             )
             .blame(block_sref.location(), format!("block `{}`", realize.block.name)));
         }
-        if state.block_info_affine(block_id) {
+        if state.affine_binding(block_id) {
             continue;
         }
         let partially_affine = match (block_sref.parent, high_exclusive) {

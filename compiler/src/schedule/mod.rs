@@ -15,9 +15,12 @@
 pub mod annotate;
 mod binding;
 pub mod error;
+pub mod explain;
 pub mod for_kind;
 pub mod get_block_loop;
 pub mod loop_transformation;
+#[cfg(test)]
+mod random_scripts;
 pub mod report;
 pub mod scope;
 pub mod script;
@@ -81,6 +84,17 @@ impl ScheduleRun {
     /// True when every step applied and nothing went wrong.
     pub fn succeeded(&self) -> bool {
         !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// True when a step split a loop with `disable_predication=True`, which
+    /// leaves block iterators bound outside their domains on purpose.
+    pub fn disabled_predication(&self) -> bool {
+        self.trace.instructions.iter().any(|i| {
+            i.method == "split"
+                && i.args.iter().any(|(keyword, value)| {
+                    *keyword == Some("disable_predication") && *value == trace::TraceArg::Bool(true)
+                })
+        })
     }
 }
 

@@ -38,12 +38,19 @@ pub fn steps_text(
     dialect: Option<Dialect>,
 ) -> String {
     let mut out = String::new();
+    let mut previous: Option<String> = None;
     for (i, step) in run.steps.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         let _ = writeln!(out, "{}", step_header(sources, step));
-        out.push_str(&print_scheduled(program, &step.module, dialect));
+        // A step that changed nothing prints as the one before it.
+        let text = match previous.take() {
+            Some(text) if !step.changed => text,
+            _ => print_scheduled(program, &step.module, dialect),
+        };
+        out.push_str(&text);
+        previous = Some(text);
     }
     out
 }
@@ -60,6 +67,10 @@ pub fn diff_text(
     for (i, step) in run.steps.iter().enumerate() {
         if i > 0 {
             out.push('\n');
+        }
+        if !step.changed {
+            let _ = writeln!(out, "{}  no change", step_header(sources, step));
+            continue;
         }
         let current = print_scheduled(program, &step.module, dialect);
         if current == previous {

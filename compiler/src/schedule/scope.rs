@@ -3,7 +3,8 @@
 //! (affine binding, region cover, stage pipeline), after TVM's `SBlockScope`
 //! and `SBlockInfo`.
 
-use super::state::{SRefKind, ScheduleState};
+use super::binding::AffineHint;
+use super::state::{NodeMap, NodeSet, SRefKind, ScheduleState};
 use crate::arith::{is_affine_binding, Analyzer, IntSet};
 use crate::ir::mutate::substitute;
 use crate::ir::operators;
@@ -80,9 +81,12 @@ impl BlockScope {
 pub struct BlockInfo {
     /// The scope the block roots: its child blocks and their dependences.
     pub scope: BlockScope,
-    /// The bindings are an affine, surjective map of the loops between the
-    /// block and its scope root.
-    pub affine_binding: bool,
+}
+
+/// The flags that need region analysis, cached apart from [`BlockInfo`]
+/// because no loop primitive consults them (computing them is the costly part).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipelineFlags {
     /// What the block reads from its producers in the scope is entirely
     /// produced before it runs.
     pub region_cover: bool,
@@ -91,84 +95,144 @@ pub struct BlockInfo {
     pub stage_pipeline: bool,
 }
 
-/// The information of every block of one function.
-pub(crate) fn compute_block_infos(
-    state: &ScheduleState,
-    function: usize,
-) -> HashMap<NodeId, BlockInfo> {
-    let mut infos: HashMap<NodeId, BlockInfo> = HashMap::new();
-    let blocks: Vec<NodeId> = state
+/// The affine-binding flags computed so far, kept across steps: a block whose
+/// realize and enclosing loop ranges are the very same nodes as when its flag
+/// was computed has the same flag (marking a loop parallel, annotating it or
+/// reordering loops above other blocks does not touch them).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AffineCache {
+    entries: std::cell::RefCell<NodeMap<AffineEntry>>,
+}
+
+#[derive(Clone, Debug)]
+struct AffineEntry {
+    realize: Stmt,
+    loops: Vec<(Var, Expr, Expr)>,
+    affine: bool,
+}
+
+impl AffineCache {
+    /// Records a flag found elsewhere for the block as it is now.
+    fn seed(&self, block: NodeId, stmt: &Stmt, loops: &[&For], affine: bool) {
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            entries.insert(
+                block,
+                AffineEntry {
+                    realize: stmt.clone(),
+                    loops: loops
+                        .iter()
+                        .map(|l| (l.loop_var.clone(), l.min.clone(), l.extent.clone()))
+                        .collect(),
+                    affine,
+                },
+            );
+        }
+    }
+
+    /// The affine-binding flag of a block under `loops` (outermost first).
+    fn affine(&self, block: NodeId, stmt: &Stmt, realize: &BlockRealize, loops: &[&For]) -> bool {
+        let same_loops = |entry: &AffineEntry| {
+            entry.loops.len() == loops.len()
+                && entry
+                    .loops
+                    .iter()
+                    .zip(loops)
+                    .all(|((var, min, extent), l)| {
+                        *var == l.loop_var && min.same_as(&l.min) && extent.same_as(&l.extent)
+                    })
+        };
+        if let Ok(entries) = self.entries.try_borrow() {
+            if let Some(entry) = entries.get(&block) {
+                if entry.realize.same_as(stmt) && same_loops(entry) {
+                    return entry.affine;
+                }
+            }
+        }
+        let affine = is_affine_binding(realize, loops.iter().copied());
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            entries.insert(
+                block,
+                AffineEntry {
+                    realize: stmt.clone(),
+                    loops: loops
+                        .iter()
+                        .map(|l| (l.loop_var.clone(), l.min.clone(), l.extent.clone()))
+                        .collect(),
+                    affine,
+                },
+            );
+        }
+        affine
+    }
+}
+
+/// The blocks of a function, in program order.
+fn blocks_of(state: &ScheduleState, function: usize) -> Vec<NodeId> {
+    state
         .nodes_of_function(function)
         .iter()
         .copied()
         .filter(|id| state.sref(*id).map(|s| s.kind) == Some(SRefKind::Block))
-        .collect();
-    for &block_id in &blocks {
-        let Some(sref) = state.sref(block_id) else {
-            continue;
-        };
-        let Some(realize) = sref.as_realize() else {
-            continue;
-        };
+        .collect()
+}
+
+/// The scope of every block of one function.
+pub(crate) fn compute_block_infos(state: &ScheduleState, function: usize) -> NodeMap<BlockInfo> {
+    let mut infos = NodeMap::default();
+    for block_id in blocks_of(state, function) {
         let children = state.child_blocks(block_id);
         let scope = build_scope(state, children);
-        let affine_binding = if sref.parent.is_none() {
-            realize.block.iter_vars.is_empty()
-        } else {
-            let loops: Vec<&For> = state
-                .enclosing_loops(block_id)
-                .into_iter()
-                .filter_map(|l| state.sref(l).and_then(|s| s.as_for()))
-                .collect();
-            is_affine_binding(realize, loops)
-        };
-        infos.insert(
-            block_id,
-            BlockInfo {
-                scope,
-                affine_binding,
-                region_cover: true,
-                stage_pipeline: true,
-            },
-        );
+        infos.insert(block_id, BlockInfo { scope });
     }
-    // The stage-pipeline flag of a scope and the region-cover flags of its
-    // children are decided together.
+    infos
+}
+
+/// The region-cover and stage-pipeline flags of every block of one function.
+/// The stage-pipeline flag of a scope and the region-cover flags of its
+/// children are decided together.
+pub(crate) fn compute_pipeline_flags(
+    state: &ScheduleState,
+    function: usize,
+) -> NodeMap<PipelineFlags> {
+    let blocks = blocks_of(state, function);
+    let mut flags: NodeMap<PipelineFlags> = blocks
+        .iter()
+        .map(|id| {
+            (
+                *id,
+                PipelineFlags {
+                    region_cover: true,
+                    stage_pipeline: true,
+                },
+            )
+        })
+        .collect();
     for &block_id in &blocks {
-        let Some(info) = infos.get(&block_id) else {
+        let Some(info) = state.block_info(block_id) else {
             continue;
         };
-        let scope = info.scope.clone();
+        let scope = &info.scope;
         let mut stage_pipeline = !scope
             .dependencies
             .iter()
             .any(|d| d.kind == DepKind::WriteAfterRead);
-        let affine: HashMap<NodeId, bool> = infos
-            .iter()
-            .map(|(id, info)| (*id, info.affine_binding))
-            .collect();
-        let mut covered = Vec::new();
         for &consumer in &scope.children {
             let producers: Vec<NodeId> = scope
                 .deps_to(consumer)
                 .filter(|d| d.kind == DepKind::ReadAfterWrite)
                 .map(|d| d.src)
                 .collect();
-            let cover = producers.is_empty()
-                || region_cover(state, &affine, block_id, consumer, &producers);
-            covered.push((consumer, cover));
-            stage_pipeline &= cover;
-        }
-        for (consumer, cover) in covered {
-            if let Some(child) = infos.get_mut(&consumer) {
+            let cover = producers.is_empty() || region_cover(state, block_id, consumer, &producers);
+            if let Some(child) = flags.get_mut(&consumer) {
                 child.region_cover = cover;
             }
+            stage_pipeline &= cover;
         }
-        if let Some(info) = infos.get_mut(&block_id) {
-            info.stage_pipeline = stage_pipeline;
+        if let Some(own) = flags.get_mut(&block_id) {
+            own.stage_pipeline = stage_pipeline;
         }
     }
-    infos
+    flags
 }
 
 /// The dependences among `children`, as TVM's `SBlockScope` constructor adds them.
@@ -299,7 +363,6 @@ fn loop_domains(state: &ScheduleState, low: NodeId, high: NodeId) -> HashMap<Var
 /// region at a time (no unions).
 fn region_cover(
     state: &ScheduleState,
-    affine: &HashMap<NodeId, bool>,
     scope_root: NodeId,
     consumer: NodeId,
     producers: &[NodeId],
@@ -315,8 +378,8 @@ fn region_cover(
             .take_while(|a| *a != scope_root),
     );
     chain.push(scope_root);
-    let chain_set: HashSet<NodeId> = chain.iter().copied().collect();
-    let mut at_lca: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    let chain_set: NodeSet = chain.iter().copied().collect();
+    let mut at_lca: NodeMap<Vec<NodeId>> = NodeMap::default();
     for &producer in producers {
         let mut current = Some(producer);
         while let Some(id) = current {
@@ -351,7 +414,7 @@ fn region_cover(
                 for write in writes.iter().filter(|w| w.buffer == read.buffer) {
                     produced_any = true;
                     let trusted = producer_realize.predicate.as_int() == Some(1)
-                        && affine.get(&producer).copied().unwrap_or(false);
+                        && state.affine_binding(producer);
                     if !trusted {
                         continue;
                     }
@@ -446,9 +509,62 @@ fn range_set(
 }
 
 impl ScheduleState {
-    /// The cached affine-binding flag of a block (false when unknown).
-    pub fn block_info_affine(&self, block: NodeId) -> bool {
-        self.block_info(block).is_some_and(|i| i.affine_binding)
+    /// Records the affine-binding flags the binding simplification of a
+    /// split or fuse found, for blocks whose loops are the ones it detected
+    /// them over (debug builds check each against a fresh detection).
+    pub(crate) fn seed_affine_flags(&self, hints: &[AffineHint]) {
+        for hint in hints {
+            let Some(sref) = self.sref(hint.block) else {
+                continue;
+            };
+            let Some(realize) = sref.as_realize() else {
+                continue;
+            };
+            if sref.parent.is_none() {
+                continue;
+            }
+            let loops: Vec<&For> = self
+                .enclosing_loops(hint.block)
+                .into_iter()
+                .filter_map(|l| self.sref(l).and_then(|s| s.as_for()))
+                .collect();
+            let same_loops = loops.len() == hint.loops.len()
+                && loops.iter().zip(&hint.loops).all(|(l, v)| l.loop_var == *v);
+            if !same_loops {
+                continue;
+            }
+            debug_assert_eq!(
+                hint.affine,
+                is_affine_binding(realize, loops.iter().copied()),
+                "the affine flag found while simplifying bindings of block `{}`",
+                realize.block.name
+            );
+            self.affine_cache
+                .seed(hint.block, &sref.stmt, &loops, hint.affine);
+        }
+    }
+
+    /// Whether a block's bindings are an affine, surjective map of the loops
+    /// between it and its scope root (false for a block not in the program).
+    /// Cached: the flag is computed again only when the block's realize or
+    /// one of those loop ranges changed.
+    pub fn affine_binding(&self, block: NodeId) -> bool {
+        let Some(sref) = self.sref(block) else {
+            return false;
+        };
+        let Some(realize) = sref.as_realize() else {
+            return false;
+        };
+        if sref.parent.is_none() {
+            // As in TVM: a root block is affine when it has no iterators.
+            return realize.block.iter_vars.is_empty();
+        }
+        let loops: Vec<&For> = self
+            .enclosing_loops(block)
+            .into_iter()
+            .filter_map(|l| self.sref(l).and_then(|s| s.as_for()))
+            .collect();
+        self.affine_cache.affine(block, &sref.stmt, realize, &loops)
     }
 }
 
@@ -499,7 +615,7 @@ pub(crate) fn reduction_block_violation(
     if block.init.is_none() {
         return 1;
     }
-    if !state.block_info_affine(block_id) {
+    if !state.affine_binding(block_id) {
         return 2;
     }
     if block
@@ -598,10 +714,10 @@ mod tests {
                 kind: DepKind::ReadAfterWrite
             }]
         );
-        assert!(info.stage_pipeline);
-        assert!(info.affine_binding);
-        assert!(s.block_info(c).unwrap().affine_binding);
-        assert!(s.block_info(d).unwrap().region_cover);
+        assert!(s.pipeline_flags(root).unwrap().stage_pipeline);
+        assert!(s.affine_binding(root));
+        assert!(s.affine_binding(c));
+        assert!(s.pipeline_flags(d).unwrap().region_cover);
     }
 
     #[test]
@@ -627,7 +743,7 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
             .dependencies
             .iter()
             .any(|d| d.kind == DepKind::WriteAfterRead));
-        assert!(!info.stage_pipeline);
+        assert!(!s.pipeline_flags(root).unwrap().stage_pipeline);
     }
 
     #[test]
@@ -648,9 +764,9 @@ def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
 "#,
         );
         let (c, _) = block_and_loops(&s, "C");
-        assert!(!s.block_info(c).unwrap().region_cover);
+        assert!(!s.pipeline_flags(c).unwrap().region_cover);
         assert!(
-            !s.block_info(s.root_block(0).unwrap())
+            !s.pipeline_flags(s.root_block(0).unwrap())
                 .unwrap()
                 .stage_pipeline
         );

@@ -9,10 +9,39 @@
 //! returns before that call, so a refused step leaves the program exactly as
 //! it was.
 
-use super::scope::{compute_block_infos, BlockInfo};
+use super::scope::{
+    compute_block_infos, compute_pipeline_flags, AffineCache, BlockInfo, PipelineFlags,
+};
 use crate::ir::{Block, BlockRealize, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
 use crate::source::Span;
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
+
+/// A hasher for [`NodeId`] keys: ids are small distinct integers, so a
+/// multiplicative mix is enough and much cheaper than SipHash on the lookups
+/// every step makes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NodeIdHasher(u64);
+
+impl std::hash::Hasher for NodeIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn write_u32(&mut self, value: u32) {
+        self.0 = (self.0 ^ u64::from(value)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by loop or block.
+pub type NodeMap<V> = HashMap<NodeId, V, BuildHasherDefault<NodeIdHasher>>;
+/// A set of loops and blocks.
+pub type NodeSet = HashSet<NodeId, BuildHasherDefault<NodeIdHasher>>;
 
 /// Whether an sref is a loop or a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,16 +143,31 @@ pub enum Missing {
 }
 
 /// The program being scheduled and everything known about its loops and blocks.
+///
+/// Block information (scopes, dependences, flags) is computed per function
+/// on first use after a change and cached until the next change; it never
+/// depends on anything but the current program.
 #[derive(Clone, Debug)]
 pub struct ScheduleState {
     module: IRModule,
-    srefs: HashMap<NodeId, SRef>,
+    /// The srefs of each function's loops and blocks.
+    srefs: Vec<NodeMap<SRef>>,
+    /// An emptied map kept for the next re-index, so that a step allocates
+    /// no new table.
+    spare_srefs: NodeMap<SRef>,
     /// The loops and blocks of each function, in program order.
     function_nodes: Vec<Vec<NodeId>>,
     /// The root block of each function, when it has one.
     function_roots: Vec<Option<NodeId>>,
-    block_info: HashMap<NodeId, BlockInfo>,
-    removed: HashMap<NodeId, RemovedNode>,
+    /// The information of the blocks of each function, computed when first
+    /// asked for after the function last changed.
+    block_info: Vec<OnceCell<NodeMap<BlockInfo>>>,
+    /// The region-cover and stage-pipeline flags of each function's blocks,
+    /// computed when first asked for after the function last changed.
+    pipeline_flags: Vec<OnceCell<NodeMap<PipelineFlags>>>,
+    removed: NodeMap<RemovedNode>,
+    /// Affine-binding flags reused across steps while their inputs are unchanged.
+    pub(crate) affine_cache: AffineCache,
     /// The number of the step being applied, recorded against what it removes.
     current_step: usize,
 }
@@ -134,11 +178,14 @@ impl ScheduleState {
         let count = module.functions.len();
         let mut state = ScheduleState {
             module,
-            srefs: HashMap::new(),
+            srefs: vec![NodeMap::default(); count],
+            spare_srefs: NodeMap::default(),
             function_nodes: vec![Vec::new(); count],
             function_roots: vec![None; count],
-            block_info: HashMap::new(),
-            removed: HashMap::new(),
+            block_info: vec![OnceCell::new(); count],
+            pipeline_flags: vec![OnceCell::new(); count],
+            removed: NodeMap::default(),
+            affine_cache: AffineCache::default(),
             current_step: 0,
         };
         for function in 0..count {
@@ -160,12 +207,14 @@ impl ScheduleState {
 
     /// The sref of a live loop or block.
     pub fn sref(&self, id: NodeId) -> Option<&SRef> {
-        self.srefs.get(&id)
+        // Modules hold few functions: looking in each map is cheaper than
+        // keeping one more map up to date.
+        self.srefs.iter().find_map(|map| map.get(&id))
     }
 
     /// The sref of a live loop or block, or why there is none.
     pub fn lookup(&self, id: NodeId) -> Result<&SRef, Missing> {
-        match self.srefs.get(&id) {
+        match self.sref(id) {
             Some(sref) => Ok(sref),
             None => Err(match self.removed.get(&id) {
                 Some(node) => Missing::Removed(node.clone()),
@@ -176,12 +225,26 @@ impl ScheduleState {
 
     /// The cached information of a block.
     pub fn block_info(&self, block: NodeId) -> Option<&BlockInfo> {
-        self.block_info.get(&block)
+        let function = self.sref(block)?.function;
+        self.block_info
+            .get(function)?
+            .get_or_init(|| compute_block_infos(self, function))
+            .get(&block)
+    }
+
+    /// The region-cover and stage-pipeline flags of a block.
+    pub fn pipeline_flags(&self, block: NodeId) -> Option<PipelineFlags> {
+        let function = self.sref(block)?.function;
+        self.pipeline_flags
+            .get(function)?
+            .get_or_init(|| compute_pipeline_flags(self, function))
+            .get(&block)
+            .copied()
     }
 
     /// The function a loop or block belongs to.
     pub fn function_of(&self, id: NodeId) -> Option<&PrimFunc> {
-        let sref = self.srefs.get(&id)?;
+        let sref = self.sref(id)?;
         self.module.functions.get(sref.function)
     }
 
@@ -206,10 +269,10 @@ impl ScheduleState {
     /// The ancestors of a loop or block, nearest first.
     pub fn ancestors(&self, id: NodeId) -> Vec<NodeId> {
         let mut result = Vec::new();
-        let mut current = self.srefs.get(&id).and_then(|s| s.parent);
+        let mut current = self.sref(id).and_then(|s| s.parent);
         while let Some(parent) = current {
             result.push(parent);
-            current = self.srefs.get(&parent).and_then(|s| s.parent);
+            current = self.sref(parent).and_then(|s| s.parent);
         }
         result
     }
@@ -218,9 +281,9 @@ impl ScheduleState {
     /// outermost first (TVM's `GetLoops`).
     pub fn enclosing_loops(&self, id: NodeId) -> Vec<NodeId> {
         let mut loops = Vec::new();
-        let mut current = self.srefs.get(&id).and_then(|s| s.parent);
+        let mut current = self.sref(id).and_then(|s| s.parent);
         while let Some(parent) = current {
-            let Some(sref) = self.srefs.get(&parent) else {
+            let Some(sref) = self.sref(parent) else {
                 break;
             };
             if sref.kind != SRefKind::Loop {
@@ -237,19 +300,19 @@ impl ScheduleState {
     pub fn scope_root(&self, id: NodeId) -> Option<NodeId> {
         self.ancestors(id)
             .into_iter()
-            .find(|a| self.srefs.get(a).map(|s| s.kind) == Some(SRefKind::Block))
+            .find(|a| self.sref(*a).map(|s| s.kind) == Some(SRefKind::Block))
     }
 
     /// The blocks directly under a loop or block, not looking inside blocks
     /// (TVM's `GetChildBlockSRefOnSRefTree`), in program order.
     pub fn child_blocks(&self, id: NodeId) -> Vec<NodeId> {
         let mut result = Vec::new();
-        let mut pending: Vec<NodeId> = match self.srefs.get(&id) {
+        let mut pending: Vec<NodeId> = match self.sref(id) {
             Some(sref) => sref.children.iter().rev().copied().collect(),
             None => return result,
         };
         while let Some(next) = pending.pop() {
-            let Some(sref) = self.srefs.get(&next) else {
+            let Some(sref) = self.sref(next) else {
                 continue;
             };
             match sref.kind {
@@ -263,12 +326,12 @@ impl ScheduleState {
     /// Every block below a loop or block, nested ones included, in program order.
     pub fn descendant_blocks(&self, id: NodeId) -> Vec<NodeId> {
         let mut result = Vec::new();
-        let mut pending: Vec<NodeId> = match self.srefs.get(&id) {
+        let mut pending: Vec<NodeId> = match self.sref(id) {
             Some(sref) => sref.children.iter().rev().copied().collect(),
             None => return result,
         };
         while let Some(next) = pending.pop() {
-            let Some(sref) = self.srefs.get(&next) else {
+            let Some(sref) = self.sref(next) else {
                 continue;
             };
             if sref.kind == SRefKind::Block {
@@ -284,11 +347,11 @@ impl ScheduleState {
     /// Loops and blocks that no longer exist are recorded as removed by the
     /// current step. Returns false, changing nothing, when `target` is not live.
     pub fn replace(&mut self, target: NodeId, new_stmt: Stmt) -> bool {
-        let Some(sref) = self.srefs.get(&target) else {
+        let Some(sref) = self.sref(target) else {
             return false;
         };
         let function = sref.function;
-        let mut path: HashSet<NodeId> = self.ancestors(target).into_iter().collect();
+        let mut path: NodeSet = self.ancestors(target).into_iter().collect();
         path.insert(target);
         let Some(func) = self.module.functions.get(function) else {
             return false;
@@ -301,21 +364,17 @@ impl ScheduleState {
         true
     }
 
-    /// Rebuilds the srefs and block information of one function.
+    /// Rebuilds the srefs of one function and forgets its cached block
+    /// information; records what is gone as removed by the current step.
     fn index_function(&mut self, function: usize) {
-        let old_nodes = std::mem::take(&mut self.function_nodes[function]);
-        let mut old_srefs = HashMap::with_capacity(old_nodes.len());
-        for id in &old_nodes {
-            if let Some(sref) = self.srefs.remove(id) {
-                old_srefs.insert(*id, sref);
-            }
-            self.block_info.remove(id);
-        }
         let body = self.module.functions[function].body.clone();
+        let capacity = self.srefs[function].len();
+        let mut new_srefs = std::mem::take(&mut self.spare_srefs);
+        new_srefs.clear();
         let mut indexer = Indexer {
             function,
-            srefs: &mut self.srefs,
-            order: Vec::new(),
+            srefs: &mut new_srefs,
+            order: Vec::with_capacity(capacity),
         };
         let mut roots = Vec::new();
         indexer.visit(&body, None, &mut roots);
@@ -324,12 +383,9 @@ impl ScheduleState {
             StmtKind::BlockRealize(realize) => Some(realize.block.id),
             _ => None,
         };
-        let live: HashSet<NodeId> = order.iter().copied().collect();
-        for id in old_nodes {
-            if live.contains(&id) {
-                continue;
-            }
-            if let Some(sref) = old_srefs.get(&id) {
+        let mut old_srefs = std::mem::replace(&mut self.srefs[function], new_srefs);
+        for (id, sref) in old_srefs.drain() {
+            if !self.srefs[function].contains_key(&id) {
                 self.removed.insert(
                     id,
                     RemovedNode {
@@ -340,16 +396,17 @@ impl ScheduleState {
                 );
             }
         }
+        self.spare_srefs = old_srefs;
         self.function_nodes[function] = order;
-        let infos = compute_block_infos(self, function);
-        self.block_info.extend(infos);
+        self.block_info[function] = OnceCell::new();
+        self.pipeline_flags[function] = OnceCell::new();
     }
 }
 
 /// Builds srefs by walking a function body.
 struct Indexer<'a> {
     function: usize,
-    srefs: &'a mut HashMap<NodeId, SRef>,
+    srefs: &'a mut NodeMap<SRef>,
     order: Vec<NodeId>,
 }
 
@@ -423,12 +480,7 @@ impl Indexer<'_> {
 /// `stmt` with the loop or block `target` replaced by `new_stmt`, rebuilding
 /// only the nodes on the way to it; `None` when `target` is not below `stmt`.
 /// `path` holds `target` and its ancestors, so other subtrees are skipped.
-fn replace_in(
-    stmt: &Stmt,
-    target: NodeId,
-    new_stmt: &Stmt,
-    path: &HashSet<NodeId>,
-) -> Option<Stmt> {
+fn replace_in(stmt: &Stmt, target: NodeId, new_stmt: &Stmt, path: &NodeSet) -> Option<Stmt> {
     let rebuilt = |kind: StmtKind| Some(stmt.with_kind(kind));
     match stmt.kind() {
         StmtKind::For(for_loop) => {

@@ -9,5 +9,3 @@ pub const WRONG_STAGE: &str = "E0502";
 pub const MATCH_BUFFER_MISMATCH: &str = "E0503";
 /// Operand types that no operator accepts while rebuilding an expression.
 pub const TYPE_MISMATCH: &str = "E0504";
-/// A buffer used outside the scope that declares it.
-pub const UNDECLARED_BUFFER: &str = "E0505";

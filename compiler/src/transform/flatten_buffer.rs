@@ -27,7 +27,7 @@ use crate::ir::{
     StmtKind,
 };
 use crate::source::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Flattens every buffer access of `func`.
 pub fn flatten_buffer(
@@ -40,6 +40,7 @@ pub fn flatten_buffer(
         errors: Vec::new(),
         used_aliases: Vec::new(),
         parameter_aliases: HashMap::new(),
+        refused: HashSet::new(),
     };
     for (_, buffer) in &func.buffer_map {
         if is_flat(buffer) {
@@ -97,6 +98,9 @@ struct Flattener {
     used_aliases: Vec<(Buffer, Buffer)>,
     /// Parameter buffer → its flat alias (declared only if used).
     parameter_aliases: HashMap<Buffer, Buffer>,
+    /// Buffers already reported as impossible to flatten: their accesses are
+    /// not reported again.
+    refused: HashSet<Buffer>,
 }
 
 /// The axis groups of a buffer: one per `axis_separators` gap.
@@ -172,6 +176,9 @@ impl Flattener {
             self.flat.insert(buffer.clone(), buffer.clone());
             return Some(buffer.clone());
         }
+        if self.refused.contains(buffer) {
+            return None;
+        }
         match self.compute_flat_shape(buffer) {
             Ok(shape) => {
                 // One physical axis per group; the separators between them
@@ -187,6 +194,7 @@ impl Flattener {
                 Some(flat)
             }
             Err(message) => {
+                self.refused.insert(buffer.clone());
                 self.errors.push(
                     Diagnostic::error(
                         codes::UNSUPPORTED,
@@ -234,6 +242,9 @@ impl Flattener {
         if is_flat(buffer) {
             return Some(indices.to_vec());
         }
+        if self.refused.contains(buffer) {
+            return None;
+        }
         let result = (|| -> Result<Vec<Expr>, String> {
             if buffer.rank() == 0 {
                 return Ok(vec![Expr::zero(index_type(buffer))]);
@@ -278,6 +289,7 @@ impl Flattener {
                     .collect(),
             ),
             Err(message) => {
+                self.refused.insert(buffer.clone());
                 self.errors.push(Diagnostic::error(
                     codes::UNSUPPORTED,
                     format!("cannot flatten an access to `{}`: {message}", buffer.name()),

@@ -72,6 +72,7 @@
 pub mod codes;
 pub mod compact_buffer_allocation;
 pub mod convert_blocks_to_opaque;
+pub mod explain;
 pub mod flatten_buffer;
 pub mod lower_init_block;
 pub mod lower_intrin;

@@ -53,7 +53,7 @@ fn check(names: &[&str], text: &str, expected: &str) {
             functions: vec![func.clone()],
             ..IRModule::default()
         };
-        crate::schedule::step_check::check_module(&module, dialect)
+        crate::schedule::step_check::check_module(&module, dialect, &[])
             .unwrap_or_else(|problem| panic!("the result does not read back: {problem}"));
     }
     let expected = expected.trim_matches('\n');
@@ -295,6 +295,7 @@ def main(A: T.Buffer((2, 3), "float32")):
             ..IRModule::default()
         },
         Dialect::Classic,
+        &[],
     )
     .unwrap();
 }

@@ -11,8 +11,11 @@
 //! every run and compared only with its blessed expectation. A case whose schedule section says
 //! `# test: steps` also has `NAME.steps.txt`, the `--steps` output.
 //!
-//! Every step of every case is checked: the module prints and reads back
-//! unchanged (the verifier joins here when it is on `main`), and the printed
+//! Every step of every case is checked: the verifier accepts the module (a
+//! case may allow a verifier code with `# test: verifier refuses CODE: why`),
+//! the module prints and reads back unchanged, the reference interpreter gets
+//! the same results from it as from the program before any step (on seeded
+//! random inputs; cases too large for it are listed as skipped), and the printed
 //! trace, run again on the program, gives the same module. A schedule written
 //! as TVM's `apply_trace` must print back as exactly that trace.
 //!
@@ -23,8 +26,9 @@ use crate::support::{collect, display_path, tests_root, Failures};
 use std::path::{Path, PathBuf};
 use tirc::diagnostics::render_text;
 use tirc::frontend::{parse_program, Program, ScheduleDef};
+use tirc::interp::{run_function, Arg, Tensor, Tolerance};
 use tirc::ir::structural::module_equal;
-use tirc::ir::IRModule;
+use tirc::ir::{IRModule, Stmt, StmtKind};
 use tirc::printer::Dialect;
 use tirc::schedule::{apply_schedule, print_scheduled, report, step_check, ScheduleRun};
 use tirc::source::{SourceMap, Span};
@@ -67,34 +71,146 @@ fn directives(program: &Program) -> Vec<String> {
         .collect()
 }
 
-/// Whether running `before` and `after` on the same random inputs gives the
-/// same outputs.
-enum ResultsCheck {
-    /// Skipped, with the reason.
-    Skipped(&'static str),
+/// Block executions a case may take for the interpreter to run it after
+/// every step (the interpreter is exact, not fast, and tests run
+/// unoptimized). `TIRC_INTERP_WORK_LIMIT` raises it: with
+/// `TIRC_INTERP_WORK_LIMIT=2200000 cargo test --release -p tirc --test golden schedule`
+/// every case with constant shapes is run.
+fn interpreter_work_limit() -> u64 {
+    std::env::var("TIRC_INTERP_WORK_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40_000)
 }
 
-/// HOOK for the reference interpreter: every step of every case will run the
-/// module before and after it on random inputs and compare the outputs.
-/// `tirc::interp` (branch `interp`) is not on `main` yet.
-fn check_same_results(_before: &IRModule, _after: &IRModule) -> ResultsCheck {
-    ResultsCheck::Skipped("tirc::interp is not on main yet")
+/// The outputs of every function of a module run on seeded random inputs:
+/// every buffer argument after the run.
+type Outputs = Vec<(String, Vec<Tensor>)>;
+
+/// Why results were not compared.
+enum NotRun {
+    /// The module is not something the check runs (symbolic shapes, too
+    /// much work): skipped, with the reason.
+    Skipped(String),
+    /// The interpreter refused the module: a failure, with the error.
+    Failed(String),
 }
 
-/// Checks every step of a run: it prints and reads back unchanged, and it
-/// computes what the module before it computed.
-fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<&'static str>, String> {
-    let mut previous = &run.initial;
-    let mut skipped = None;
-    for step in &run.steps {
-        step_check::check_module(&step.module, program.dialect)
-            .map_err(|problem| format!("after step {} ({}): {problem}", step.number, step.text))?;
-        match check_same_results(previous, &step.module) {
-            ResultsCheck::Skipped(reason) => skipped = Some(reason),
+/// How many block executions running `stmt` takes, when every loop extent
+/// is a constant.
+fn block_executions(stmt: &Stmt) -> Option<u64> {
+    match stmt.kind() {
+        StmtKind::For(for_loop) => {
+            let extent = u64::try_from(for_loop.extent.as_int()?).ok()?;
+            extent.checked_mul(block_executions(&for_loop.body)?)
         }
-        previous = &step.module;
+        StmtKind::BlockRealize(realize) => {
+            Some(1 + block_executions(&realize.block.body).unwrap_or(0))
+        }
+        StmtKind::Seq(stmts) => stmts
+            .iter()
+            .try_fold(0u64, |total, s| total.checked_add(block_executions(s)?)),
+        StmtKind::BufferStore(_) | StmtKind::Evaluate(_) => Some(0),
+        _ => None,
     }
-    Ok(skipped)
+}
+
+/// Runs every function of `module` on the same seeded random inputs.
+fn run_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
+    let mut outputs = Vec::new();
+    for func in &module.functions {
+        let work = block_executions(&func.body)
+            .ok_or_else(|| NotRun::Skipped("symbolic or non-block loops".to_string()))?;
+        let limit = interpreter_work_limit();
+        if work > limit {
+            return Err(NotRun::Skipped(format!(
+                "{work} block executions, above {limit}"
+            )));
+        }
+        let mut args = Vec::with_capacity(func.params.len());
+        for (position, param) in func.params.iter().enumerate() {
+            let Some(buffer) = func.buffer_of(param) else {
+                return Err(NotRun::Skipped("a scalar parameter".to_string()));
+            };
+            let shape: Option<Vec<usize>> = buffer
+                .constant_shape()
+                .and_then(|dims| dims.into_iter().map(|d| usize::try_from(d).ok()).collect());
+            let Some(shape) = shape else {
+                return Err(NotRun::Skipped("a symbolic buffer shape".to_string()));
+            };
+            let tensor = Tensor::random(buffer.dtype(), &shape, 17 + position as u64)
+                .map_err(|e| NotRun::Skipped(format!("no random input: {e}")))?;
+            args.push(Arg::Tensor(tensor));
+        }
+        run_function(func, &mut args)
+            .map_err(|e| NotRun::Failed(format!("`{}` does not run: {e}", func.name)))?;
+        let tensors = args.iter().filter_map(|a| a.tensor().cloned()).collect();
+        outputs.push((func.name.clone(), tensors));
+    }
+    Ok(outputs)
+}
+
+/// Compares the outputs of a step with those of the program before any step.
+fn same_results(expected: &Outputs, actual: &Outputs) -> Result<(), String> {
+    for ((name, wanted), (_, found)) in expected.iter().zip(actual) {
+        for (position, (w, f)) in wanted.iter().zip(found).enumerate() {
+            f.check_close(w, Tolerance::for_dtype(w.dtype()))
+                .map_err(|e| format!("`{name}` argument {position}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks every step of a run: the verifier accepts it (but for the codes
+/// the case's `# test: verifier refuses CODE: why` directives allow), it
+/// prints and reads back unchanged, and, run by the interpreter on seeded
+/// random inputs, it computes what the program before any step computed.
+/// Returns why results were not compared, when they were not.
+fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<String>, String> {
+    let directives = directives(program);
+    let tolerated: Vec<&str> = directives
+        .iter()
+        .filter_map(|d| d.strip_prefix("verifier refuses "))
+        .filter_map(|d| d.split(':').next())
+        .map(str::trim)
+        .collect();
+    for step in &run.steps {
+        step_check::check_module(&step.module, program.dialect, &tolerated)
+            .map_err(|problem| format!("after step {} ({}): {problem}", step.number, step.text))?;
+    }
+    if !tolerated.is_empty() {
+        return Ok(Some(format!(
+            "the verifier refuses it ({}), so the interpreter would too",
+            tolerated.join(", ")
+        )));
+    }
+    // A step that changes the program must not change what it computes.
+    let expected = match run_on_random_inputs(&run.initial) {
+        Ok(outputs) => outputs,
+        Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
+        Err(NotRun::Failed(error)) => {
+            return Ok(Some(format!("the program itself does not run: {error}")))
+        }
+    };
+    for step in run.steps.iter().filter(|s| s.changed) {
+        let actual = match run_on_random_inputs(&step.module) {
+            Ok(outputs) => outputs,
+            Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
+            Err(NotRun::Failed(error)) => {
+                return Err(format!(
+                    "after step {} ({}): {error}",
+                    step.number, step.text
+                ))
+            }
+        };
+        same_results(&expected, &actual).map_err(|difference| {
+            format!(
+                "after step {} ({}), the results differ: {difference}",
+                step.number, step.text
+            )
+        })?;
+    }
+    Ok(None)
 }
 
 /// Runs the printed trace on the program again; it must give the same module.
@@ -169,7 +285,8 @@ fn schedule() {
     let mut byte_for_byte = 0;
     let mut structural_only = Vec::new();
     let mut known_differences = Vec::new();
-    let mut skipped_results = None;
+    let mut results_compared = 0;
+    let mut results_skipped = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test file");
         let name = display_path(path);
@@ -197,7 +314,8 @@ fn schedule() {
             continue;
         }
         match check_steps(&run, &program) {
-            Ok(skipped) => skipped_results = skipped_results.or(skipped),
+            Ok(None) => results_compared += 1,
+            Ok(Some(reason)) => results_skipped.push(format!("{name} ({reason})")),
             Err(problem) => failures.add(path, problem),
         }
         if let Err(problem) = check_trace_replay(&program, &run) {
@@ -275,8 +393,11 @@ fn schedule() {
     for known in &known_differences {
         eprintln!("schedule: FIXME: differs from TVM: {known}");
     }
-    if let Some(reason) = skipped_results {
-        eprintln!("schedule: skipped: results before and after each step not compared ({reason})");
+    eprintln!(
+        "schedule: results before and after every step compared by the interpreter in {results_compared} cases"
+    );
+    for skipped in &results_skipped {
+        eprintln!("schedule: skipped: results not compared: {skipped}");
     }
     failures.finish("schedule", files.len());
 }

@@ -1,0 +1,809 @@
+//! The long explanations of the schedule engine's diagnostic codes
+//! (`E03xx`), which `tirc explain` prints beside the others. Each wrong
+//! example is refused with its code; each right one applies cleanly.
+
+use crate::explain::Explanation;
+
+/// The explanations of the schedule codes, in code order.
+pub static SCHEDULE_EXPLANATIONS: &[Explanation] = &[
+    Explanation {
+        code: "E0301",
+        title: "unknown schedule primitive",
+        text: r#"A call on `sch` names a method that is not one of tirc's schedule
+primitives. Close misspellings get a suggestion; TVM primitives tirc does not
+implement yet (`compute_at`, `cache_read`, ...) are named as such."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.splt(i, factors=[None, 4])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.split(i, factors=[None, 4])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0302",
+        title: "undefined name in a schedule",
+        text: r#"A schedule uses a name it never assigned. Handles come from the calls that
+return them: `b0 = sch.get_block("C")`, `i, j = sch.get_loops(b0)`."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.parallel(l9)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.parallel(i)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0303",
+        title: "wrong kind of argument",
+        text: r#"An argument has the wrong kind: a block handle where a loop is expected, a
+string where a list of factors is expected, a value that is not `True` or
+`False` for a flag."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.split(b0, factors=[None, 4])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.split(i, factors=[None, 4])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0304",
+        title: "bad arguments",
+        text: r#"A primitive got too many arguments, misses a required one, gets one twice,
+or gets a keyword it does not have. The help line shows how to call it."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.split(i)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.split(i, factors=[None, 4])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0305",
+        title: "handle to a removed loop or block",
+        text: r#"A handle names a loop or block that an earlier step replaced: a split or a
+fuse removes the loops it takes and returns new ones. The message names the
+step that removed it; use the handles that step returned."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    i0, i1 = sch.split(i, factors=[None, 4])
+    sch.parallel(i)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    i0, i1 = sch.split(i, factors=[None, 4])
+    sch.parallel(i0)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0306",
+        title: "no block, or several, with that name",
+        text: r#"`sch.get_block(name)` must find exactly one block with that name in the
+function. Close names get a suggestion; blocks sharing a name need distinct
+names before a schedule can ask for one of them."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("D")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0307",
+        title: "no function with that name",
+        text: r#"`func_name=` names a function that is not in the module, or the module has
+several functions, none named `main`, and the call does not say which."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C", func_name="mian")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C", func_name="main")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0308",
+        title: "bad split factors",
+        text: r#"Split factors are positive integers, at most one of them `None` (inferred
+from the extent); without a `None`, their product must be at least the extent
+of the loop."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.split(i, factors=[None, None])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.split(i, factors=[None, 4])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0309",
+        title: "loop does not start at zero",
+        text: r#"`split` and `fuse` only transform loops that start at 0, as in TVM."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in range(16):
+        for j in range(2, 16):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("B")
+    i, j = sch.get_loops(b0)
+    sch.split(j, factors=[None, 2])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in range(16):
+        for j in range(2, 16):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("B")
+    i, j = sch.get_loops(b0)
+    sch.split(i, factors=[None, 2])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0310",
+        title: "loop with annotations or a thread binding",
+        text: r#"`split` and `fuse` refuse loops that carry annotations or a thread binding,
+which the new loops could not keep. Split and fuse first, then annotate or
+bind."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.bind(i, "blockIdx.x")
+    sch.split(i, factors=[None, 4])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    i0, i1 = sch.split(i, factors=[None, 4])
+    sch.bind(i0, "blockIdx.x")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0311",
+        title: "loops that are not a perfect nest",
+        text: r#"`fuse` takes loops outermost first, each directly inside the one before and
+the only statement in its body."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    f = sch.fuse(i, k)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    f = sch.fuse(i, j)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0312",
+        title: "loop range depends on another loop",
+        text: r#"A loop whose range depends on another loop cannot be fused with it, nor
+moved outside it by `reorder`: the new loop nest would use a variable before
+defining it."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in range(16):
+        for j in range(i + 1):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                vj = T.axis.spatial(16, j)
+                B[vi, vj] = A[vi, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("B")
+    i, j = sch.get_loops(b0)
+    f = sch.fuse(i, j)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in range(16):
+        for j in range(i + 1):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                vj = T.axis.spatial(16, j)
+                B[vi, vj] = A[vi, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("B")
+    i, j = sch.get_loops(b0)
+    sch.unroll(j)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0313",
+        title: "loop given twice",
+        text: r#"`reorder` takes each loop once."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.reorder(k, k)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.reorder(k, i)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0314",
+        title: "loops not on one chain",
+        text: r#"`reorder` moves loops of one nest: they must lie on one path above one
+block, each loop between them the only statement of the one outside it."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj]
+
+def schedule(sch: T.Schedule):
+    i, j = sch.get_loops(sch.get_block("B"))
+    k, l = sch.get_loops(sch.get_block("C"))
+    sch.reorder(l, i)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj]
+
+def schedule(sch: T.Schedule):
+    i, j = sch.get_loops(sch.get_block("B"))
+    sch.reorder(j, i)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0315",
+        title: "block under the loops cannot be reordered",
+        text: r#"`reorder` needs the blocks under the loops to have only spatial and
+reduction iterators, bound by affine expressions of the loops."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi = T.axis.opaque(16, i)
+            vj = T.axis.spatial(16, j)
+            B[vi, vj] = A[vi, vj]
+
+def schedule(sch: T.Schedule):
+    i, j = sch.get_loops(sch.get_block("B"))
+    sch.reorder(j, i)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi = T.axis.opaque(16, i)
+            vj = T.axis.spatial(16, j)
+            B[vi, vj] = A[vi, vj]
+
+def schedule(sch: T.Schedule):
+    i, j = sch.get_loops(sch.get_block("B"))
+    sch.unroll(j)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0316",
+        title: "loop drives a reduction",
+        text: r#"`parallel`, `vectorize` and `bind` apply to loops whose block iterators are
+data parallel. A reduction iterator may only be bound to `threadIdx.x/y/z`
+(cross-thread reduction)."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.parallel(k)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.parallel(i)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0317",
+        title: "block neither complete nor a reduction",
+        text: r#"A loop is parallelized, vectorized or bound only above blocks that are
+complete (spatial iterators, sole writer of their outputs, reading nothing
+they write) or reductions (with `T.init()`, affine bindings, sole writer). A
+scan is neither."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("scan"):
+            vi = T.axis.scan(16, i)
+            B[vi] = T.if_then_else(vi > 0, B[vi - 1], T.float32(0.0)) + A[vi]
+
+def schedule(sch: T.Schedule):
+    (i,) = sch.get_loops(sch.get_block("scan"))
+    sch.parallel(i)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("scan"):
+            vi = T.axis.scan(16, i)
+            B[vi] = T.if_then_else(vi > 0, B[vi - 1], T.float32(0.0)) + A[vi]
+
+def schedule(sch: T.Schedule):
+    (i,) = sch.get_loops(sch.get_block("scan"))
+    sch.unroll(i)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0318",
+        title: "unknown thread axis",
+        text: r#"`bind` takes a GPU thread axis: `blockIdx.x/y/z`, `threadIdx.x/y/z` or
+`vthread.x/y/z`. TVM 0.27 accepts some misspellings (`threadIdx.w`) and fails
+much later; tirc refuses them at the schedule line."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.bind(i, "threadIdx.w")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+    sch.bind(i, "threadIdx.x")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0319",
+        title: "annotation not there",
+        text: r#"`unannotate` removes an annotation the loop or block has."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    sch.unannotate(b0, "schedule_rule")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    sch.annotate(b0, "schedule_rule", "None")
+    sch.unannotate(b0, "schedule_rule")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0320",
+        title: "operation on the root block",
+        text: r#"The root block has no scope around it: no loop can be added above it and
+it has no producers or consumers."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    root = sch.get_block("root")
+    sch.add_unit_loop(root)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    sch.add_unit_loop(b0)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0321",
+        title: "statement not allowed in a schedule",
+        text: r#"A schedule section is straight-line code: calls on `sch`, assignments of
+their results (tuples included), literals, lists and `None`. Loops,
+conditions and nested functions are not read."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    for l in sch.get_loops(sch.get_block("C")):
+        sch.unroll(l)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    sch.unroll(i)
+    sch.unroll(j)
+    sch.unroll(k)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0322",
+        title: "which schedule section",
+        text: r#"A file with several schedule sections runs the one named `schedule`, or
+the one `--schedule NAME` picks; a name that is not there is refused."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def first(sch: T.Schedule):
+    sch.get_block("C")
+
+def second(sch: T.Schedule):
+    sch.get_block("C")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def first(sch: T.Schedule):
+    sch.get_block("C")
+
+def schedule(sch: T.Schedule):
+    sch.get_block("C")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0323",
+        title: "tuple assignment count",
+        text: r#"A tuple assignment needs one name per value returned: `i, j, k =
+sch.get_loops(b0)` for three loops, `b1, = ...` for a list of one."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j = sch.get_loops(b0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("C")
+    i, j, k = sch.get_loops(b0)
+"#,
+        from_passes_only: false,
+    },
+];
