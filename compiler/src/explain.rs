@@ -29,12 +29,13 @@ pub fn explain(code: &str) -> Option<&'static Explanation> {
         .find(|e| e.code.eq_ignore_ascii_case(code.trim()))
 }
 
-/// Every explanation, in code order (the schedule engine's `E03xx` codes are
-/// explained in its own module).
+/// Every explanation, in code order (the schedule engine's `E03xx` codes and
+/// the lowering passes' `E05xx` codes are explained in their own modules).
 pub fn all() -> Vec<&'static Explanation> {
     EXPLANATIONS
         .iter()
         .chain(crate::schedule::explain::SCHEDULE_EXPLANATIONS)
+        .chain(crate::transform::explain::LOWERING_EXPLANATIONS)
         .collect()
 }
 
@@ -1048,6 +1049,18 @@ mod tests {
         if let Some(program) = checked.program.filter(|p| !p.schedules.is_empty()) {
             let run = crate::schedule::apply_schedule(&program, None);
             codes.extend(run.diagnostics.into_iter().map(|d| d.code));
+        }
+        // A clean program is lowered too: its refusals are the E05xx codes.
+        if codes.is_empty() {
+            let mut sources = SourceMap::new();
+            let checked = check_source(&mut sources, "example.tir", program, &options);
+            if let Some(program) = checked.program {
+                let lowered = crate::transform::lower_module(
+                    &program.module,
+                    &crate::transform::LowerOptions::default(),
+                );
+                codes.extend(lowered.err().into_iter().flatten().map(|d| d.code));
+            }
         }
         codes
     }

@@ -18,4 +18,5 @@ pub mod ir;
 pub mod printer;
 pub mod schedule;
 pub mod source;
+pub mod transform;
 pub mod verify;

@@ -6,6 +6,7 @@ mod check;
 mod diff;
 mod explain;
 mod fmt;
+mod lower;
 mod lsp;
 mod schedule;
 
@@ -73,6 +74,8 @@ enum Command {
     Lsp(lsp::LspArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
+    /// Lower a file (after its schedule) to low-level TIR and print it.
+    Lower(lower::LowerArgs),
     /// Time tirc's stages on given files.
     Bench(bench::BenchArgs),
 }
@@ -131,6 +134,7 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Schedule(args) => schedule::run(args),
+        Command::Lower(args) => lower::run(args),
         Command::Bench(args) => bench::run(args),
     };
     ExitCode::from(code)

@@ -765,6 +765,7 @@ fn is_view_of(child: &Buffer, parent: &Buffer) -> bool {
         && crate::ir::structural::expr_deep_equal(&c.elem_offset, &p.elem_offset)
         && c.data_alignment == p.data_alignment
         && c.offset_factor == p.offset_factor
+        && c.axis_separators == p.axis_separators
         && (c.shape.len() != p.shape.len()
             || c.shape
                 .iter()

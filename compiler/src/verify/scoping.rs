@@ -103,12 +103,15 @@ impl ScopeChecker {
     /// Brings a variable into scope, reporting a second definition of a name
     /// (or of the same variable) that is still in scope. Only names a user
     /// chooses for loops, iteration variables and lets are compared: buffer
-    /// data pointers share their buffer's name by construction.
+    /// data pointers share their buffer's name by construction, and variables
+    /// a pass or a schedule primitive built (no source span) are told apart
+    /// by the printer (`u`, `u_1`), as in TVM.
     fn define(&mut self, var: &Var, kind: DefinitionKind) {
-        let named_by_user = matches!(
-            kind,
-            DefinitionKind::Loop | DefinitionKind::IterVar { .. } | DefinitionKind::Let
-        );
+        let named_by_user = var.span().is_known()
+            && matches!(
+                kind,
+                DefinitionKind::Loop | DefinitionKind::IterVar { .. } | DefinitionKind::Let
+            );
         let already = self.defined.get(var).copied().unwrap_or(0) > 0;
         if already && kind != DefinitionKind::Thread {
             self.report_duplicate(var, var);
@@ -119,6 +122,7 @@ impl ScopeChecker {
                 .and_then(|vars| {
                     vars.iter().rev().find(|v| {
                         *v != var
+                            && v.span() != var.span()
                             && matches!(
                                 self.kinds.get(*v),
                                 Some(
@@ -228,11 +232,20 @@ impl ScopeChecker {
             self.define(buffer.data(), DefinitionKind::Allocation);
             introduced.push(buffer.data().clone());
         }
-        let same_name = self
-            .visible_buffers
-            .keys()
-            .find(|b| *b != buffer && b.name() == buffer.name())
-            .cloned();
+        // Buffers a pass or primitive declared (no span, or the span of the
+        // buffer they derive from) are renamed by the printer, as in TVM.
+        let same_name = buffer
+            .span()
+            .is_known()
+            .then(|| {
+                self.visible_buffers
+                    .keys()
+                    .find(|b| {
+                        *b != buffer && b.name() == buffer.name() && b.span() != buffer.span()
+                    })
+                    .cloned()
+            })
+            .flatten();
         if let Some(previous) = same_name {
             self.diagnostics.push(
                 Diagnostic::error(

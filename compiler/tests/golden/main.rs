@@ -2,6 +2,7 @@
 //! `TIRC_BLESS=1 cargo test --test golden` rewrites expectation files.
 
 mod diagnostics;
+mod lowering;
 mod parse_errors;
 mod roundtrip;
 mod schedule;
