@@ -8,10 +8,12 @@
 pub mod analysis;
 pub mod check;
 pub mod cli;
+pub mod codegen;
 pub mod diagnostics;
 pub mod format;
 pub mod frontend;
 pub mod interp;
 pub mod ir;
 pub mod printer;
+pub mod runtime;
 pub mod source;
