@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod arith;
 pub mod check;
 pub mod cli;
 pub mod codegen;
@@ -16,4 +17,5 @@ pub mod interp;
 pub mod ir;
 pub mod printer;
 pub mod runtime;
+pub mod schedule;
 pub mod source;

@@ -4,6 +4,7 @@
 mod check;
 mod diff;
 mod fmt;
+mod schedule;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
 use crate::printer::Dialect;
@@ -63,6 +64,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Compare two files structurally (exit 0 when equal).
     Diff(diff::DiffArgs),
+    /// Apply a file's schedule section and print the result.
+    Schedule(schedule::ScheduleArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -116,6 +119,7 @@ pub fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Schedule(args) => schedule::run(args),
     };
     ExitCode::from(code)
 }

@@ -3,4 +3,5 @@
 
 mod parse_errors;
 mod roundtrip;
+mod schedule;
 mod support;

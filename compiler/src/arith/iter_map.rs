@@ -1,0 +1,307 @@
+//! Affine iterator maps (TVM's `DetectIterMap`): decides whether index
+//! expressions are the affine combinations of loop variables that `split` and
+//! `fuse` produce (`i_0 * 32 + i_1`, `f // 128`, `f % 128`), and whether the
+//! map from loops to indices is bijective or surjective under a predicate.
+//!
+//! An index becomes an [`IterSum`] of [`IterSplit`]s; a split takes a digit
+//! `(source // lower_factor) % extent` of an [`IterMark`] (a loop variable or a
+//! fused group of splits) and scales it.
+
+mod rewriter;
+
+use super::build;
+use super::Analyzer;
+use crate::ir::{BlockRealize, DataType, Expr, For, Range, Var};
+use rewriter::IterMapRewriter;
+use std::fmt;
+use std::sync::Arc;
+
+/// What a mark iterates: an input loop variable (possibly offset by its
+/// minimum) or a fused group of splits.
+#[derive(Clone, Debug)]
+pub enum IterSource {
+    /// An input iterator such as `i` or `i - min`.
+    Expr(Expr),
+    /// A fused iterator built from splits of other marks.
+    Sum(IterSum),
+}
+
+#[derive(Debug)]
+struct IterMarkData {
+    source: IterSource,
+    extent: Expr,
+}
+
+/// An iterator over `[0, extent)`, identified by its node (like [`Var`]).
+#[derive(Clone)]
+pub struct IterMark(Arc<IterMarkData>);
+
+impl IterMark {
+    /// A new mark distinct from every other.
+    pub fn new(source: IterSource, extent: Expr) -> IterMark {
+        IterMark(Arc::new(IterMarkData { source, extent }))
+    }
+    /// What the mark iterates.
+    pub fn source(&self) -> &IterSource {
+        &self.0.source
+    }
+    /// The number of values.
+    pub fn extent(&self) -> &Expr {
+        &self.0.extent
+    }
+    /// True when both handles are the same mark.
+    pub fn same_as(&self, other: &IterMark) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+    /// The integer type of the iterated values.
+    pub fn dtype(&self) -> DataType {
+        match self.source() {
+            IterSource::Expr(e) => e.dtype(),
+            IterSource::Sum(s) => s.base.dtype(),
+        }
+    }
+}
+
+impl fmt::Debug for IterMark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.source() {
+            IterSource::Expr(e) => write!(f, "IterMark({e}, extent={})", self.extent()),
+            IterSource::Sum(s) => write!(f, "IterMark({s:?}, extent={})", self.extent()),
+        }
+    }
+}
+
+/// `((source // lower_factor) % extent) * scale`.
+#[derive(Clone, Debug)]
+pub struct IterSplit {
+    /// The iterator split.
+    pub source: IterMark,
+    /// The divisor: how many source values one step of this digit spans.
+    pub lower_factor: Expr,
+    /// The number of values of the digit.
+    pub extent: Expr,
+    /// The coefficient of the digit in the index.
+    pub scale: Expr,
+}
+
+impl IterSplit {
+    /// The whole mark as one digit, times `scale`.
+    pub fn whole(source: &IterMark, scale: Expr) -> IterSplit {
+        IterSplit {
+            source: source.clone(),
+            lower_factor: build::int(1, source.dtype()),
+            extent: source.extent().clone(),
+            scale,
+        }
+    }
+}
+
+/// `sum(args) + base`: an affine index in terms of iterator digits.
+#[derive(Clone, Debug)]
+pub struct IterSum {
+    /// The digits, outermost (largest scale) first.
+    pub args: Vec<IterSplit>,
+    /// The constant (or loop-invariant) offset.
+    pub base: Expr,
+}
+
+/// How strictly the map from loops to indices is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IterMapLevel {
+    /// Every loop iteration gives a distinct index tuple and every tuple is reached.
+    Bijective,
+    /// Every index tuple in the iterated space is reached (splits may be partial).
+    Surjective,
+    /// Only the affine form is required.
+    NoCheck,
+}
+
+/// The outcome of [`detect_iter_map`]: one sum per index, or the reasons it failed.
+#[derive(Clone, Debug, Default)]
+pub struct IterMapResult {
+    /// The affine form of each index; empty when detection failed.
+    pub indices: Vec<IterSum>,
+    /// Why detection failed (empty on success).
+    pub errors: Vec<String>,
+}
+
+impl IterMapResult {
+    /// True when every index was recognised and the map passed its check.
+    pub fn is_success(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// Recognises `indices` as an affine map of the loop variables `input_iters`
+/// (each ranging over its range) restricted by `predicate`, checked at `level`.
+///
+/// With `simplify_trivial_iterators`, loops of extent one are treated as constants.
+pub fn detect_iter_map(
+    indices: &[Expr],
+    input_iters: &[(Var, Range)],
+    predicate: &Expr,
+    level: IterMapLevel,
+    analyzer: &Analyzer,
+    simplify_trivial_iterators: bool,
+) -> IterMapResult {
+    let mut result = IterMapResult::default();
+    let uses_input = |e: &Expr| {
+        crate::ir::visit::expr_uses_var(e, &mut |v| input_iters.iter().any(|(iv, _)| iv == v))
+    };
+    if input_iters
+        .iter()
+        .any(|(_, range)| uses_input(&range.min) || uses_input(&range.extent))
+    {
+        result
+            .errors
+            .push("iterator ranges may not depend on other iterators".to_string());
+        return result;
+    }
+    let mut constrained_iters = input_iters.to_vec();
+    let mut constraints = Vec::new();
+    if predicate.as_int() != Some(1) {
+        match rewriter::match_bound_constraints(predicate, &mut constrained_iters, analyzer) {
+            Some(found) => constraints = found,
+            None => {
+                result.errors.push(
+                    "the predicate is not a conjunction of bounds on the iterators".to_string(),
+                );
+                return result;
+            }
+        }
+    }
+    // Constraints on inner iterators must be known before the ones that contain them.
+    constraints.sort_by_key(|c| expr_size(&c.iter));
+
+    let mut rewriter = IterMapRewriter::new(
+        analyzer,
+        &constrained_iters,
+        level,
+        simplify_trivial_iterators,
+    );
+    for constraint in &constraints {
+        rewriter.rewrite_iter_constraint(
+            &constraint.iter,
+            constraint.lower.clone(),
+            constraint.upper.clone(),
+        );
+        if !rewriter.errors.is_empty() {
+            result.errors = rewriter.errors;
+            return result;
+        }
+    }
+    if !rewriter.check_constraints() {
+        result
+            .errors
+            .push("the predicate's constraints overlap".to_string());
+        return result;
+    }
+    let mut sums = Vec::with_capacity(indices.len());
+    for index in indices {
+        sums.push(rewriter.rewrite(index));
+        if !rewriter.errors.is_empty() {
+            result.errors = rewriter.errors;
+            return result;
+        }
+    }
+    if !rewriter.check_mapping(&sums, level) {
+        result.errors.push(match level {
+            IterMapLevel::Bijective => "the index map is not bijective".to_string(),
+            _ => "the mapped indices are not independent".to_string(),
+        });
+        return result;
+    }
+    result.indices = sums;
+    result
+}
+
+/// The number of nodes of an expression (TVM's `CalculateExprComplexity`).
+fn expr_size(expr: &Expr) -> usize {
+    let mut count = 0;
+    crate::ir::visit::walk_exprs(expr, &mut |_| count += 1);
+    count
+}
+
+/// The expression an iterator sum stands for.
+pub fn iter_sum_to_expr(sum: &IterSum) -> Expr {
+    let analyzer = Analyzer::new();
+    rewriter::sum_to_expr(sum, &analyzer)
+}
+
+/// The expression an iterator split stands for.
+pub fn iter_split_to_expr(split: &IterSplit) -> Expr {
+    let analyzer = Analyzer::new();
+    rewriter::split_to_expr(split, &analyzer)
+}
+
+/// The indices rewritten through their affine form when one is found
+/// (`(i * 4 + j) // 4` becomes `i` when `j < 4`), else unchanged.
+pub fn iter_map_simplify(
+    indices: &[Expr],
+    input_iters: &[(Var, Range)],
+    predicate: &Expr,
+    level: IterMapLevel,
+    analyzer: &Analyzer,
+) -> Vec<Expr> {
+    let mut result = detect_iter_map(indices, input_iters, predicate, level, analyzer, true);
+    if !result.is_success() && predicate.as_int() != Some(1) && level != IterMapLevel::Bijective {
+        // The predicate may be what failed; the map without it is still valid for simplification.
+        result = detect_iter_map(
+            indices,
+            input_iters,
+            &Expr::bool(true),
+            level,
+            analyzer,
+            true,
+        );
+    }
+    if !result.is_success() {
+        return indices.to_vec();
+    }
+    result
+        .indices
+        .iter()
+        .map(|sum| rewriter::sum_to_expr(sum, analyzer))
+        .collect()
+}
+
+/// True when a block's bindings are an affine, surjective map of the loops
+/// around it (between the block and its parent block), given its predicate.
+pub fn is_affine_binding<'a>(
+    realize: &BlockRealize,
+    enclosing_loops: impl IntoIterator<Item = &'a For>,
+) -> bool {
+    let loops: Vec<(Var, Range)> = enclosing_loops
+        .into_iter()
+        .map(|l| {
+            (
+                l.loop_var.clone(),
+                Range::new(l.min.clone(), l.extent.clone()),
+            )
+        })
+        .collect();
+    if loops.is_empty() {
+        return true;
+    }
+    let analyzer = Analyzer::new();
+    let result = detect_iter_map(
+        &realize.iter_values,
+        &loops,
+        &realize.predicate,
+        IterMapLevel::Surjective,
+        &analyzer,
+        false,
+    );
+    // As in TVM, a block without bindings under loops does not count as affine.
+    if result.indices.is_empty() {
+        return false;
+    }
+    result.indices.iter().all(|sum| {
+        sum.args
+            .first()
+            .is_none_or(|first| first.scale.as_int() == Some(1))
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,191 @@
+//! Integer arithmetic analysis: constant bounds, modular sets, a canonical
+//! simplifier, interval sets and affine iterator maps, after TVM's `arith`.
+//!
+//! [`Analyzer`] is the entry point: bind loop variables to ranges, then ask it
+//! to simplify index expressions, prove conditions, bound values or evaluate
+//! the set of values an expression takes.
+
+mod build;
+mod canonical_form;
+pub mod const_int_bound;
+mod final_form;
+pub mod int_set;
+pub mod iter_map;
+pub mod modular_set;
+mod rewrite_rules;
+mod simplify;
+
+#[cfg(test)]
+mod property_tests;
+#[cfg(test)]
+mod simplify_tests;
+#[cfg(test)]
+mod testing;
+#[cfg(test)]
+mod tvm_parity_tests;
+
+pub use const_int_bound::{ConstIntBound, ConstIntBoundAnalyzer};
+pub use int_set::{eval_set, IntSet};
+pub use iter_map::{
+    detect_iter_map, is_affine_binding, IterMapLevel, IterMapResult, IterMark, IterSplit, IterSum,
+};
+pub use modular_set::{ModularSet, ModularSetAnalyzer};
+
+use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};
+use simplify::Simplifier;
+use std::collections::HashMap;
+
+/// What is known about variables, and the queries that use it.
+///
+/// Facts come from [`Analyzer::bind`] (loop ranges), [`Analyzer::bind_value`]
+/// (a variable equal to an expression) and [`Analyzer::with_constraint`]
+/// (conditions that hold in a scope).
+#[derive(Clone, Debug, Default)]
+pub struct Analyzer {
+    pub(crate) bounds: ConstIntBoundAnalyzer,
+    pub(crate) modular: ModularSetAnalyzer,
+    pub(crate) var_values: HashMap<Var, Expr>,
+    pub(crate) int_set_domains: HashMap<Var, IntSet>,
+    pub(crate) literal_constraints: Vec<Expr>,
+}
+
+impl Analyzer {
+    /// An analyzer that knows nothing.
+    pub fn new() -> Analyzer {
+        Analyzer::default()
+    }
+
+    /// Records that `var` takes the values `[min, min + extent)`; a range of one
+    /// value binds the variable to that value.
+    pub fn bind(&mut self, var: &Var, range: &Range) {
+        if range.extent.as_int() == Some(1) {
+            self.bind_value(var, &range.min);
+            return;
+        }
+        self.bounds.bind(var, range);
+        self.int_set_domains
+            .insert(var.clone(), IntSet::from_range(range));
+    }
+
+    /// Records that `var` equals `value`: the simplifier substitutes it.
+    pub fn bind_value(&mut self, var: &Var, value: &Expr) {
+        let simplified = self.simplify(value);
+        let bound = self.const_int_bound(&simplified);
+        let modular = self.modular_set(&simplified);
+        let set = self.int_set(&simplified);
+        self.bounds.update(var, bound);
+        self.modular.update(var, modular);
+        self.int_set_domains.insert(var.clone(), set);
+        self.var_values.insert(var.clone(), simplified);
+    }
+
+    /// Runs `f` with `condition` assumed to hold (the body of an `if`, a `T.where`).
+    pub fn with_constraint<R>(
+        &mut self,
+        condition: &Expr,
+        f: impl FnOnce(&mut Analyzer) -> R,
+    ) -> R {
+        let simplified = self.simplify(condition);
+        let bound_count = self.bounds.push_constraints(&simplified);
+        let facts = literal_facts(&simplified);
+        let fact_count = facts.len();
+        self.literal_constraints.extend(facts);
+        let result = f(self);
+        self.bounds.pop_constraints(bound_count);
+        let keep = self.literal_constraints.len().saturating_sub(fact_count);
+        self.literal_constraints.truncate(keep);
+        result
+    }
+
+    /// The simplified expression (canonical form for integer index arithmetic).
+    pub fn simplify(&self, expr: &Expr) -> Expr {
+        Simplifier::new(self).simplify(expr)
+    }
+
+    /// True when `condition` simplifies to true under what is known.
+    pub fn can_prove(&self, condition: &Expr) -> bool {
+        if let Some(v) = condition.as_int() {
+            return v != 0;
+        }
+        self.simplify(condition).as_int().is_some_and(|v| v != 0)
+    }
+
+    /// True when `a == b` is provable.
+    pub fn can_prove_equal(&self, a: &Expr, b: &Expr) -> bool {
+        if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+            return x == y;
+        }
+        let difference = build::sub(a.clone(), b.clone());
+        self.simplify(&difference).as_int() == Some(0)
+    }
+
+    /// True when `expr >= lower` is provable from constant bounds.
+    pub fn can_prove_greater_equal(&self, expr: &Expr, lower: i64) -> bool {
+        if let Some(v) = expr.as_int() {
+            return v >= lower;
+        }
+        self.const_int_bound(&self.simplify(expr)).min >= lower
+    }
+
+    /// True when `expr < upper` is provable from constant bounds.
+    pub fn can_prove_less(&self, expr: &Expr, upper: i64) -> bool {
+        if let Some(v) = expr.as_int() {
+            return v < upper;
+        }
+        self.const_int_bound(&self.simplify(expr)).max < upper
+    }
+
+    /// The constant bound of `expr`'s values.
+    pub fn const_int_bound(&self, expr: &Expr) -> ConstIntBound {
+        self.bounds.context(&[], Some(&self.modular)).bound(expr)
+    }
+
+    /// The modular set of `expr`'s values.
+    pub fn modular_set(&self, expr: &Expr) -> ModularSet {
+        let context = self.bounds.context(&[], Some(&self.modular));
+        self.modular.eval_with_bounds(expr, &context)
+    }
+
+    /// The values `expr` takes when each variable in `dom_map` ranges over its set
+    /// (other variables stay symbolic).
+    pub fn eval_set(&self, expr: &Expr, dom_map: &HashMap<Var, IntSet>) -> IntSet {
+        int_set::eval_set_with(self, expr, dom_map)
+    }
+
+    /// The values `expr` takes over the ranges given to [`Analyzer::bind`].
+    pub fn int_set(&self, expr: &Expr) -> IntSet {
+        int_set::eval_set_with(self, expr, &self.int_set_domains)
+    }
+}
+
+/// The facts a simplified condition contributes to literal matching: each
+/// conjunct, and for comparisons the negation marked false.
+pub(crate) fn literal_facts(condition: &Expr) -> Vec<Expr> {
+    let mut facts = Vec::new();
+    for part in const_int_bound::split_conjunction(condition) {
+        if part.as_int().is_some() {
+            continue;
+        }
+        if let ExprKind::Binary(op, a, b) = part.kind() {
+            let negation = match op {
+                BinaryOp::Lt => Some(build::node(BinaryOp::Le, b.clone(), a.clone())),
+                BinaryOp::Le => Some(build::node(BinaryOp::Lt, b.clone(), a.clone())),
+                BinaryOp::Gt => Some(build::node(BinaryOp::Le, a.clone(), b.clone())),
+                BinaryOp::Ge => Some(build::node(BinaryOp::Lt, a.clone(), b.clone())),
+                BinaryOp::Eq => Some(build::node(BinaryOp::Ne, a.clone(), b.clone())),
+                BinaryOp::Ne => Some(build::node(BinaryOp::Eq, a.clone(), b.clone())),
+                _ => None,
+            };
+            if let Some(negation) = negation {
+                let dtype = negation.dtype();
+                facts.push(Expr::new(
+                    ExprKind::Not(negation),
+                    dtype,
+                    crate::source::Span::NONE,
+                ));
+            }
+        }
+        facts.push(part);
+    }
+    facts
+}

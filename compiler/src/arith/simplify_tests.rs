@@ -1,0 +1,486 @@
+//! Unit tests of the simplifier, one rule family each, with expectations in
+//! TVM's printed form (what `tvm.arith.Analyzer().simplify` prints).
+
+use super::Analyzer;
+use crate::ir::operators;
+use crate::ir::{BinaryOp, DataType, Expr, ExprKind, Range, Var};
+use crate::source::Span;
+
+fn var(name: &str) -> Var {
+    Var::new(name, DataType::int32(), Span::NONE)
+}
+
+fn v(var: &Var) -> Expr {
+    var.to_expr()
+}
+
+fn c(value: i64) -> Expr {
+    Expr::i32(value)
+}
+
+fn op(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+    operators::binary(op, a, b).expect("well-typed test expression")
+}
+
+fn add(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::Add, a, b)
+}
+fn sub(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::Sub, a, b)
+}
+fn mul(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::Mul, a, b)
+}
+fn floordiv(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::FloorDiv, a, b)
+}
+fn floormod(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::FloorMod, a, b)
+}
+fn min(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::Min, a, b)
+}
+fn max(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::Max, a, b)
+}
+fn lt(a: Expr, b: Expr) -> Expr {
+    op(BinaryOp::Lt, a, b)
+}
+
+/// An analyzer with each variable bound to `[0, extent)`.
+fn bounded(vars: &[(&Var, i64)]) -> Analyzer {
+    let mut analyzer = Analyzer::new();
+    for (var, extent) in vars {
+        analyzer.bind(var, &Range::from_extent(c(*extent)));
+    }
+    analyzer
+}
+
+fn check(analyzer: &Analyzer, expr: &Expr, expected: &str) {
+    assert_eq!(
+        analyzer.simplify(expr).to_string(),
+        expected,
+        "simplifying {expr}"
+    );
+}
+
+// ----- the identities schedules produce ------------------------------------
+
+#[test]
+fn split_quotient_and_remainder_recover_the_loops() {
+    let (i0, i1) = (var("i_0"), var("i_1"));
+    let analyzer = bounded(&[(&i0, 4), (&i1, 32)]);
+    let fused = add(mul(v(&i0), c(32)), v(&i1));
+    check(&analyzer, &floordiv(fused.clone(), c(32)), "i_0");
+    check(&analyzer, &floormod(fused, c(32)), "i_1");
+}
+
+#[test]
+fn outer_quotient_needs_only_the_inner_bound() {
+    let (i, j) = (var("i"), var("j"));
+    let analyzer = bounded(&[(&j, 128)]);
+    check(
+        &analyzer,
+        &floordiv(add(mul(v(&i), c(128)), v(&j)), c(128)),
+        "i",
+    );
+    check(
+        &Analyzer::new(),
+        &floordiv(add(mul(v(&i), c(128)), v(&j)), c(128)),
+        "j // 128 + i",
+    );
+}
+
+#[test]
+fn quotient_times_divisor_plus_remainder_is_the_index() {
+    let f = var("f");
+    let rebuilt = add(
+        mul(floordiv(v(&f), c(128)), c(128)),
+        floormod(v(&f), c(128)),
+    );
+    check(&Analyzer::new(), &rebuilt, "f");
+}
+
+#[test]
+fn non_dividing_split_predicate_stays() {
+    let (i0, i1) = (var("i_0"), var("i_1"));
+    let analyzer = bounded(&[(&i0, 5), (&i1, 30)]);
+    let predicate = lt(add(mul(v(&i0), c(30)), v(&i1)), c(128));
+    check(&analyzer, &predicate, "i_0 * 30 + i_1 < 128");
+    let within = bounded(&[(&i0, 4), (&i1, 30)]);
+    check(&within, &predicate, "T.bool(True)");
+}
+
+// ----- sums ------------------------------------------------------------------
+
+#[test]
+fn terms_order_by_decreasing_scale_with_constant_last() {
+    let (i0, i1, vi) = (var("i_0"), var("i_1"), var("vi"));
+    let analyzer = Analyzer::new();
+    check(
+        &analyzer,
+        &add(v(&i1), mul(v(&i0), c(32))),
+        "i_0 * 32 + i_1",
+    );
+    check(&analyzer, &add(c(3), mul(v(&vi), c(4))), "vi * 4 + 3");
+    check(&analyzer, &add(add(v(&vi), c(3)), c(4)), "vi + 7");
+}
+
+#[test]
+fn like_terms_merge_and_cancel() {
+    let (x, y) = (var("x"), var("y"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &sub(v(&x), v(&x)), "0");
+    check(&analyzer, &sub(add(v(&x), v(&y)), v(&x)), "y");
+    check(&analyzer, &sub(mul(v(&x), c(2)), v(&x)), "x");
+    check(&analyzer, &mul(add(v(&x), c(2)), c(3)), "x * 3 + 6");
+    check(&analyzer, &sub(c(0), v(&x)), "0 - x");
+    check(&analyzer, &sub(sub(c(1), v(&x)), c(4)), "0 - x - 3");
+    check(&analyzer, &sub(v(&x), mul(v(&y), c(2))), "x - y * 2");
+}
+
+#[test]
+fn symbolic_products_keep_their_factors() {
+    let (x, y) = (var("x"), var("y"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &mul(mul(v(&x), c(2)), v(&y)), "x * y * 2");
+    check(
+        &analyzer,
+        &floordiv(mul(mul(v(&x), v(&y)), c(4)), mul(v(&y), c(2))),
+        "x * 2",
+    );
+}
+
+// ----- division and modulo -----------------------------------------------------
+
+#[test]
+fn division_of_a_scaled_term_divides_the_scale() {
+    let x = var("x");
+    let analyzer = Analyzer::new();
+    check(&analyzer, &floordiv(mul(v(&x), c(8)), c(4)), "x * 2");
+    check(&analyzer, &floormod(mul(v(&x), c(8)), c(4)), "0");
+    check(&analyzer, &floormod(mul(v(&x), c(4)), c(8)), "x % 2 * 4");
+    check(&analyzer, &floordiv(mul(v(&x), c(4)), c(8)), "x // 2");
+}
+
+#[test]
+fn nested_division_and_modulo_combine() {
+    let x = var("x");
+    let analyzer = Analyzer::new();
+    check(&analyzer, &floordiv(floordiv(v(&x), c(4)), c(8)), "x // 32");
+    check(&analyzer, &floormod(floormod(v(&x), c(32)), c(8)), "x % 8");
+    check(
+        &analyzer,
+        &floordiv(floormod(v(&x), c(32)), c(8)),
+        "x % 32 // 8",
+    );
+    check(&analyzer, &floordiv(floormod(v(&x), c(16)), c(32)), "0");
+    check(
+        &analyzer,
+        &floormod(floordiv(v(&x), c(4)), c(8)),
+        "x % 32 // 4",
+    );
+    check(&analyzer, &floormod(floormod(v(&x), c(2)), c(4)), "x % 2");
+}
+
+#[test]
+fn rounding_down_to_a_multiple_stays() {
+    let n = var("n");
+    check(
+        &Analyzer::new(),
+        &mul(floordiv(v(&n), c(4)), c(4)),
+        "n // 4 * 4",
+    );
+}
+
+#[test]
+fn constant_offsets_fold_into_the_remainder() {
+    let x = var("x");
+    let analyzer = Analyzer::new();
+    check(&analyzer, &floormod(sub(v(&x), c(5)), c(3)), "(x + 1) % 3");
+    check(&analyzer, &floormod(add(mul(v(&x), c(4)), c(6)), c(2)), "0");
+    check(
+        &analyzer,
+        &floordiv(add(mul(v(&x), c(4)), c(6)), c(2)),
+        "x * 2 + 3",
+    );
+}
+
+#[test]
+fn bounded_dividends_vanish_or_stay() {
+    let i = var("i");
+    let analyzer = bounded(&[(&i, 16)]);
+    check(&analyzer, &floordiv(v(&i), c(16)), "0");
+    check(&analyzer, &floormod(v(&i), c(16)), "i");
+    check(&analyzer, &floordiv(v(&i), c(8)), "i // 8");
+}
+
+#[test]
+fn truncated_division_splits_only_non_negative_sums() {
+    let (i, j) = (var("i"), var("j"));
+    let analyzer = bounded(&[(&i, 10), (&j, 8)]);
+    let index = add(mul(v(&i), c(8)), v(&j));
+    check(&analyzer, &op(BinaryOp::Div, index.clone(), c(8)), "i");
+    check(&analyzer, &op(BinaryOp::Mod, index, c(8)), "j");
+    let (x, y) = (var("x"), var("y"));
+    let free = add(mul(v(&x), c(8)), v(&y));
+    check(
+        &Analyzer::new(),
+        &op(BinaryOp::Div, free, c(8)),
+        "T.Div(x * 8 + y, 8)",
+    );
+}
+
+#[test]
+fn division_by_zero_is_left_alone() {
+    let x = var("x");
+    let expr = Expr::binary(BinaryOp::FloorDiv, v(&x), c(0));
+    check(&Analyzer::new(), &expr, "T.FloorDiv(x, 0)");
+    let remainder = Expr::binary(BinaryOp::FloorMod, v(&x), c(0));
+    check(&Analyzer::new(), &remainder, "T.FloorMod(x, 0)");
+}
+
+// ----- min and max -----------------------------------------------------------
+
+#[test]
+fn dominated_min_max_arms_are_removed() {
+    let (i, x, y) = (var("i"), var("x"), var("y"));
+    let analyzer = bounded(&[(&i, 128)]);
+    check(&analyzer, &min(v(&i), c(200)), "i");
+    check(&analyzer, &max(v(&i), c(0)), "i");
+    check(&analyzer, &min(v(&i), c(100)), "T.min(i, 100)");
+    check(&analyzer, &min(add(v(&x), c(1)), add(v(&x), c(3))), "x + 1");
+    check(&analyzer, &max(add(v(&x), c(1)), add(v(&x), c(3))), "x + 3");
+    check(&analyzer, &min(v(&x), v(&y)), "T.min(x, y)");
+    check(&analyzer, &min(v(&x), v(&x)), "x");
+}
+
+#[test]
+fn nested_min_max_absorb_and_factor() {
+    let (x, y, z) = (var("x"), var("y"), var("z"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &min(max(v(&x), v(&y)), v(&x)), "x");
+    check(&analyzer, &max(min(v(&x), v(&y)), v(&x)), "x");
+    check(&analyzer, &min(min(v(&x), v(&y)), v(&x)), "T.min(x, y)");
+    check(
+        &analyzer,
+        &min(add(v(&y), v(&x)), add(v(&z), v(&x))),
+        "T.min(y, z) + x",
+    );
+    check(
+        &analyzer,
+        &min(mul(v(&x), c(4)), mul(v(&y), c(4))),
+        "T.min(x, y) * 4",
+    );
+    check(&analyzer, &min(min(v(&x), c(4)), c(2)), "T.min(x, 2)");
+    check(
+        &analyzer,
+        &min(min(v(&x), c(4)), v(&y)),
+        "T.min(T.min(x, y), 4)",
+    );
+}
+
+#[test]
+fn rounding_up_then_min_with_the_value_is_the_value() {
+    let x = var("x");
+    let rounded = mul(floordiv(add(v(&x), c(3)), c(4)), c(4));
+    check(&Analyzer::new(), &min(rounded.clone(), v(&x)), "x");
+    check(&Analyzer::new(), &max(rounded, v(&x)), "(x + 3) // 4 * 4");
+}
+
+// ----- comparisons and booleans ----------------------------------------------
+
+#[test]
+fn comparisons_decided_by_bounds() {
+    let (i, x) = (var("i"), var("x"));
+    let analyzer = bounded(&[(&i, 128)]);
+    check(&analyzer, &lt(v(&x), add(v(&x), c(1))), "T.bool(True)");
+    check(&analyzer, &lt(v(&i), c(128)), "T.bool(True)");
+    check(&analyzer, &op(BinaryOp::Ge, v(&i), c(0)), "T.bool(True)");
+    check(&analyzer, &op(BinaryOp::Eq, v(&i), c(200)), "T.bool(False)");
+    check(&analyzer, &op(BinaryOp::Ne, v(&i), c(-1)), "T.bool(True)");
+    check(&analyzer, &lt(v(&i), c(64)), "i < 64");
+}
+
+#[test]
+fn comparisons_normalise_to_less_than() {
+    let (x, y, i) = (var("x"), var("y"), var("i"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &op(BinaryOp::Gt, v(&x), c(3)), "3 < x");
+    check(&analyzer, &op(BinaryOp::Ge, v(&x), v(&y)), "y <= x");
+    check(
+        &analyzer,
+        &op(BinaryOp::Le, add(v(&x), c(1)), v(&y)),
+        "x < y",
+    );
+    check(&analyzer, &lt(add(v(&x), c(2)), c(10)), "x < 8");
+    check(&analyzer, &lt(mul(v(&i), c(4)), c(16)), "i < 4");
+    check(&analyzer, &lt(mul(v(&i), c(4)), c(18)), "i < 5");
+    check(
+        &analyzer,
+        &op(BinaryOp::Eq, add(v(&x), c(1)), c(4)),
+        "x == 3",
+    );
+    check(&analyzer, &op(BinaryOp::Eq, c(4), v(&x)), "x == 4");
+}
+
+#[test]
+fn common_divisor_of_a_comparison_cancels() {
+    let (x, y) = (var("x"), var("y"));
+    let analyzer = bounded(&[(&y, 8)]);
+    check(&analyzer, &lt(add(mul(v(&x), c(8)), v(&y)), c(16)), "x < 2");
+}
+
+#[test]
+fn boolean_connectives_fold() {
+    let (x, b) = (var("x"), Var::new("b", DataType::bool(), Span::NONE));
+    let analyzer = Analyzer::new();
+    let below = lt(v(&x), c(5));
+    let above = op(BinaryOp::Ge, v(&x), c(5));
+    check(
+        &analyzer,
+        &op(BinaryOp::And, below.clone(), above.clone()),
+        "T.bool(False)",
+    );
+    check(
+        &analyzer,
+        &op(BinaryOp::Or, below.clone(), above),
+        "T.bool(True)",
+    );
+    check(
+        &analyzer,
+        &operators::logical_not(below.clone()).unwrap(),
+        "5 <= x",
+    );
+    check(&analyzer, &op(BinaryOp::And, Expr::bool(true), v(&b)), "b");
+    check(
+        &analyzer,
+        &op(BinaryOp::Or, v(&b), Expr::bool(true)),
+        "T.bool(True)",
+    );
+    let not_b = operators::logical_not(v(&b)).unwrap();
+    check(
+        &analyzer,
+        &op(BinaryOp::And, v(&b), not_b.clone()),
+        "T.bool(False)",
+    );
+    check(&analyzer, &operators::logical_not(not_b).unwrap(), "b");
+    let equal = op(BinaryOp::Eq, v(&x), c(5));
+    check(&analyzer, &op(BinaryOp::Or, below, equal), "x <= 5");
+}
+
+// ----- select, casts, lets, floats -------------------------------------------
+
+#[test]
+fn select_branches_see_their_condition() {
+    let i = var("i");
+    let analyzer = bounded(&[(&i, 128)]);
+    let chosen = Expr::new(
+        ExprKind::Select(lt(v(&i), c(128)), v(&i), c(0)),
+        DataType::int32(),
+        Span::NONE,
+    );
+    check(&analyzer, &chosen, "i");
+    let guarded = operators::if_then_else(lt(v(&i), c(16)), min(v(&i), c(15)), c(0)).unwrap();
+    check(&analyzer, &guarded, "T.if_then_else(i < 16, i, 0)");
+    let same_arms = Expr::new(
+        ExprKind::Select(lt(v(&i), c(3)), v(&i), v(&i)),
+        DataType::int32(),
+        Span::NONE,
+    );
+    check(&analyzer, &same_arms, "i");
+}
+
+#[test]
+fn casts_fold_constants_and_distribute_over_widening() {
+    let (i, j) = (var("i"), var("j"));
+    let analyzer = Analyzer::new();
+    check(
+        &analyzer,
+        &Expr::cast(DataType::int64(), c(5)),
+        "T.int64(5)",
+    );
+    let widened = Expr::cast(DataType::int64(), add(mul(v(&i), c(4)), v(&j)));
+    check(
+        &analyzer,
+        &widened,
+        "T.Cast(\"int64\", i) * T.int64(4) + T.Cast(\"int64\", j)",
+    );
+    let wide = Var::new("n", DataType::int64(), Span::NONE);
+    let narrowed = Expr::cast(DataType::int32(), v(&wide));
+    check(&analyzer, &narrowed, "T.Cast(\"int32\", n)");
+}
+
+#[test]
+fn trivial_lets_are_inlined() {
+    let (x, y) = (var("x"), var("y"));
+    let body = add(v(&x), v(&y));
+    let bound = Expr::new(
+        ExprKind::Let {
+            var: x.clone(),
+            value: c(3),
+            body,
+        },
+        DataType::int32(),
+        Span::NONE,
+    );
+    check(&Analyzer::new(), &bound, "y + 3");
+}
+
+#[test]
+fn float_arithmetic_only_folds_constants() {
+    let f32_type = DataType::float32();
+    let (a, b) = (
+        Var::new("a", f32_type, Span::NONE),
+        Var::new("b", f32_type, Span::NONE),
+    );
+    let analyzer = Analyzer::new();
+    let sum = add(v(&a), v(&b));
+    assert!(analyzer.simplify(&sum).same_as(&sum));
+    let product = Expr::binary(
+        BinaryOp::Mul,
+        Expr::float(1.5, f32_type),
+        Expr::float(2.0, f32_type),
+    );
+    check(&analyzer, &product, "T.float32(3.0)");
+    let nested = Expr::binary(BinaryOp::Add, v(&a), product);
+    check(&analyzer, &nested, "a + T.float32(3.0)");
+}
+
+// ----- the analyzer facade ----------------------------------------------------
+
+#[test]
+fn analyzer_proves_equalities_and_bounds() {
+    let (i, j) = (var("i"), var("j"));
+    let analyzer = bounded(&[(&i, 16), (&j, 4)]);
+    let index = add(mul(v(&i), c(4)), v(&j));
+    assert!(analyzer.can_prove_equal(&floordiv(index.clone(), c(4)), &v(&i)));
+    assert!(!analyzer.can_prove_equal(&index, &v(&i)));
+    assert!(analyzer.can_prove(&lt(index.clone(), c(64))));
+    assert!(!analyzer.can_prove(&lt(index.clone(), c(63))));
+    assert!(analyzer.can_prove_greater_equal(&index, 0));
+    assert!(analyzer.can_prove_less(&index, 64));
+    let bound = analyzer.const_int_bound(&index);
+    assert_eq!((bound.min, bound.max), (0, 63));
+}
+
+#[test]
+fn bound_values_are_substituted() {
+    let (i, k) = (var("i"), var("k"));
+    let mut analyzer = Analyzer::new();
+    analyzer.bind(&k, &Range::new(c(2), c(1)));
+    analyzer.bind_value(&i, &add(v(&k), c(1)));
+    check(&analyzer, &mul(v(&i), c(2)), "6");
+}
+
+#[test]
+fn constraints_hold_only_inside_their_scope() {
+    let i = var("i");
+    let mut analyzer = bounded(&[(&i, 100)]);
+    let condition = lt(v(&i), c(10));
+    let inside = analyzer.with_constraint(&condition, |a| a.simplify(&min(v(&i), c(9))));
+    assert_eq!(inside.to_string(), "i");
+    let repeated = analyzer.with_constraint(&condition, |a| a.simplify(&lt(v(&i), c(10))));
+    assert_eq!(repeated.to_string(), "T.bool(True)");
+    check(&analyzer, &min(v(&i), c(9)), "T.min(i, 9)");
+}

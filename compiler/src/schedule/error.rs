@@ -1,0 +1,157 @@
+//! Refusals: why a schedule step cannot be applied, with the code, the
+//! loops and blocks of the program it concerns, and how to fix it.
+//!
+//! Every refusal has an `E03xx` code (listed in [`codes`]) and a help line. The
+//! script interpreter turns a refusal into a diagnostic whose primary span is
+//! the schedule line and whose secondary spans are the program locations.
+
+use crate::diagnostics::Diagnostic;
+use crate::source::Span;
+
+/// Diagnostic codes of the schedule engine.
+pub mod codes {
+    /// A method of `sch` that is not a schedule primitive tirc knows.
+    pub const UNKNOWN_PRIMITIVE: &str = "E0301";
+    /// A name that was never assigned in the schedule.
+    pub const UNDEFINED_NAME: &str = "E0302";
+    /// A value of the wrong kind (a loop where a block is expected, ...).
+    pub const WRONG_KIND: &str = "E0303";
+    /// Missing, extra or unknown arguments.
+    pub const BAD_ARGUMENTS: &str = "E0304";
+    /// A loop or block handle whose loop or block an earlier step removed.
+    pub const REMOVED_HANDLE: &str = "E0305";
+    /// `get_block` found no block, or several, with that name.
+    pub const BLOCK_NOT_FOUND: &str = "E0306";
+    /// A function name that is not in the module.
+    pub const FUNCTION_NOT_FOUND: &str = "E0307";
+    /// Split factors that are not valid for the loop.
+    pub const BAD_FACTORS: &str = "E0308";
+    /// A loop that does not start at zero.
+    pub const LOOP_NOT_FROM_ZERO: &str = "E0309";
+    /// A loop with annotations or a thread binding where neither is allowed.
+    pub const LOOP_HAS_ANNOTATION: &str = "E0310";
+    /// Loops that are not a chain of only children (fuse).
+    pub const NOT_ADJACENT: &str = "E0311";
+    /// A loop whose range depends on a loop that would end up inside it.
+    pub const DEPENDENT_LOOP: &str = "E0312";
+    /// A loop given twice.
+    pub const DUPLICATE_LOOP: &str = "E0313";
+    /// Loops that are not on one chain under one block (reorder).
+    pub const NOT_A_CHAIN: &str = "E0314";
+    /// A block under the loops with iterators or bindings reorder cannot move.
+    pub const BAD_BLOCK_UNDER_LOOPS: &str = "E0315";
+    /// A loop bound to a block iterator that is not data parallel.
+    pub const NOT_DATA_PARALLEL: &str = "E0316";
+    /// A block under the loop that is neither complete nor a reduction.
+    pub const NOT_COMPACT_DATAFLOW: &str = "E0317";
+    /// A thread tag that is not a GPU thread axis.
+    pub const UNKNOWN_THREAD_TAG: &str = "E0318";
+    /// An annotation key that is not there.
+    pub const MISSING_ANNOTATION: &str = "E0319";
+    /// An operation on the root block that needs a block inside a scope.
+    pub const ROOT_BLOCK: &str = "E0320";
+    /// A statement a schedule section may not contain.
+    pub const UNSUPPORTED_STATEMENT: &str = "E0321";
+    /// No schedule section, or not the one asked for.
+    pub const NO_SCHEDULE: &str = "E0322";
+    /// A tuple assignment whose count does not match the value.
+    pub const UNPACK_MISMATCH: &str = "E0323";
+    /// The program has errors, so the schedule cannot run.
+    pub const PROGRAM_HAS_ERRORS: &str = "E0324";
+}
+
+/// A program location a refusal is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blame {
+    /// Where it is in the program (a loop or block), or in the schedule.
+    pub span: Span,
+    /// What it has to do with the refusal.
+    pub label: String,
+}
+
+/// A refused step: what is wrong, where, and how to fix it (boxed, so that
+/// results stay small on the success path).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleError(Box<Refusal>);
+
+/// The details of a refused step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The `E03xx` code.
+    pub code: &'static str,
+    /// One line saying what is wrong.
+    pub message: String,
+    /// The loops and blocks of the program it concerns.
+    pub blame: Vec<Blame>,
+    /// How to fix it.
+    pub help: String,
+    /// Extra facts, one line each (TVM's conditions, for instance).
+    pub notes: Vec<String>,
+    /// The argument of the call to point at (its position in the call's
+    /// arguments as written), when one argument is at fault.
+    pub argument: Option<usize>,
+}
+
+impl std::ops::Deref for ScheduleError {
+    type Target = Refusal;
+    fn deref(&self) -> &Refusal {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ScheduleError {
+    fn deref_mut(&mut self) -> &mut Refusal {
+        &mut self.0
+    }
+}
+
+impl ScheduleError {
+    /// A refusal with a code, a message and a help line.
+    pub fn new(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> Self {
+        ScheduleError(Box::new(Refusal {
+            code,
+            message: message.into(),
+            blame: Vec::new(),
+            help: help.into(),
+            notes: Vec::new(),
+            argument: None,
+        }))
+    }
+
+    /// Adds a program location.
+    pub fn blame(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.blame.push(Blame {
+            span,
+            label: label.into(),
+        });
+        self
+    }
+
+    /// Adds a note line.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Points at one argument of the call.
+    pub fn at_argument(mut self, index: usize) -> Self {
+        self.argument = Some(index);
+        self
+    }
+
+    /// The diagnostic for this refusal, with the primary span on the schedule line.
+    pub fn to_diagnostic(&self, primary: Span, label: &str) -> Diagnostic {
+        let mut diagnostic =
+            Diagnostic::error(self.code, self.message.clone(), primary).with_label(label);
+        for blame in &self.blame {
+            diagnostic = diagnostic.with_secondary(blame.span, blame.label.clone());
+        }
+        for note in &self.notes {
+            diagnostic = diagnostic.with_note(note.clone());
+        }
+        diagnostic.with_help(self.help.clone())
+    }
+}
+
+/// The result of a primitive.
+pub type ScheduleResult<T> = Result<T, ScheduleError>;

@@ -1,0 +1,306 @@
+//! The schedule engine: applies the schedule section of a `.tir` file to its
+//! program, step by step, with TVM's primitives and legality rules.
+//!
+//! [`apply_schedule`] is the entry point: it runs one schedule `def` of a
+//! [`Program`] and returns every step applied (the call's text and span, the
+//! module after it), the diagnostic of a refused step, and the trace in TVM's
+//! `apply_trace` form.
+//!
+//! Inside: [`state`] holds the program and where every loop and block sits;
+//! [`scope`] the block scopes, dependences and cached flags; one file per
+//! primitive family ([`get_block_loop`], [`loop_transformation`],
+//! [`for_kind`], [`annotate`]); [`script`] interprets the schedule `def`;
+//! [`trace`] prints what was applied; [`step_check`] re-verifies each step.
+
+pub mod annotate;
+mod binding;
+pub mod error;
+pub mod for_kind;
+pub mod get_block_loop;
+pub mod loop_transformation;
+pub mod report;
+pub mod scope;
+pub mod script;
+pub mod state;
+pub mod step_check;
+#[cfg(test)]
+mod testing;
+pub mod trace;
+
+pub use error::{codes, ScheduleError};
+pub use state::ScheduleState;
+pub use trace::Trace;
+
+use crate::diagnostics::Diagnostic;
+use crate::frontend::{Program, ScheduleDef};
+use crate::ir::IRModule;
+use crate::source::Span;
+
+/// One applied step: a call of a primitive and the module after it.
+#[derive(Clone, Debug)]
+pub struct AppliedStep {
+    /// The step's number, from 1.
+    pub number: usize,
+    /// The call as written in the schedule (`sch.split(i, factors=[None, 32])`).
+    pub text: String,
+    /// Where the call is.
+    pub span: Span,
+    /// The module after the step.
+    pub module: IRModule,
+    /// False for steps that do not change the program (getters, an annotate of
+    /// a key already there).
+    pub changed: bool,
+}
+
+/// The result of running a schedule section.
+#[derive(Clone, Debug)]
+pub struct ScheduleRun {
+    /// The name of the schedule `def` that ran, when one did.
+    pub schedule: Option<String>,
+    /// The module before the first step.
+    pub initial: IRModule,
+    /// The steps applied, in order.
+    pub steps: Vec<AppliedStep>,
+    /// Why the run stopped early: a refused step (primary span on the
+    /// schedule line, secondary spans on the program), a bad script, or a
+    /// missing schedule section.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The steps applied, as TVM's trace.
+    pub trace: Trace,
+}
+
+impl ScheduleRun {
+    /// The module after the last step applied (the initial module when none was).
+    pub fn module(&self) -> &IRModule {
+        self.steps
+            .last()
+            .map(|s| &s.module)
+            .unwrap_or(&self.initial)
+    }
+
+    /// True when every step applied and nothing went wrong.
+    pub fn succeeded(&self) -> bool {
+        !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Options of a schedule run beyond the defaults.
+#[derive(Clone, Debug, Default)]
+pub struct ApplyOptions {
+    /// Stop after this many steps.
+    pub stop_after: Option<usize>,
+}
+
+/// Runs a schedule section of a program: the one named `schedule`, or, when
+/// `None`, the file's only schedule section or the one named `schedule`.
+///
+/// A program without schedule sections gives an empty run without
+/// diagnostics when no name is asked for.
+pub fn apply_schedule(program: &Program, schedule: Option<&str>) -> ScheduleRun {
+    apply_schedule_with(program, schedule, &ApplyOptions::default())
+}
+
+/// [`apply_schedule`] with options.
+pub fn apply_schedule_with(
+    program: &Program,
+    schedule: Option<&str>,
+    options: &ApplyOptions,
+) -> ScheduleRun {
+    let mut run = ScheduleRun {
+        schedule: None,
+        initial: program.module.clone(),
+        steps: Vec::new(),
+        diagnostics: Vec::new(),
+        trace: Trace::default(),
+    };
+    let def = match select_schedule(program, schedule) {
+        Ok(Some(def)) => def,
+        Ok(None) => return run,
+        Err(diagnostic) => {
+            run.diagnostics.push(*diagnostic);
+            return run;
+        }
+    };
+    run.schedule = Some(def.name.clone());
+    let mut state = ScheduleState::new(program.module.clone());
+    let outcome = script::run(&mut state, def, program.file, options.stop_after);
+    run.steps = outcome.steps;
+    run.diagnostics = outcome.diagnostics;
+    run.trace = outcome.trace;
+    run
+}
+
+/// The schedule `def` to run: the one named, the only one, or the one named
+/// `schedule`.
+fn select_schedule<'p>(
+    program: &'p Program,
+    name: Option<&str>,
+) -> Result<Option<&'p ScheduleDef>, Box<Diagnostic>> {
+    let file_start = Span::new(program.file, 0, 0);
+    let names: Vec<String> = program
+        .schedules
+        .iter()
+        .map(|s| format!("`{}`", s.name))
+        .collect();
+    match name {
+        Some(name) => match program.schedules.iter().find(|s| s.name == name) {
+            Some(def) => Ok(Some(def)),
+            None => Err(Box::new(
+                Diagnostic::error(
+                    codes::NO_SCHEDULE,
+                    format!("the file has no schedule section named `{name}`"),
+                    file_start,
+                )
+                .with_help(if names.is_empty() {
+                    "add a `def schedule(sch: T.Schedule):` section".to_string()
+                } else {
+                    format!("its schedule sections are: {}", names.join(", "))
+                }),
+            )),
+        },
+        None => match program.schedules.as_slice() {
+            [] => Ok(None),
+            [only] => Ok(Some(only)),
+            several => match several.iter().find(|s| s.name == "schedule") {
+                Some(def) => Ok(Some(def)),
+                None => Err(Box::new(
+                    Diagnostic::error(
+                        codes::NO_SCHEDULE,
+                        format!(
+                            "the file has {} schedule sections and none is named `schedule`",
+                            several.len()
+                        ),
+                        several[0].span,
+                    )
+                    .with_help(format!(
+                        "pick one with `--schedule NAME`: {}",
+                        names.join(", ")
+                    )),
+                )),
+            },
+        },
+    }
+}
+
+/// Prints a module of a scheduled program as `tirc fmt` prints the program
+/// (header comments, then the module or function), without the schedule
+/// sections, in `dialect` (the program's own when `None`).
+pub fn print_scheduled(
+    program: &Program,
+    module: &IRModule,
+    dialect: Option<crate::printer::Dialect>,
+) -> String {
+    let scheduled = Program {
+        module: module.clone(),
+        form: program.form,
+        dialect: program.dialect,
+        header_comments: program.header_comments.clone(),
+        schedules: Vec::new(),
+        file: program.file,
+    };
+    crate::format::print_program(&scheduled, dialect)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{program, MATMUL};
+
+    fn with_schedule(schedule: &str) -> Program {
+        program(&format!("{MATMUL}\n{schedule}"))
+    }
+
+    #[test]
+    fn steps_carry_their_text_and_the_module_after_them() {
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    b0 = sch.get_block(\"C\")\n    i, j, k = sch.get_loops(b0)\n    i0, i1 = sch.split(i, factors=[None, 32])\n    sch.reorder(i0, k, i1, j)\n",
+        );
+        let run = apply_schedule(&p, None);
+        assert!(run.succeeded(), "{:?}", run.diagnostics);
+        let texts: Vec<&str> = run.steps.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "sch.get_block(\"C\")",
+                "sch.get_loops(b0)",
+                "sch.split(i, factors=[None, 32])",
+                "sch.reorder(i0, k, i1, j)"
+            ]
+        );
+        let changed: Vec<bool> = run.steps.iter().map(|s| s.changed).collect();
+        assert_eq!(changed, [false, false, true, true]);
+        assert!(run.steps[2].span.is_known());
+        assert_eq!(
+            run.trace.to_python(),
+            "# from tvm import s_tir\ndef apply_trace(sch: s_tir.Schedule) -> None:\n  b0 = sch.get_sblock(name=\"C\", func_name=\"main\")\n  l1, l2, l3 = sch.get_loops(block=b0)\n  l4, l5 = sch.split(loop=l1, factors=[None, 32], preserve_unit_iters=True, disable_predication=False)\n  sch.reorder(l4, l3, l5, l2)"
+        );
+    }
+
+    #[test]
+    fn stop_after_applies_only_the_first_steps() {
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    loops = sch.get_loops(\"C\")\n    sch.parallel(loops[0])\n    sch.unroll(loops[-1])\n",
+        );
+        let run = apply_schedule_with(
+            &p,
+            None,
+            &ApplyOptions {
+                stop_after: Some(2),
+            },
+        );
+        assert!(run.succeeded());
+        assert_eq!(run.steps.len(), 2);
+        // A block name given to get_loops is looked up first, as TVM's Python API does.
+        assert!(run.trace.to_python().contains("b0 = sch.get_sblock(name=\"C\", func_name=\"main\")\n  l1, l2, l3 = sch.get_loops(block=b0)"));
+    }
+
+    #[test]
+    fn the_schedule_section_is_chosen_by_name() {
+        let two = with_schedule(
+            "def first(sch):\n    sch.get_block(\"C\")\n\ndef second(sch):\n    sch.get_loops(\"C\")\n",
+        );
+        let run = apply_schedule(&two, None);
+        assert_eq!(run.diagnostics[0].code, codes::NO_SCHEDULE);
+        let run = apply_schedule(&two, Some("second"));
+        assert_eq!(run.schedule.as_deref(), Some("second"));
+        assert!(run.succeeded());
+        let run = apply_schedule(&two, Some("third"));
+        assert_eq!(run.diagnostics[0].code, codes::NO_SCHEDULE);
+        let none = program(MATMUL);
+        let run = apply_schedule(&none, None);
+        assert!(run.schedule.is_none() && run.diagnostics.is_empty() && run.steps.is_empty());
+    }
+
+    #[test]
+    fn a_refused_step_keeps_the_last_good_module() {
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    i, j, k = sch.get_loops(sch.get_block(\"C\"))\n    f = sch.fuse(i, j)\n    sch.parallel(k)\n    sch.parallel(f)\n",
+        );
+        let run = apply_schedule(&p, None);
+        assert_eq!(run.steps.len(), 3);
+        assert_eq!(run.diagnostics.len(), 1);
+        let diagnostic = &run.diagnostics[0];
+        assert_eq!(diagnostic.code, codes::NOT_DATA_PARALLEL);
+        assert!(diagnostic.help.is_some());
+        // The last call is the one refused; a secondary label points into the program.
+        let p2 = with_schedule(
+            "def schedule(sch: T.Schedule):\n    i, j, k = sch.get_loops(sch.get_block(\"C\"))\n    f = sch.fuse(i, j)\n    sch.parallel(i)\n",
+        );
+        let run2 = apply_schedule(&p2, None);
+        let diagnostic = &run2.diagnostics[0];
+        assert_eq!(diagnostic.code, codes::REMOVED_HANDLE);
+        assert_eq!(diagnostic.secondary.len(), 2);
+        crate::ir::structural::module_equal(run2.module(), &run2.steps[2].module).unwrap();
+    }
+
+    #[test]
+    fn tuple_unpacking_lists_and_starred_arguments() {
+        let p = with_schedule(
+            "def schedule(s: T.Schedule):\n    root = s.get_block(\"root\")\n    c, = s.get_child_blocks(root)\n    loops = s.get_loops(c)\n    f = s.fuse(*loops)\n    a, b = s.split(f, [None, 2 ** 0 + 63])\n",
+        );
+        let run = apply_schedule(&p, None);
+        // `**` is not supported in a schedule: the run stops there, with a code.
+        assert_eq!(run.steps.len(), 4);
+        assert_eq!(run.diagnostics[0].code, codes::BAD_ARGUMENTS);
+    }
+}

@@ -1,0 +1,667 @@
+//! Block scopes: the blocks under each block, the producer/consumer
+//! dependences between them, and the cached flags primitives consult
+//! (affine binding, region cover, stage pipeline), after TVM's `SBlockScope`
+//! and `SBlockInfo`.
+
+use super::state::{SRefKind, ScheduleState};
+use crate::arith::{is_affine_binding, Analyzer, IntSet};
+use crate::ir::mutate::substitute;
+use crate::ir::operators;
+use crate::ir::{BinaryOp, Block, BlockRealize, Buffer, Expr, ExprKind, IterKind, NodeId, Var};
+use crate::ir::{BufferRegion, For, Stmt, StmtKind};
+use std::collections::{HashMap, HashSet};
+
+/// The kind of a dependence between two blocks of one scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DepKind {
+    /// Read after write: the destination reads what the source wrote.
+    ReadAfterWrite,
+    /// Write after write: both write the same buffer.
+    WriteAfterWrite,
+    /// Write after read: the destination overwrites what the source read.
+    WriteAfterRead,
+}
+
+/// A dependence from an earlier block (`src`) to a later one (`dst`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dependency {
+    /// The earlier block.
+    pub src: NodeId,
+    /// The later block.
+    pub dst: NodeId,
+    /// Why the later block depends on the earlier one.
+    pub kind: DepKind,
+}
+
+/// The blocks directly under a block and how they depend on each other.
+#[derive(Clone, Debug, Default)]
+pub struct BlockScope {
+    /// The child blocks, in program order.
+    pub children: Vec<NodeId>,
+    /// Every dependence, in the order TVM adds them.
+    pub dependencies: Vec<Dependency>,
+    /// For each buffer, the child blocks writing it, in program order.
+    pub buffer_writers: HashMap<Buffer, Vec<NodeId>>,
+}
+
+impl BlockScope {
+    /// The dependences of the scope whose source is `block`.
+    pub fn deps_from(&self, block: NodeId) -> impl Iterator<Item = &Dependency> {
+        self.dependencies.iter().filter(move |d| d.src == block)
+    }
+    /// The dependences of the scope whose destination is `block`.
+    pub fn deps_to(&self, block: NodeId) -> impl Iterator<Item = &Dependency> {
+        self.dependencies.iter().filter(move |d| d.dst == block)
+    }
+    /// The blocks `block` reads from or overwrites (RAW and WAW sources), each once.
+    pub fn producers_of(&self, block: NodeId) -> Vec<NodeId> {
+        let mut result = Vec::new();
+        for dep in self.deps_to(block) {
+            if dep.kind != DepKind::WriteAfterRead && !result.contains(&dep.src) {
+                result.push(dep.src);
+            }
+        }
+        result
+    }
+    /// The blocks that read or overwrite what `block` wrote, each once.
+    pub fn consumers_of(&self, block: NodeId) -> Vec<NodeId> {
+        let mut result = Vec::new();
+        for dep in self.deps_from(block) {
+            if dep.kind != DepKind::WriteAfterRead && !result.contains(&dep.dst) {
+                result.push(dep.dst);
+            }
+        }
+        result
+    }
+}
+
+/// What is cached about a block.
+#[derive(Clone, Debug, Default)]
+pub struct BlockInfo {
+    /// The scope the block roots: its child blocks and their dependences.
+    pub scope: BlockScope,
+    /// The bindings are an affine, surjective map of the loops between the
+    /// block and its scope root.
+    pub affine_binding: bool,
+    /// What the block reads from its producers in the scope is entirely
+    /// produced before it runs.
+    pub region_cover: bool,
+    /// The scope the block roots is a stage pipeline: every child covers its
+    /// reads and no child overwrites what an earlier child read.
+    pub stage_pipeline: bool,
+}
+
+/// The information of every block of one function.
+pub(crate) fn compute_block_infos(
+    state: &ScheduleState,
+    function: usize,
+) -> HashMap<NodeId, BlockInfo> {
+    let mut infos: HashMap<NodeId, BlockInfo> = HashMap::new();
+    let blocks: Vec<NodeId> = state
+        .nodes_of_function(function)
+        .iter()
+        .copied()
+        .filter(|id| state.sref(*id).map(|s| s.kind) == Some(SRefKind::Block))
+        .collect();
+    for &block_id in &blocks {
+        let Some(sref) = state.sref(block_id) else {
+            continue;
+        };
+        let Some(realize) = sref.as_realize() else {
+            continue;
+        };
+        let children = state.child_blocks(block_id);
+        let scope = build_scope(state, children);
+        let affine_binding = if sref.parent.is_none() {
+            realize.block.iter_vars.is_empty()
+        } else {
+            let loops: Vec<&For> = state
+                .enclosing_loops(block_id)
+                .into_iter()
+                .filter_map(|l| state.sref(l).and_then(|s| s.as_for()))
+                .collect();
+            is_affine_binding(realize, loops)
+        };
+        infos.insert(
+            block_id,
+            BlockInfo {
+                scope,
+                affine_binding,
+                region_cover: true,
+                stage_pipeline: true,
+            },
+        );
+    }
+    // The stage-pipeline flag of a scope and the region-cover flags of its
+    // children are decided together.
+    for &block_id in &blocks {
+        let Some(info) = infos.get(&block_id) else {
+            continue;
+        };
+        let scope = info.scope.clone();
+        let mut stage_pipeline = !scope
+            .dependencies
+            .iter()
+            .any(|d| d.kind == DepKind::WriteAfterRead);
+        let affine: HashMap<NodeId, bool> = infos
+            .iter()
+            .map(|(id, info)| (*id, info.affine_binding))
+            .collect();
+        let mut covered = Vec::new();
+        for &consumer in &scope.children {
+            let producers: Vec<NodeId> = scope
+                .deps_to(consumer)
+                .filter(|d| d.kind == DepKind::ReadAfterWrite)
+                .map(|d| d.src)
+                .collect();
+            let cover = producers.is_empty()
+                || region_cover(state, &affine, block_id, consumer, &producers);
+            covered.push((consumer, cover));
+            stage_pipeline &= cover;
+        }
+        for (consumer, cover) in covered {
+            if let Some(child) = infos.get_mut(&consumer) {
+                child.region_cover = cover;
+            }
+        }
+        if let Some(info) = infos.get_mut(&block_id) {
+            info.stage_pipeline = stage_pipeline;
+        }
+    }
+    infos
+}
+
+/// The dependences among `children`, as TVM's `SBlockScope` constructor adds them.
+fn build_scope(state: &ScheduleState, children: Vec<NodeId>) -> BlockScope {
+    let mut scope = BlockScope::default();
+    let mut buffer_readers: HashMap<Buffer, Vec<NodeId>> = HashMap::new();
+    let add = |deps: &mut Vec<Dependency>, src: NodeId, dst: NodeId, kind: DepKind| {
+        if src != dst {
+            deps.push(Dependency { src, dst, kind });
+        }
+    };
+    for &child in &children {
+        let Some(block) = state.sref(child).and_then(|s| s.as_block()) else {
+            continue;
+        };
+        for region in &block.reads {
+            buffer_readers
+                .entry(region.buffer.clone())
+                .or_default()
+                .push(child);
+        }
+        for region in &block.writes {
+            scope
+                .buffer_writers
+                .entry(region.buffer.clone())
+                .or_default()
+                .push(child);
+        }
+        for region in &block.reads {
+            if let Some(writers) = scope.buffer_writers.get(&region.buffer) {
+                for &writer in writers {
+                    add(
+                        &mut scope.dependencies,
+                        writer,
+                        child,
+                        DepKind::ReadAfterWrite,
+                    );
+                }
+            }
+        }
+        for region in &block.writes {
+            if let Some(writers) = scope.buffer_writers.get(&region.buffer) {
+                for &writer in writers {
+                    add(
+                        &mut scope.dependencies,
+                        writer,
+                        child,
+                        DepKind::WriteAfterWrite,
+                    );
+                }
+            }
+        }
+        for region in &block.writes {
+            if let Some(readers) = buffer_readers.get(&region.buffer) {
+                for &reader in readers {
+                    add(
+                        &mut scope.dependencies,
+                        reader,
+                        child,
+                        DepKind::WriteAfterRead,
+                    );
+                }
+            }
+        }
+    }
+    scope.children = children;
+    scope
+}
+
+/// The block's regions with its iteration variables replaced by their bindings.
+fn unbound_regions(realize: &BlockRealize, regions: &[BufferRegion]) -> Vec<BufferRegion> {
+    let binding: HashMap<Var, Expr> = realize
+        .block
+        .iter_vars
+        .iter()
+        .zip(&realize.iter_values)
+        .map(|(iv, value)| (iv.var.clone(), value.clone()))
+        .collect();
+    regions
+        .iter()
+        .map(|region| BufferRegion {
+            buffer: region.buffer.clone(),
+            region: region
+                .region
+                .iter()
+                .map(|r| {
+                    crate::ir::Range::new(
+                        substitute(&r.min, &binding),
+                        substitute(&r.extent, &binding),
+                    )
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The domains of the loops from `low` (inclusive) up to `high` (exclusive),
+/// stopping at the first block.
+fn loop_domains(state: &ScheduleState, low: NodeId, high: NodeId) -> HashMap<Var, IntSet> {
+    let mut domains = HashMap::new();
+    let mut current = Some(low);
+    while let Some(id) = current {
+        if id == high {
+            break;
+        }
+        let Some(sref) = state.sref(id) else {
+            break;
+        };
+        let Some(for_loop) = sref.as_for() else {
+            break;
+        };
+        domains.insert(
+            for_loop.loop_var.clone(),
+            IntSet::from_min_extent(for_loop.min.clone(), for_loop.extent.clone()),
+        );
+        current = sref.parent;
+    }
+    domains
+}
+
+/// Whether what `consumer` reads of its producers' buffers is written by
+/// them before it runs.
+///
+/// TVM bounds the produced region from below and the consumed region from
+/// above. tirc relaxes both with interval sets and, to stay on the safe side,
+/// trusts a produced region only when its producer has no predicate and an
+/// affine binding, and compares each consumed region with one producer's
+/// region at a time (no unions).
+fn region_cover(
+    state: &ScheduleState,
+    affine: &HashMap<NodeId, bool>,
+    scope_root: NodeId,
+    consumer: NodeId,
+    producers: &[NodeId],
+) -> bool {
+    let Some(consumer_realize) = state.sref(consumer).and_then(|s| s.as_realize()) else {
+        return false;
+    };
+    let mut chain = vec![consumer];
+    chain.extend(
+        state
+            .ancestors(consumer)
+            .into_iter()
+            .take_while(|a| *a != scope_root),
+    );
+    chain.push(scope_root);
+    let chain_set: HashSet<NodeId> = chain.iter().copied().collect();
+    let mut at_lca: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    for &producer in producers {
+        let mut current = Some(producer);
+        while let Some(id) = current {
+            if chain_set.contains(&id) {
+                at_lca.entry(id).or_default().push(producer);
+                break;
+            }
+            current = state.sref(id).and_then(|s| s.parent);
+        }
+    }
+    let consumer_reads = unbound_regions(consumer_realize, &consumer_realize.block.reads);
+    let analyzer = Analyzer::new();
+    for &lca in &chain {
+        let Some(lca_producers) = at_lca.get(&lca) else {
+            continue;
+        };
+        let consumer_parent = state.sref(consumer).and_then(|s| s.parent);
+        let consumed_domains = consumer_parent
+            .map(|p| loop_domains(state, p, lca))
+            .unwrap_or_default();
+        for read in &consumer_reads {
+            let mut produced_any = false;
+            let mut covered = false;
+            for &producer in lca_producers {
+                let Some(producer_sref) = state.sref(producer) else {
+                    continue;
+                };
+                let Some(producer_realize) = producer_sref.as_realize() else {
+                    continue;
+                };
+                let writes = unbound_regions(producer_realize, &producer_realize.block.writes);
+                for write in writes.iter().filter(|w| w.buffer == read.buffer) {
+                    produced_any = true;
+                    let trusted = producer_realize.predicate.as_int() == Some(1)
+                        && affine.get(&producer).copied().unwrap_or(false);
+                    if !trusted {
+                        continue;
+                    }
+                    let produced_domains = producer_sref
+                        .parent
+                        .map(|p| loop_domains(state, p, lca))
+                        .unwrap_or_default();
+                    if covers(&analyzer, write, &produced_domains, read, &consumed_domains) {
+                        covered = true;
+                    }
+                }
+            }
+            if produced_any && !covered {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// True when `produced` relaxed over its loops covers `consumed` relaxed over
+/// its loops, within the buffer's bounds.
+fn covers(
+    analyzer: &Analyzer,
+    produced: &BufferRegion,
+    produced_domains: &HashMap<Var, IntSet>,
+    consumed: &BufferRegion,
+    consumed_domains: &HashMap<Var, IntSet>,
+) -> bool {
+    let shape = produced.buffer.shape();
+    for (dim, (p, c)) in produced.region.iter().zip(&consumed.region).enumerate() {
+        let Some(extent) = shape.get(dim) else {
+            return false;
+        };
+        let p_set = range_set(analyzer, p, produced_domains);
+        let c_set = range_set(analyzer, c, consumed_domains);
+        let (Some(p_min), Some(p_max)) = (p_set.min(), p_set.max()) else {
+            return false;
+        };
+        let zero = Expr::zero(extent.dtype());
+        let last = match operators::sub(extent.clone(), Expr::one(extent.dtype())) {
+            Ok(e) => e,
+            Err(_) => return false,
+        };
+        let c_min = c_set.min().cloned().unwrap_or_else(|| zero.clone());
+        let c_max = c_set.max().cloned().unwrap_or_else(|| last.clone());
+        let clamp_low = |e: Expr| binary(BinaryOp::Max, e, zero.clone());
+        let clamp_high = |e: Expr| binary(BinaryOp::Min, e, last.clone());
+        let (Some(pl), Some(cl), Some(ch), Some(ph)) = (
+            clamp_low(p_min.clone()),
+            clamp_low(c_min),
+            clamp_high(c_max),
+            clamp_high(p_max.clone()),
+        ) else {
+            return false;
+        };
+        let low_ok = binary(BinaryOp::Le, pl, cl).is_some_and(|e| analyzer.can_prove(&e));
+        let high_ok = binary(BinaryOp::Le, ch, ph).is_some_and(|e| analyzer.can_prove(&e));
+        if !(low_ok && high_ok) {
+            return false;
+        }
+    }
+    true
+}
+
+fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
+    operators::binary(op, a, b).ok()
+}
+
+/// The values a range `[min, min + extent)` covers when its variables range
+/// over `domains`.
+fn range_set(
+    analyzer: &Analyzer,
+    range: &crate::ir::Range,
+    domains: &HashMap<Var, IntSet>,
+) -> IntSet {
+    let min_set = analyzer.eval_set(&range.min, domains);
+    if range.extent.as_int() == Some(1) {
+        return min_set;
+    }
+    let last = operators::sub(
+        operators::add(range.min.clone(), range.extent.clone())
+            .unwrap_or_else(|_| range.min.clone()),
+        Expr::one(range.min.dtype()),
+    )
+    .unwrap_or_else(|_| range.min.clone());
+    let max_set = analyzer.eval_set(&last, domains);
+    match (min_set.min(), max_set.max()) {
+        (Some(lo), Some(hi)) => IntSet::interval(lo.clone(), hi.clone()),
+        _ => IntSet::everything(),
+    }
+}
+
+impl ScheduleState {
+    /// The cached affine-binding flag of a block (false when unknown).
+    pub fn block_info_affine(&self, block: NodeId) -> bool {
+        self.block_info(block).is_some_and(|i| i.affine_binding)
+    }
+}
+
+/// Why a block is not a complete block of a scope, by TVM's condition number
+/// (0 when it is one).
+///
+/// 1: a block iterator is not spatial; 2: another block of the scope writes
+/// what it writes; 3: it reads a buffer it writes.
+pub(crate) fn complete_block_violation(
+    state: &ScheduleState,
+    block_id: NodeId,
+    scope_root: NodeId,
+) -> u8 {
+    let Some(block) = state.sref(block_id).and_then(|s| s.as_block()) else {
+        return 1;
+    };
+    if block
+        .iter_vars
+        .iter()
+        .any(|iv| iv.kind != IterKind::Spatial)
+    {
+        return 1;
+    }
+    if !is_dominant_block(state, scope_root, block) {
+        return 2;
+    }
+    let written: HashSet<&Buffer> = block.writes.iter().map(|w| &w.buffer).collect();
+    if block.reads.iter().any(|r| written.contains(&r.buffer)) {
+        return 3;
+    }
+    0
+}
+
+/// Why a block is not a reduction block of a scope, by TVM's condition number
+/// (0 when it is one).
+///
+/// 1: no `T.init()`; 2: bindings not affine; 3: an iterator neither spatial
+/// nor reduction; 4: another block writes what it writes; 5: a reduction
+/// iterator indexes an output.
+pub(crate) fn reduction_block_violation(
+    state: &ScheduleState,
+    block_id: NodeId,
+    scope_root: NodeId,
+) -> u8 {
+    let Some(block) = state.sref(block_id).and_then(|s| s.as_block()) else {
+        return 1;
+    };
+    if block.init.is_none() {
+        return 1;
+    }
+    if !state.block_info_affine(block_id) {
+        return 2;
+    }
+    if block
+        .iter_vars
+        .iter()
+        .any(|iv| !matches!(iv.kind, IterKind::Spatial | IterKind::Reduce))
+    {
+        return 3;
+    }
+    if !is_dominant_block(state, scope_root, block) {
+        return 4;
+    }
+    if reduction_iter_indexes_output(block) {
+        return 5;
+    }
+    0
+}
+
+/// TVM's `IsDominantBlock`: the block is the only writer of each buffer it
+/// writes among the writers TVM collects for the scope root. For a loop
+/// (a subtree), TVM merges the writers recorded by the scopes of the blocks
+/// directly under it, and tirc does the same.
+fn is_dominant_block(state: &ScheduleState, scope_root: NodeId, block: &Block) -> bool {
+    let mut writers: HashMap<&Buffer, usize> = HashMap::new();
+    let root_is_block = state.sref(scope_root).map(|s| s.kind) == Some(SRefKind::Block);
+    let scopes: Vec<NodeId> = if root_is_block {
+        vec![scope_root]
+    } else {
+        state.child_blocks(scope_root)
+    };
+    for scope in &scopes {
+        if let Some(info) = state.block_info(*scope) {
+            for (buffer, list) in &info.scope.buffer_writers {
+                // TVM inserts into a map: the first scope's entry wins.
+                writers.entry(buffer).or_insert(list.len());
+            }
+        }
+    }
+    block
+        .writes
+        .iter()
+        .all(|w| writers.get(&w.buffer).is_none_or(|count| *count == 1))
+}
+
+/// TVM's `ReductionIterNotIndexOutputBuffer`, negated: a store in the block
+/// indexes a buffer with a reduction iterator.
+fn reduction_iter_indexes_output(block: &Block) -> bool {
+    let reduction_vars: HashSet<&Var> = block
+        .iter_vars
+        .iter()
+        .filter(|iv| iv.kind == IterKind::Reduce)
+        .map(|iv| &iv.var)
+        .collect();
+    if reduction_vars.is_empty() {
+        return false;
+    }
+    let mut found = false;
+    crate::ir::visit::walk_stmts(&block.body, &mut |stmt: &Stmt| {
+        if let StmtKind::BufferStore(store) = stmt.kind() {
+            for index in &store.indices {
+                if crate::ir::visit::expr_uses_var(index, &mut |v| reduction_vars.contains(v)) {
+                    found = true;
+                }
+            }
+        }
+    });
+    found
+}
+
+/// True when an expression reads the variable.
+pub(crate) fn uses_var(expr: &Expr, var: &Var) -> bool {
+    if let ExprKind::Var(v) = expr.kind() {
+        return v == var;
+    }
+    crate::ir::visit::expr_uses_var(expr, &mut |v| v == var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{block_and_loops, state, MATMUL, MATMUL_RELU};
+
+    #[test]
+    fn dependences_and_flags_of_a_two_stage_pipeline() {
+        let s = state(MATMUL_RELU);
+        let (c, _) = block_and_loops(&s, "C");
+        let (d, _) = block_and_loops(&s, "D");
+        let root = s.root_block(0).unwrap();
+        let info = s.block_info(root).unwrap();
+        assert_eq!(info.scope.children, vec![c, d]);
+        assert_eq!(
+            info.scope.dependencies,
+            vec![Dependency {
+                src: c,
+                dst: d,
+                kind: DepKind::ReadAfterWrite
+            }]
+        );
+        assert!(info.stage_pipeline);
+        assert!(info.affine_binding);
+        assert!(s.block_info(c).unwrap().affine_binding);
+        assert!(s.block_info(d).unwrap().region_cover);
+    }
+
+    #[test]
+    fn overwriting_what_was_read_breaks_the_stage_pipeline() {
+        let s = state(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("read"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi]
+    for i in range(16):
+        with T.block("write"):
+            vi = T.axis.spatial(16, i)
+            A[vi] = T.float32(0.0)
+"#,
+        );
+        let root = s.root_block(0).unwrap();
+        let info = s.block_info(root).unwrap();
+        assert!(info
+            .scope
+            .dependencies
+            .iter()
+            .any(|d| d.kind == DepKind::WriteAfterRead));
+        assert!(!info.stage_pipeline);
+    }
+
+    #[test]
+    fn a_consumer_reading_more_than_produced_is_not_covered() {
+        let s = state(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            B[vi] = A[vi]
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = B[vi]
+"#,
+        );
+        let (c, _) = block_and_loops(&s, "C");
+        assert!(!s.block_info(c).unwrap().region_cover);
+        assert!(
+            !s.block_info(s.root_block(0).unwrap())
+                .unwrap()
+                .stage_pipeline
+        );
+    }
+
+    #[test]
+    fn complete_and_reduction_blocks() {
+        let s = state(MATMUL);
+        let (c, loops) = block_and_loops(&s, "C");
+        // A reduction block: not complete (reduction iterator), but a reduction.
+        assert_eq!(complete_block_violation(&s, c, loops[0]), 1);
+        assert_eq!(reduction_block_violation(&s, c, loops[0]), 0);
+    }
+}

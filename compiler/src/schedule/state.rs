@@ -1,0 +1,591 @@
+//! The schedule state: the module being scheduled, where every loop and block
+//! sits (its sref), the cached block information, and `replace`, the one
+//! operation through which a primitive changes the program.
+//!
+//! Loops and blocks are named by their [`NodeId`], which survives rewrites
+//! that keep "the same" loop or block (a reorder moves loops; a split keeps the
+//! block under it). A primitive builds the new subtree, then calls
+//! [`ScheduleState::replace`] once, at its very end: a primitive that refuses
+//! returns before that call, so a refused step leaves the program exactly as
+//! it was.
+
+use super::scope::{compute_block_infos, BlockInfo};
+use crate::ir::{Block, BlockRealize, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
+use crate::source::Span;
+use std::collections::{HashMap, HashSet};
+
+/// Whether an sref is a loop or a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SRefKind {
+    /// A `for` loop.
+    Loop,
+    /// A block (its realize: bindings and predicate included).
+    Block,
+}
+
+impl SRefKind {
+    /// `loop` or `block`, for messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            SRefKind::Loop => "loop",
+            SRefKind::Block => "block",
+        }
+    }
+}
+
+/// Where a loop or block sits in the program: TVM's `StmtSRef`.
+#[derive(Clone, Debug)]
+pub struct SRef {
+    /// Loop or block.
+    pub kind: SRefKind,
+    /// The index of the function in the module.
+    pub function: usize,
+    /// The closest enclosing loop or block; `None` for a function's root block.
+    pub parent: Option<NodeId>,
+    /// The loops and blocks directly below, in program order.
+    pub children: Vec<NodeId>,
+    /// The `For` statement of a loop, or the `BlockRealize` statement of a block.
+    pub stmt: Stmt,
+}
+
+impl SRef {
+    /// The loop, for loop srefs.
+    pub fn as_for(&self) -> Option<&For> {
+        self.stmt.as_for()
+    }
+    /// The block realize, for block srefs.
+    pub fn as_realize(&self) -> Option<&BlockRealize> {
+        self.stmt.as_block_realize()
+    }
+    /// The block, for block srefs.
+    pub fn as_block(&self) -> Option<&Block> {
+        self.as_realize().map(|r| &r.block)
+    }
+    /// Where the loop or block is written in the program.
+    pub fn span(&self) -> Span {
+        self.stmt.span()
+    }
+    /// A short span that names the loop or block in the program, for
+    /// diagnostics: the loop variable where the loop defines it (for a loop
+    /// made by a primitive, the variable of the loop it came from), or the
+    /// `with` keyword that opens a block.
+    pub fn location(&self) -> Span {
+        let span = self.stmt.span();
+        match self.stmt.kind() {
+            StmtKind::For(f) if f.loop_var.span().is_known() => f.loop_var.span(),
+            StmtKind::For(_) if span.is_known() => {
+                Span::new(span.file, span.start, (span.start + 3).min(span.end))
+            }
+            StmtKind::BlockRealize(_) if span.is_known() => {
+                Span::new(span.file, span.start, (span.start + 4).min(span.end))
+            }
+            _ => span,
+        }
+    }
+
+    /// `loop \`i\`` or `block \`C\``, for messages.
+    pub fn describe(&self) -> String {
+        match self.stmt.kind() {
+            StmtKind::For(f) => format!("loop `{}`", f.loop_var.name()),
+            StmtKind::BlockRealize(r) => format!("block `{}`", r.block.name),
+            _ => "statement".to_string(),
+        }
+    }
+}
+
+/// A loop or block a step removed, as it was before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovedNode {
+    /// The (1-based) number of the step that removed it.
+    pub step: usize,
+    /// Where it was in the program.
+    pub span: Span,
+    /// `loop \`i\`` or `block \`C\``.
+    pub description: String,
+}
+
+/// Why a handle no longer names a loop or block of the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// A step removed it.
+    Removed(RemovedNode),
+    /// It was never part of this program.
+    Unknown,
+}
+
+/// The program being scheduled and everything known about its loops and blocks.
+#[derive(Clone, Debug)]
+pub struct ScheduleState {
+    module: IRModule,
+    srefs: HashMap<NodeId, SRef>,
+    /// The loops and blocks of each function, in program order.
+    function_nodes: Vec<Vec<NodeId>>,
+    /// The root block of each function, when it has one.
+    function_roots: Vec<Option<NodeId>>,
+    block_info: HashMap<NodeId, BlockInfo>,
+    removed: HashMap<NodeId, RemovedNode>,
+    /// The number of the step being applied, recorded against what it removes.
+    current_step: usize,
+}
+
+impl ScheduleState {
+    /// The state of a module before any step.
+    pub fn new(module: IRModule) -> ScheduleState {
+        let count = module.functions.len();
+        let mut state = ScheduleState {
+            module,
+            srefs: HashMap::new(),
+            function_nodes: vec![Vec::new(); count],
+            function_roots: vec![None; count],
+            block_info: HashMap::new(),
+            removed: HashMap::new(),
+            current_step: 0,
+        };
+        for function in 0..count {
+            state.index_function(function);
+        }
+        state
+    }
+
+    /// The module as it is now.
+    pub fn module(&self) -> &IRModule {
+        &self.module
+    }
+
+    /// Sets the number of the step being applied (1-based), so that what a
+    /// replace removes is recorded against it.
+    pub fn begin_step(&mut self, step: usize) {
+        self.current_step = step;
+    }
+
+    /// The sref of a live loop or block.
+    pub fn sref(&self, id: NodeId) -> Option<&SRef> {
+        self.srefs.get(&id)
+    }
+
+    /// The sref of a live loop or block, or why there is none.
+    pub fn lookup(&self, id: NodeId) -> Result<&SRef, Missing> {
+        match self.srefs.get(&id) {
+            Some(sref) => Ok(sref),
+            None => Err(match self.removed.get(&id) {
+                Some(node) => Missing::Removed(node.clone()),
+                None => Missing::Unknown,
+            }),
+        }
+    }
+
+    /// The cached information of a block.
+    pub fn block_info(&self, block: NodeId) -> Option<&BlockInfo> {
+        self.block_info.get(&block)
+    }
+
+    /// The function a loop or block belongs to.
+    pub fn function_of(&self, id: NodeId) -> Option<&PrimFunc> {
+        let sref = self.srefs.get(&id)?;
+        self.module.functions.get(sref.function)
+    }
+
+    /// The index of the function with this name.
+    pub fn function_index(&self, name: &str) -> Option<usize> {
+        self.module.functions.iter().position(|f| f.name == name)
+    }
+
+    /// The root block of a function.
+    pub fn root_block(&self, function: usize) -> Option<NodeId> {
+        self.function_roots.get(function).copied().flatten()
+    }
+
+    /// The loops and blocks of a function in program order (pre-order).
+    pub fn nodes_of_function(&self, function: usize) -> &[NodeId] {
+        self.function_nodes
+            .get(function)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// The ancestors of a loop or block, nearest first.
+    pub fn ancestors(&self, id: NodeId) -> Vec<NodeId> {
+        let mut result = Vec::new();
+        let mut current = self.srefs.get(&id).and_then(|s| s.parent);
+        while let Some(parent) = current {
+            result.push(parent);
+            current = self.srefs.get(&parent).and_then(|s| s.parent);
+        }
+        result
+    }
+
+    /// The loops between a loop or block and its closest enclosing block,
+    /// outermost first (TVM's `GetLoops`).
+    pub fn enclosing_loops(&self, id: NodeId) -> Vec<NodeId> {
+        let mut loops = Vec::new();
+        let mut current = self.srefs.get(&id).and_then(|s| s.parent);
+        while let Some(parent) = current {
+            let Some(sref) = self.srefs.get(&parent) else {
+                break;
+            };
+            if sref.kind != SRefKind::Loop {
+                break;
+            }
+            loops.push(parent);
+            current = sref.parent;
+        }
+        loops.reverse();
+        loops
+    }
+
+    /// The closest enclosing block of a loop or block (its scope root).
+    pub fn scope_root(&self, id: NodeId) -> Option<NodeId> {
+        self.ancestors(id)
+            .into_iter()
+            .find(|a| self.srefs.get(a).map(|s| s.kind) == Some(SRefKind::Block))
+    }
+
+    /// The blocks directly under a loop or block, not looking inside blocks
+    /// (TVM's `GetChildBlockSRefOnSRefTree`), in program order.
+    pub fn child_blocks(&self, id: NodeId) -> Vec<NodeId> {
+        let mut result = Vec::new();
+        let mut pending: Vec<NodeId> = match self.srefs.get(&id) {
+            Some(sref) => sref.children.iter().rev().copied().collect(),
+            None => return result,
+        };
+        while let Some(next) = pending.pop() {
+            let Some(sref) = self.srefs.get(&next) else {
+                continue;
+            };
+            match sref.kind {
+                SRefKind::Block => result.push(next),
+                SRefKind::Loop => pending.extend(sref.children.iter().rev().copied()),
+            }
+        }
+        result
+    }
+
+    /// Every block below a loop or block, nested ones included, in program order.
+    pub fn descendant_blocks(&self, id: NodeId) -> Vec<NodeId> {
+        let mut result = Vec::new();
+        let mut pending: Vec<NodeId> = match self.srefs.get(&id) {
+            Some(sref) => sref.children.iter().rev().copied().collect(),
+            None => return result,
+        };
+        while let Some(next) = pending.pop() {
+            let Some(sref) = self.srefs.get(&next) else {
+                continue;
+            };
+            if sref.kind == SRefKind::Block {
+                result.push(next);
+            }
+            pending.extend(sref.children.iter().rev().copied());
+        }
+        result
+    }
+
+    /// Replaces the loop or block `target` by `new_stmt` (a loop, a block
+    /// realize, or a loop nest around one), then re-indexes the function.
+    /// Loops and blocks that no longer exist are recorded as removed by the
+    /// current step. Returns false, changing nothing, when `target` is not live.
+    pub fn replace(&mut self, target: NodeId, new_stmt: Stmt) -> bool {
+        let Some(sref) = self.srefs.get(&target) else {
+            return false;
+        };
+        let function = sref.function;
+        let mut path: HashSet<NodeId> = self.ancestors(target).into_iter().collect();
+        path.insert(target);
+        let Some(func) = self.module.functions.get(function) else {
+            return false;
+        };
+        let Some(new_body) = replace_in(&func.body, target, &new_stmt, &path) else {
+            return false;
+        };
+        self.module.functions[function].body = new_body;
+        self.index_function(function);
+        true
+    }
+
+    /// Rebuilds the srefs and block information of one function.
+    fn index_function(&mut self, function: usize) {
+        let old_nodes = std::mem::take(&mut self.function_nodes[function]);
+        let mut old_srefs = HashMap::with_capacity(old_nodes.len());
+        for id in &old_nodes {
+            if let Some(sref) = self.srefs.remove(id) {
+                old_srefs.insert(*id, sref);
+            }
+            self.block_info.remove(id);
+        }
+        let body = self.module.functions[function].body.clone();
+        let mut indexer = Indexer {
+            function,
+            srefs: &mut self.srefs,
+            order: Vec::new(),
+        };
+        let mut roots = Vec::new();
+        indexer.visit(&body, None, &mut roots);
+        let order = indexer.order;
+        self.function_roots[function] = match body.kind() {
+            StmtKind::BlockRealize(realize) => Some(realize.block.id),
+            _ => None,
+        };
+        let live: HashSet<NodeId> = order.iter().copied().collect();
+        for id in old_nodes {
+            if live.contains(&id) {
+                continue;
+            }
+            if let Some(sref) = old_srefs.get(&id) {
+                self.removed.insert(
+                    id,
+                    RemovedNode {
+                        step: self.current_step,
+                        span: sref.location(),
+                        description: sref.describe(),
+                    },
+                );
+            }
+        }
+        self.function_nodes[function] = order;
+        let infos = compute_block_infos(self, function);
+        self.block_info.extend(infos);
+    }
+}
+
+/// Builds srefs by walking a function body.
+struct Indexer<'a> {
+    function: usize,
+    srefs: &'a mut HashMap<NodeId, SRef>,
+    order: Vec<NodeId>,
+}
+
+impl Indexer<'_> {
+    /// Visits `stmt` under `parent`, appending the loops and blocks found
+    /// directly (not inside another loop or block) to `found`.
+    fn visit(&mut self, stmt: &Stmt, parent: Option<NodeId>, found: &mut Vec<NodeId>) {
+        match stmt.kind() {
+            StmtKind::For(for_loop) => {
+                let id = for_loop.id;
+                self.order.push(id);
+                found.push(id);
+                let mut children = Vec::new();
+                self.visit(&for_loop.body, Some(id), &mut children);
+                self.srefs.insert(
+                    id,
+                    SRef {
+                        kind: SRefKind::Loop,
+                        function: self.function,
+                        parent,
+                        children,
+                        stmt: stmt.clone(),
+                    },
+                );
+            }
+            StmtKind::BlockRealize(realize) => {
+                let id = realize.block.id;
+                self.order.push(id);
+                found.push(id);
+                let mut children = Vec::new();
+                // As in TVM, the `T.init()` body holds no srefs.
+                self.visit(&realize.block.body, Some(id), &mut children);
+                self.srefs.insert(
+                    id,
+                    SRef {
+                        kind: SRefKind::Block,
+                        function: self.function,
+                        parent,
+                        children,
+                        stmt: stmt.clone(),
+                    },
+                );
+            }
+            StmtKind::Seq(stmts) => {
+                for inner in stmts {
+                    self.visit(inner, parent, found);
+                }
+            }
+            StmtKind::IfThenElse {
+                then_case,
+                else_case,
+                ..
+            } => {
+                self.visit(then_case, parent, found);
+                if let Some(else_case) = else_case {
+                    self.visit(else_case, parent, found);
+                }
+            }
+            StmtKind::LetStmt { body, .. }
+            | StmtKind::AllocBuffer { body, .. }
+            | StmtKind::DeclBuffer { body, .. }
+            | StmtKind::Assert { body, .. }
+            | StmtKind::While { body, .. } => self.visit(body, parent, found),
+            StmtKind::Allocate(allocate) => self.visit(&allocate.body, parent, found),
+            StmtKind::AttrStmt(attr) => self.visit(&attr.body, parent, found),
+            StmtKind::BufferStore(_) | StmtKind::Evaluate(_) => {}
+        }
+    }
+}
+
+/// `stmt` with the loop or block `target` replaced by `new_stmt`, rebuilding
+/// only the nodes on the way to it; `None` when `target` is not below `stmt`.
+/// `path` holds `target` and its ancestors, so other subtrees are skipped.
+fn replace_in(
+    stmt: &Stmt,
+    target: NodeId,
+    new_stmt: &Stmt,
+    path: &HashSet<NodeId>,
+) -> Option<Stmt> {
+    let rebuilt = |kind: StmtKind| Some(stmt.with_kind(kind));
+    match stmt.kind() {
+        StmtKind::For(for_loop) => {
+            if for_loop.id == target {
+                return Some(new_stmt.clone());
+            }
+            if !path.contains(&for_loop.id) {
+                return None;
+            }
+            let body = replace_in(&for_loop.body, target, new_stmt, path)?;
+            rebuilt(StmtKind::For(For {
+                body,
+                ..for_loop.clone()
+            }))
+        }
+        StmtKind::BlockRealize(realize) => {
+            if realize.block.id == target {
+                return Some(new_stmt.clone());
+            }
+            if !path.contains(&realize.block.id) {
+                return None;
+            }
+            let body = replace_in(&realize.block.body, target, new_stmt, path)?;
+            rebuilt(StmtKind::BlockRealize(BlockRealize {
+                block: Block {
+                    body,
+                    ..realize.block.clone()
+                },
+                ..realize.clone()
+            }))
+        }
+        StmtKind::Seq(stmts) => {
+            for (i, inner) in stmts.iter().enumerate() {
+                if let Some(new_inner) = replace_in(inner, target, new_stmt, path) {
+                    let mut new_stmts = stmts.clone();
+                    new_stmts[i] = new_inner;
+                    return rebuilt(StmtKind::Seq(new_stmts));
+                }
+            }
+            None
+        }
+        StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case,
+        } => {
+            if let Some(new_then) = replace_in(then_case, target, new_stmt, path) {
+                return rebuilt(StmtKind::IfThenElse {
+                    condition: condition.clone(),
+                    then_case: new_then,
+                    else_case: else_case.clone(),
+                });
+            }
+            let new_else = replace_in(else_case.as_ref()?, target, new_stmt, path)?;
+            rebuilt(StmtKind::IfThenElse {
+                condition: condition.clone(),
+                then_case: then_case.clone(),
+                else_case: Some(new_else),
+            })
+        }
+        StmtKind::LetStmt { var, value, body } => rebuilt(StmtKind::LetStmt {
+            var: var.clone(),
+            value: value.clone(),
+            body: replace_in(body, target, new_stmt, path)?,
+        }),
+        StmtKind::AllocBuffer {
+            buffer,
+            annotations,
+            body,
+        } => rebuilt(StmtKind::AllocBuffer {
+            buffer: buffer.clone(),
+            annotations: annotations.clone(),
+            body: replace_in(body, target, new_stmt, path)?,
+        }),
+        StmtKind::DeclBuffer { buffer, body } => rebuilt(StmtKind::DeclBuffer {
+            buffer: buffer.clone(),
+            body: replace_in(body, target, new_stmt, path)?,
+        }),
+        StmtKind::Assert {
+            condition,
+            error_kind,
+            message,
+            body,
+        } => rebuilt(StmtKind::Assert {
+            condition: condition.clone(),
+            error_kind: error_kind.clone(),
+            message: message.clone(),
+            body: replace_in(body, target, new_stmt, path)?,
+        }),
+        StmtKind::While { condition, body } => rebuilt(StmtKind::While {
+            condition: condition.clone(),
+            body: replace_in(body, target, new_stmt, path)?,
+        }),
+        StmtKind::Allocate(allocate) => {
+            let body = replace_in(&allocate.body, target, new_stmt, path)?;
+            rebuilt(StmtKind::Allocate(crate::ir::Allocate {
+                body,
+                ..allocate.clone()
+            }))
+        }
+        StmtKind::AttrStmt(attr) => {
+            let body = replace_in(&attr.body, target, new_stmt, path)?;
+            rebuilt(StmtKind::AttrStmt(crate::ir::AttrStmt {
+                body,
+                ..attr.clone()
+            }))
+        }
+        StmtKind::BufferStore(_) | StmtKind::Evaluate(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::loop_transformation::{fuse, split};
+    use crate::schedule::testing::{block_and_loops, state, MATMUL};
+
+    #[test]
+    fn removed_loops_name_the_step_that_removed_them() {
+        let mut s = state(MATMUL);
+        let (block, loops) = block_and_loops(&s, "C");
+        s.begin_step(3);
+        fuse(&mut s, &loops[..2], true).unwrap();
+        for id in &loops[..2] {
+            match s.lookup(*id) {
+                Err(Missing::Removed(removed)) => {
+                    assert_eq!(removed.step, 3);
+                    assert!(removed.description.starts_with("loop `"));
+                }
+                other => panic!("expected a removed loop, found {other:?}"),
+            }
+        }
+        assert!(s.lookup(loops[2]).is_ok());
+        assert!(s.lookup(block).is_ok());
+        assert_eq!(s.lookup(NodeId(u32::MAX)).unwrap_err(), Missing::Unknown);
+    }
+
+    #[test]
+    fn replace_rebuilds_only_the_path_to_the_target() {
+        let mut s = state(MATMUL);
+        let (block, loops) = block_and_loops(&s, "C");
+        let before = s.clone();
+        assert!(!s.replace(NodeId(u32::MAX), Stmt::no_op()));
+        split(
+            &mut s,
+            loops[2],
+            &[None, Some(crate::ir::Expr::i32(4))],
+            true,
+            false,
+        )
+        .unwrap();
+        // The loops above the replaced one are rebuilt but keep their ids.
+        assert_eq!(s.enclosing_loops(block).len(), 4);
+        assert_eq!(s.enclosing_loops(block)[..2], loops[..2]);
+        assert!(!before.module().functions[0]
+            .body
+            .same_as(&s.module().functions[0].body));
+        assert_eq!(s.scope_root(block), s.root_block(0));
+    }
+}
