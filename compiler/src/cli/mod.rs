@@ -1,9 +1,11 @@
 //! The `tirc` command line: one file per subcommand, all returning an exit
 //! code (0 ok, 1 diagnostics, 2 usage or I/O error).
 
+mod build;
 mod check;
 mod diff;
 mod fmt;
+mod run;
 mod schedule;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
@@ -66,6 +68,10 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
+    /// Schedule, lower, JIT-compile and run a function; check it, time it.
+    Run(run::RunArgs),
+    /// Compile a file to LLVM IR, assembly, an object or a shared library.
+    Build(build::BuildArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -120,6 +126,8 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Schedule(args) => schedule::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Build(args) => build::run(args),
     };
     ExitCode::from(code)
 }

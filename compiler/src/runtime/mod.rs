@@ -9,6 +9,8 @@
 //! shared libraries `tirc build --emit so` writes.
 
 pub mod arguments;
+#[cfg(feature = "llvm")]
+pub mod execute;
 pub mod float16_helpers;
 pub mod flop_count;
 pub mod npy;
