@@ -75,14 +75,6 @@ pub(crate) struct PreparedModule {
     pub front_end_ms: f64,
 }
 
-/// Lowers every function that still has blocks. The lowering pipeline
-/// (`transform`) is being built beside this backend; until it is merged,
-/// block-level functions reach the backend, which names the function and
-/// asks for lowered TIR.
-pub(crate) fn lower_for_codegen(module: &IRModule) -> Result<IRModule, Vec<Diagnostic>> {
-    Ok(module.clone())
-}
-
 /// Parses `path`, applies its schedule and lowers it. On failure the
 /// diagnostics are printed and the exit code returned.
 pub(crate) fn prepare_module(path: &PathBuf, choice: &ScheduleChoice) -> Result<PreparedModule, u8> {
@@ -112,7 +104,7 @@ pub(crate) fn prepare_module(path: &PathBuf, choice: &ScheduleChoice) -> Result<
         let applied = run.schedule.clone().map(|name| (name, run.steps.len()));
         (run.module().clone(), applied)
     };
-    let lowered = lower_for_codegen(&scheduled).map_err(|diagnostics| {
+    let lowered = crate::codegen::lower_for_codegen(&scheduled).map_err(|diagnostics| {
         emit_diagnostics(&diagnostics, &sources, DiagnosticFormat::Text);
         EXIT_DIAGNOSTICS
     })?;

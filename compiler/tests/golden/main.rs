@@ -3,5 +3,7 @@
 
 mod parse_errors;
 mod roundtrip;
+#[cfg(feature = "llvm")]
+mod run;
 mod schedule;
 mod support;
