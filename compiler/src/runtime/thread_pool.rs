@@ -3,7 +3,8 @@
 //! closure)` for every task id, the launching thread taking task 0, and
 //! returns when all are done; the lambda takes its own static chunk of the
 //! loop. Workers spin briefly between launches (back-to-back parallel loops
-//! are common) and then sleep.
+//! are common) and then sleep. Tasks go to whichever thread claims them
+//! first, so a worker the OS has not scheduled yet never delays a launch.
 //!
 //! The size comes from [`set_num_threads`] (`tirc run --threads N`), else
 //! `TIRC_NUM_THREADS`, else the machine's parallelism. A launch from inside
@@ -35,13 +36,22 @@ struct Job {
     lambda: ParallelLambda,
     closure: usize,
     num_task: i32,
+    generation: u32,
+}
+
+/// Tasks are claimed from one word: the launch's generation in the high 32
+/// bits, the next unclaimed task in the low 32. A thread that wakes late
+/// finds its generation gone and claims nothing, and the launching thread
+/// takes every task no worker has claimed yet, so a descheduled worker on a
+/// busy machine never holds a launch up.
+fn claim_word(generation: u32, next_task: u32) -> u64 {
+    (u64::from(generation) << 32) | u64::from(next_task)
 }
 
 struct Shared {
-    threads: usize,
     job: Mutex<Option<Job>>,
-    generation: AtomicU64,
-    pending: AtomicUsize,
+    claims: AtomicU64,
+    completed: AtomicUsize,
     first_error: AtomicI32,
     sleep_lock: Mutex<bool>,
     wake: Condvar,
@@ -52,19 +62,30 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// Runs the tasks of `job` that belong to the thread numbered `index`.
-    fn run_share(&self, job: Job, index: usize) {
-        let mut task = index;
-        while task < job.num_task as usize {
-            // SAFETY: the launcher keeps the closure alive until every
-            // share has finished; the lambda was generated for it.
-            let code = unsafe { (job.lambda)(task as i32, job.num_task, job.closure as *mut c_void) };
+    /// Claims and runs tasks of `job` until none is left.
+    fn run_tasks(&self, job: Job) {
+        loop {
+            let word = self.claims.load(Ordering::Acquire);
+            let (generation, next) = ((word >> 32) as u32, word as u32);
+            if generation != job.generation || next >= job.num_task as u32 {
+                return;
+            }
+            if self
+                .claims
+                .compare_exchange_weak(word, claim_word(generation, next + 1), Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                continue;
+            }
+            // SAFETY: the launcher keeps the closure alive until every task
+            // has completed; the lambda was generated for it.
+            let code = unsafe { (job.lambda)(next as i32, job.num_task, job.closure as *mut c_void) };
             if code != 0 {
                 let _ = self
                     .first_error
                     .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire);
             }
-            task += self.threads;
+            self.completed.fetch_add(1, Ordering::AcqRel);
         }
     }
 }
@@ -72,7 +93,7 @@ impl Shared {
 /// A pool of `threads - 1` workers plus the launching thread.
 pub struct ThreadPool {
     shared: Arc<Shared>,
-    launch_lock: Mutex<()>,
+    launch_lock: Mutex<u32>,
     workers: Vec<JoinHandle<()>>,
 }
 
@@ -81,10 +102,9 @@ impl ThreadPool {
     pub fn new(threads: usize) -> ThreadPool {
         let threads = threads.max(1);
         let shared = Arc::new(Shared {
-            threads,
             job: Mutex::new(None),
-            generation: AtomicU64::new(0),
-            pending: AtomicUsize::new(0),
+            claims: AtomicU64::new(0),
+            completed: AtomicUsize::new(0),
             first_error: AtomicI32::new(0),
             sleep_lock: Mutex::new(false),
             wake: Condvar::new(),
@@ -95,13 +115,13 @@ impl ThreadPool {
                 std::thread::Builder::new()
                     .name(format!("tirc-worker-{index}"))
                     .stack_size(WORKER_STACK_BYTES)
-                    .spawn(move || worker_loop(&shared, index))
+                    .spawn(move || worker_loop(&shared))
                     .ok()
             })
             .collect();
         ThreadPool {
             shared,
-            launch_lock: Mutex::new(()),
+            launch_lock: Mutex::new(0),
             workers,
         }
     }
@@ -115,29 +135,31 @@ impl ThreadPool {
     /// `num_task == 0` means one task per thread.
     pub fn launch(&self, lambda: ParallelLambda, closure: *mut c_void, num_task: i32) -> i32 {
         let num_task = if num_task <= 0 { self.threads() as i32 } else { num_task };
-        if INSIDE_LAUNCH.with(Cell::get) || self.workers.is_empty() {
+        if INSIDE_LAUNCH.with(Cell::get) || self.workers.is_empty() || num_task == 1 {
             return run_serially(lambda, closure, num_task);
         }
-        let _turn = lock(&self.launch_lock);
+        let mut generation = lock(&self.launch_lock);
+        *generation = generation.wrapping_add(1);
         let shared = &*self.shared;
         let job = Job {
             lambda,
             closure: closure as usize,
             num_task,
+            generation: *generation,
         };
         *lock(&shared.job) = Some(job);
         shared.first_error.store(0, Ordering::Release);
-        shared.pending.store(self.workers.len(), Ordering::Release);
+        shared.completed.store(0, Ordering::Release);
         {
             let _sleepers = lock(&shared.sleep_lock);
-            shared.generation.fetch_add(1, Ordering::AcqRel);
+            shared.claims.store(claim_word(job.generation, 0), Ordering::Release);
             shared.wake.notify_all();
         }
         INSIDE_LAUNCH.with(|inside| inside.set(true));
-        shared.run_share(job, 0);
+        shared.run_tasks(job);
         INSIDE_LAUNCH.with(|inside| inside.set(false));
         let mut spins = 0u32;
-        while shared.pending.load(Ordering::Acquire) != 0 {
+        while shared.completed.load(Ordering::Acquire) < num_task as usize {
             if spins < SPINS_BEFORE_SLEEP {
                 spins += 1;
                 std::hint::spin_loop();
@@ -154,7 +176,6 @@ impl Drop for ThreadPool {
         {
             let mut stopping = lock(&self.shared.sleep_lock);
             *stopping = true;
-            self.shared.generation.fetch_add(1, Ordering::AcqRel);
             self.shared.wake.notify_all();
         }
         for worker in self.workers.drain(..) {
@@ -166,7 +187,7 @@ impl Drop for ThreadPool {
 fn run_serially(lambda: ParallelLambda, closure: *mut c_void, num_task: i32) -> i32 {
     let mut first_error = 0;
     for task in 0..num_task {
-        // SAFETY: as in `Shared::run_share`.
+        // SAFETY: as in `Shared::run_tasks`.
         let code = unsafe { lambda(task, num_task, closure) };
         if code != 0 && first_error == 0 {
             first_error = code;
@@ -175,16 +196,15 @@ fn run_serially(lambda: ParallelLambda, closure: *mut c_void, num_task: i32) -> 
     first_error
 }
 
-fn worker_loop(shared: &Shared, index: usize) {
+fn worker_loop(shared: &Shared) {
     INSIDE_LAUNCH.with(|inside| inside.set(true));
-    let mut seen = 0u64;
+    let mut seen = 0u32;
     loop {
         let mut spins = 0u32;
-        loop {
-            let generation = shared.generation.load(Ordering::Acquire);
+        let generation = loop {
+            let generation = (shared.claims.load(Ordering::Acquire) >> 32) as u32;
             if generation != seen {
-                seen = generation;
-                break;
+                break generation;
             }
             if spins < SPINS_BEFORE_SLEEP {
                 spins += 1;
@@ -192,21 +212,21 @@ fn worker_loop(shared: &Shared, index: usize) {
                 continue;
             }
             let mut stopping = lock(&shared.sleep_lock);
-            while shared.generation.load(Ordering::Acquire) == seen && !*stopping {
+            while (shared.claims.load(Ordering::Acquire) >> 32) as u32 == seen && !*stopping {
                 stopping = shared
                     .wake
                     .wait(stopping)
                     .unwrap_or_else(PoisonError::into_inner);
             }
-        }
-        if *lock(&shared.sleep_lock) {
-            return;
-        }
+            if *stopping {
+                return;
+            }
+        };
+        seen = generation;
         let job = *lock(&shared.job);
-        if let Some(job) = job {
-            shared.run_share(job, index);
+        if let Some(job) = job.filter(|job| job.generation == generation) {
+            shared.run_tasks(job);
         }
-        shared.pending.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
