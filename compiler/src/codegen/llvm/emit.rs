@@ -91,3 +91,14 @@ fn unique_number() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     COUNTER.fetch_add(1, Ordering::Relaxed)
 }
+
+/// The (optimised, unless the target says `-opt-level=0`) LLVM IR of every
+/// function of `module`, in a context of its own.
+pub fn module_to_llvm_ir(
+    module: &crate::ir::IRModule,
+    options: &super::CodegenOptions,
+) -> Result<String, Vec<crate::diagnostics::Diagnostic>> {
+    let context = inkwell::context::Context::create();
+    let generated = super::generate_module(&context, module, options)?;
+    Ok(generated.to_llvm_ir())
+}
