@@ -5,6 +5,12 @@ use super::context::{Codegen, CodegenError, CodegenResult};
 use crate::ir::{BinaryOp, Expr, ExprKind};
 use inkwell::values::{BasicValue, BasicValueEnum};
 
+/// True for types whose multiply-add LLVM may fuse (IEEE floats; bfloat16
+/// computes through float32 conversions of its own).
+fn is_contractible(dtype: crate::ir::DataType) -> bool {
+    dtype.code == crate::ir::TypeCode::Float
+}
+
 impl<'ctx> Codegen<'ctx> {
     /// The value of an expression.
     pub fn emit_expr(&mut self, expr: &Expr) -> CodegenResult<BasicValueEnum<'ctx>> {
@@ -25,6 +31,13 @@ impl<'ctx> Codegen<'ctx> {
             ExprKind::Cast(value) => {
                 let converted = self.emit_expr(value)?;
                 self.cast(converted, value.dtype(), dtype, span)
+            }
+            ExprKind::Binary(BinaryOp::Add, a, b) if is_contractible(dtype) => {
+                match (a.kind(), b.kind()) {
+                    (ExprKind::Binary(BinaryOp::Mul, x, y), _) if a.dtype() == dtype => self.emit_multiply_add(x, y, b, dtype),
+                    (_, ExprKind::Binary(BinaryOp::Mul, x, y)) if b.dtype() == dtype => self.emit_multiply_add(x, y, a, dtype),
+                    _ => self.emit_binary(BinaryOp::Add, a, b),
+                }
             }
             ExprKind::Binary(op, a, b) => self.emit_binary(*op, a, b),
             ExprKind::Not(value) => {
@@ -88,6 +101,20 @@ impl<'ctx> Codegen<'ctx> {
             )),
             ExprKind::Shuffle { vectors, indices } => self.emit_shuffle(vectors, indices, expr),
         }
+    }
+
+    /// `x * y + z` as `llvm.fmuladd`: LLVM fuses it into one FMA where the
+    /// target has one, as TVM allows (its LLVM targets contract by default)
+    /// and as C compilers do under `-ffp-contract=on`.
+    fn emit_multiply_add(&mut self, x: &Expr, y: &Expr, z: &Expr, dtype: crate::ir::DataType) -> CodegenResult<BasicValueEnum<'ctx>> {
+        let span = x.span().to(z.span());
+        let lanes = dtype.lanes;
+        let mut operands = Vec::with_capacity(3);
+        for operand in [x, y, z] {
+            let value = self.emit_expr(operand)?;
+            operands.push(self.cast(value, operand.dtype(), dtype.element_of().with_lanes(lanes), span)?);
+        }
+        self.call_float_intrinsic("llvm.fmuladd", &operands, dtype, span)
     }
 
     fn emit_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> CodegenResult<BasicValueEnum<'ctx>> {
