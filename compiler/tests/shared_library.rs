@@ -55,7 +55,9 @@ fn compile_and_run(dir: &Path, library: &Path, program: &str) -> String {
         "the C program does not compile against the header:\n{}",
         String::from_utf8_lossy(&compiled.stderr)
     );
-    let ran = Command::new(&executable).output().expect("the C program runs");
+    let ran = Command::new(&executable)
+        .output()
+        .expect("the C program runs");
     let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
     assert!(
         ran.status.success(),
@@ -69,8 +71,12 @@ fn compile_and_run(dir: &Path, library: &Path, program: &str) -> String {
 fn parallel_matmul_library_is_callable_from_c() {
     let dir = scratch("matmul");
     let library = dir.join("libmatmul_128_tiled.so");
-    tirc_build(&workspace().join("tests/run/matmul_128_tiled.tir"), &library);
-    let header = std::fs::read_to_string(dir.join("libmatmul_128_tiled.h")).expect("the header is written");
+    tirc_build(
+        &workspace().join("tests/run/matmul_128_tiled.tir"),
+        &library,
+    );
+    let header =
+        std::fs::read_to_string(dir.join("libmatmul_128_tiled.h")).expect("the header is written");
     assert!(
         header.contains("int32_t matmul_128_tiled_main(float* A, float* B, float* C);"),
         "{header}"
@@ -116,10 +122,15 @@ int main(void) {
 fn symbolic_shapes_become_int64_arguments() {
     let dir = scratch("symbolic");
     let library = dir.join("libmm.so");
-    tirc_build(&workspace().join("tests/run/matmul_symbolic_n_i32.tir"), &library);
+    tirc_build(
+        &workspace().join("tests/run/matmul_symbolic_n_i32.tir"),
+        &library,
+    );
     let header = std::fs::read_to_string(dir.join("libmm.h")).expect("the header is written");
     assert!(
-        header.contains("int32_t matmul_symbolic_n_i32_main(float* A, float* B, float* C, int64_t n);"),
+        header.contains(
+            "int32_t matmul_symbolic_n_i32_main(float* A, float* B, float* C, int64_t n);"
+        ),
         "{header}"
     );
     let program = r#"

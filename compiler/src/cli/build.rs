@@ -3,7 +3,7 @@
 //! a C header declaring each function.
 
 use super::run::{prepare_module, ScheduleChoice};
-use super::{EXIT_USAGE};
+use super::EXIT_USAGE;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -74,7 +74,10 @@ pub fn run(args: BuildArgs) -> u8 {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "kernels".to_string());
-    let prefix = args.prefix.clone().unwrap_or_else(|| format!("{}_", c_identifier(&stem)));
+    let prefix = args
+        .prefix
+        .clone()
+        .unwrap_or_else(|| format!("{}_", c_identifier(&stem)));
     let options = CodegenOptions {
         target,
         symbol_prefix: prefix,
@@ -89,7 +92,8 @@ pub fn run(args: BuildArgs) -> u8 {
         }
     };
     let write = |bytes: &[u8]| {
-        std::fs::write(&args.output, bytes).map_err(|e| format!("cannot write {}: {e}", args.output.display()))
+        std::fs::write(&args.output, bytes)
+            .map_err(|e| format!("cannot write {}: {e}", args.output.display()))
     };
     let outcome = match args.emit {
         EmitArg::Ll => write(generated.to_llvm_ir().as_bytes()),
@@ -97,16 +101,24 @@ pub fn run(args: BuildArgs) -> u8 {
             .to_assembly()
             .map_err(|e| e.0.message)
             .and_then(|text| write(text.as_bytes())),
-        EmitArg::Obj => generated.to_object().map_err(|e| e.0.message).and_then(|bytes| write(&bytes)),
+        EmitArg::Obj => generated
+            .to_object()
+            .map_err(|e| e.0.message)
+            .and_then(|bytes| write(&bytes)),
         EmitArg::So => generated.write_shared_library(&args.output).and_then(|()| {
             let header_path = args.output.with_extension("h");
-            let signatures: Vec<_> = generated.kernels.iter().map(|k| k.signature.clone()).collect();
+            let signatures: Vec<_> = generated
+                .kernels
+                .iter()
+                .map(|k| k.signature.clone())
+                .collect();
             let header_stem = header_path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| stem.clone());
             let header = write_header(&header_stem, &args.file.display().to_string(), &signatures);
-            std::fs::write(&header_path, header).map_err(|e| format!("cannot write {}: {e}", header_path.display()))
+            std::fs::write(&header_path, header)
+                .map_err(|e| format!("cannot write {}: {e}", header_path.display()))
         }),
     };
     match outcome {
@@ -121,6 +133,8 @@ pub fn run(args: BuildArgs) -> u8 {
 /// Without the LLVM backend, `tirc build` explains how to get it.
 #[cfg(not(feature = "llvm"))]
 pub fn run(_args: BuildArgs) -> u8 {
-    eprintln!("error: this tirc was built without the LLVM backend; rebuild with `--features llvm14`");
+    eprintln!(
+        "error: this tirc was built without the LLVM backend; rebuild with `--features llvm14`"
+    );
     EXIT_USAGE
 }

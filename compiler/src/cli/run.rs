@@ -2,7 +2,9 @@
 //! `.npy` or seeded random inputs; optionally check every output against the
 //! interpreter, time repeated runs and save the outputs.
 
-use super::{emit_diagnostics, read_input, DiagnosticFormat, EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE};
+use super::{
+    emit_diagnostics, read_input, DiagnosticFormat, EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE,
+};
 use crate::check::{check_source, CheckOptions};
 use crate::diagnostics::{json_string, Diagnostic};
 use crate::frontend::Program;
@@ -77,7 +79,10 @@ pub(crate) struct PreparedModule {
 
 /// Parses `path`, applies its schedule and lowers it. On failure the
 /// diagnostics are printed and the exit code returned.
-pub(crate) fn prepare_module(path: &PathBuf, choice: &ScheduleChoice) -> Result<PreparedModule, u8> {
+pub(crate) fn prepare_module(
+    path: &PathBuf,
+    choice: &ScheduleChoice,
+) -> Result<PreparedModule, u8> {
     let start = Instant::now();
     let (name, text) = read_input(path).map_err(|message| {
         eprintln!("{message}");
@@ -93,17 +98,18 @@ pub(crate) fn prepare_module(path: &PathBuf, choice: &ScheduleChoice) -> Result<
         eprintln!("error: {name} holds no program");
         return Err(EXIT_DIAGNOSTICS);
     };
-    let (scheduled, schedule) = if choice.none || (program.schedules.is_empty() && choice.name.is_none()) {
-        (program.module.clone(), None)
-    } else {
-        let run = crate::schedule::apply_schedule(&program, choice.name.as_deref());
-        if !run.succeeded() {
-            emit_diagnostics(&run.diagnostics, &sources, DiagnosticFormat::Text);
-            return Err(EXIT_DIAGNOSTICS);
-        }
-        let applied = run.schedule.clone().map(|name| (name, run.steps.len()));
-        (run.module().clone(), applied)
-    };
+    let (scheduled, schedule) =
+        if choice.none || (program.schedules.is_empty() && choice.name.is_none()) {
+            (program.module.clone(), None)
+        } else {
+            let run = crate::schedule::apply_schedule(&program, choice.name.as_deref());
+            if !run.succeeded() {
+                emit_diagnostics(&run.diagnostics, &sources, DiagnosticFormat::Text);
+                return Err(EXIT_DIAGNOSTICS);
+            }
+            let applied = run.schedule.clone().map(|name| (name, run.steps.len()));
+            (run.module().clone(), applied)
+        };
     let lowered = crate::codegen::lower_for_codegen(&scheduled).map_err(|diagnostics| {
         emit_diagnostics(&diagnostics, &sources, DiagnosticFormat::Text);
         EXIT_DIAGNOSTICS
@@ -118,7 +124,10 @@ pub(crate) fn prepare_module(path: &PathBuf, choice: &ScheduleChoice) -> Result<
 }
 
 /// The function to run: the one named, else `main`, else the only one.
-pub(crate) fn select_entry<'m>(module: &'m IRModule, entry: Option<&str>) -> Result<&'m PrimFunc, String> {
+pub(crate) fn select_entry<'m>(
+    module: &'m IRModule,
+    entry: Option<&str>,
+) -> Result<&'m PrimFunc, String> {
     let names = || {
         module
             .functions
@@ -134,7 +143,12 @@ pub(crate) fn select_entry<'m>(module: &'m IRModule, entry: Option<&str>) -> Res
         None => module
             .function("main")
             .or_else(|| (module.functions.len() == 1).then(|| &module.functions[0]))
-            .ok_or_else(|| format!("the module has several functions ({}); pick one with --entry", names())),
+            .ok_or_else(|| {
+                format!(
+                    "the module has several functions ({}); pick one with --entry",
+                    names()
+                )
+            }),
     }
 }
 
@@ -271,7 +285,8 @@ pub fn run(args: RunArgs) -> u8 {
         }
         for (param, result) in lowered.params.iter().zip(&results) {
             if let Some(tensor) = result.tensor() {
-                if let Err(message) = write_npy(&dir.join(format!("{}.npy", param.name())), tensor) {
+                if let Err(message) = write_npy(&dir.join(format!("{}.npy", param.name())), tensor)
+                {
                     eprintln!("error: {message}");
                     return EXIT_USAGE;
                 }
@@ -368,6 +383,8 @@ pub fn run(args: RunArgs) -> u8 {
 /// Without the LLVM backend, `tirc run` explains how to get it.
 #[cfg(not(feature = "llvm"))]
 pub fn run(_args: RunArgs) -> u8 {
-    eprintln!("error: this tirc was built without the LLVM backend; rebuild with `--features llvm14`");
+    eprintln!(
+        "error: this tirc was built without the LLVM backend; rebuild with `--features llvm14`"
+    );
     EXIT_USAGE
 }

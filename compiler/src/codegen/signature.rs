@@ -66,14 +66,14 @@ pub struct KernelSignature {
 
 impl KernelSignature {
     /// The signature of `func` exported as `symbol`.
-    pub fn of(func: &PrimFunc, symbol: &str) -> Result<KernelSignature, Diagnostic> {
+    pub fn of(func: &PrimFunc, symbol: &str) -> Result<KernelSignature, Box<Diagnostic>> {
         let mut arguments = Vec::new();
         let mut scalars = Vec::new();
         for param in &func.params {
             match func.buffer_of(param) {
                 Some(buffer) => {
                     c_element_type(buffer.dtype()).ok_or_else(|| {
-                        Diagnostic::error(
+                        Box::new(Diagnostic::error(
                             UNSUPPORTED_SIGNATURE,
                             format!(
                                 "buffer parameter `{}` holds {}, which the LLVM backend does not support",
@@ -81,7 +81,7 @@ impl KernelSignature {
                                 buffer.dtype()
                             ),
                             buffer.span(),
-                        )
+                        ))
                     })?;
                     arguments.push(KernelArgument::Buffer {
                         param: param.clone(),
@@ -90,7 +90,7 @@ impl KernelSignature {
                 }
                 None => {
                     c_scalar_type(param.dtype()).ok_or_else(|| {
-                        Diagnostic::error(
+                        Box::new(Diagnostic::error(
                             UNSUPPORTED_SIGNATURE,
                             format!(
                                 "scalar parameter `{}` is {}, which has no C type here",
@@ -98,7 +98,7 @@ impl KernelSignature {
                                 param.dtype()
                             ),
                             param.span(),
-                        )
+                        ))
                     })?;
                     scalars.push(KernelArgument::Scalar {
                         param: param.clone(),

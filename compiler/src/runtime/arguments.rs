@@ -23,7 +23,8 @@ impl AlignedBytes {
     /// A copy of `bytes` in aligned storage (at least one alignment unit).
     pub fn copy_of(bytes: &[u8]) -> Result<AlignedBytes, String> {
         let size = bytes.len().max(1).next_multiple_of(ARGUMENT_ALIGNMENT);
-        let layout = Layout::from_size_align(size, ARGUMENT_ALIGNMENT).map_err(|e| e.to_string())?;
+        let layout =
+            Layout::from_size_align(size, ARGUMENT_ALIGNMENT).map_err(|e| e.to_string())?;
         // SAFETY: the layout has a non-zero size.
         let pointer = unsafe { alloc_zeroed(layout) };
         if pointer.is_null() {
@@ -31,7 +32,11 @@ impl AlignedBytes {
         }
         // SAFETY: both ranges are valid and do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), pointer, bytes.len()) };
-        Ok(AlignedBytes { pointer, length: bytes.len(), layout })
+        Ok(AlignedBytes {
+            pointer,
+            length: bytes.len(),
+            layout,
+        })
     }
 
     /// The bytes.
@@ -76,34 +81,55 @@ fn scalar_slot(arg: &Arg, dtype: DataType, name: &str) -> Result<u64, String> {
             Arg::Int(value) => *value as u64,
             _ => return Err(format!("`{name}` is {dtype}; give it an integer")),
         },
-        _ => return Err(format!("`{name}` is {dtype}, which tirc cannot pass to a kernel")),
+        _ => {
+            return Err(format!(
+                "`{name}` is {dtype}, which tirc cannot pass to a kernel"
+            ))
+        }
     })
 }
 
 impl KernelCall {
     /// Prepares a call of `func` (with the C ABI `signature`) on `args`,
     /// given in parameter order.
-    pub fn prepare(func: &PrimFunc, signature: &KernelSignature, args: &[Arg]) -> Result<KernelCall, String> {
+    pub fn prepare(
+        func: &PrimFunc,
+        signature: &KernelSignature,
+        args: &[Arg],
+    ) -> Result<KernelCall, String> {
         let shape_values = bind_shape_vars(func, args)?;
         let mut slots = Vec::with_capacity(signature.arguments.len());
         let mut buffers = Vec::new();
         for argument in &signature.arguments {
             match argument {
                 KernelArgument::Buffer { param, .. } => {
-                    let position = func.params.iter().position(|p| p == param).ok_or("unknown parameter")?;
-                    let tensor = args[position].tensor().ok_or_else(|| format!("`{}` needs an array", param.name()))?;
+                    let position = func
+                        .params
+                        .iter()
+                        .position(|p| p == param)
+                        .ok_or("unknown parameter")?;
+                    let tensor = args[position]
+                        .tensor()
+                        .ok_or_else(|| format!("`{}` needs an array", param.name()))?;
                     let storage = AlignedBytes::copy_of(tensor.bytes())?;
                     slots.push(storage.address());
                     buffers.push((position, storage));
                 }
                 KernelArgument::Scalar { param } => {
-                    let position = func.params.iter().position(|p| p == param).ok_or("unknown parameter")?;
+                    let position = func
+                        .params
+                        .iter()
+                        .position(|p| p == param)
+                        .ok_or("unknown parameter")?;
                     slots.push(scalar_slot(&args[position], param.dtype(), param.name())?);
                 }
                 KernelArgument::ShapeVar { var } => {
-                    let value = shape_values
-                        .get(var)
-                        .ok_or_else(|| format!("the shape variable `{}` is not bound by any array", var.name()))?;
+                    let value = shape_values.get(var).ok_or_else(|| {
+                        format!(
+                            "the shape variable `{}` is not bound by any array",
+                            var.name()
+                        )
+                    })?;
                     slots.push(*value as u64);
                 }
             }
@@ -122,8 +148,9 @@ impl KernelCall {
         let mut results = args.to_vec();
         for (position, storage) in &self.buffers {
             if let Some(Arg::Tensor(tensor)) = args.get(*position) {
-                let updated = Tensor::from_bytes(tensor.dtype(), tensor.shape(), storage.as_slice().to_vec())
-                    .map_err(|e| e.message)?;
+                let updated =
+                    Tensor::from_bytes(tensor.dtype(), tensor.shape(), storage.as_slice().to_vec())
+                        .map_err(|e| e.message)?;
                 results[*position] = Arg::Tensor(updated);
             }
         }

@@ -16,7 +16,11 @@ use std::time::Instant;
 /// The arguments of `func` in parameter order: `DIR/<param>.npy` for each
 /// parameter when `args_dir` is given (a 0-d array for a scalar), else
 /// seeded random data (tensor `k` of the parameters uses `seed + k`).
-pub fn prepare_inputs(func: &PrimFunc, args_dir: Option<&Path>, seed: u64) -> Result<Vec<Arg>, String> {
+pub fn prepare_inputs(
+    func: &PrimFunc,
+    args_dir: Option<&Path>,
+    seed: u64,
+) -> Result<Vec<Arg>, String> {
     let mut args = Vec::with_capacity(func.params.len());
     for (position, param) in func.params.iter().enumerate() {
         let arg = match (func.buffer_of(param), args_dir) {
@@ -29,12 +33,20 @@ pub fn prepare_inputs(func: &PrimFunc, args_dir: Option<&Path>, seed: u64) -> Re
                     format!(
                         "`{}` has the symbolic shape ({}); give its arrays with --args DIR",
                         param.name(),
-                        buffer.shape().iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")
+                        buffer
+                            .shape()
+                            .iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )
                 })?;
                 let shape: Vec<usize> = shape.iter().map(|e| (*e).max(0) as usize).collect();
-                let tensor = Tensor::random(buffer.dtype(), &shape, seed.wrapping_add(position as u64))
-                    .map_err(|e| format!("cannot make random data for `{}`: {e}", param.name()))?;
+                let tensor =
+                    Tensor::random(buffer.dtype(), &shape, seed.wrapping_add(position as u64))
+                        .map_err(|e| {
+                            format!("cannot make random data for `{}`: {e}", param.name())
+                        })?;
                 Arg::Tensor(tensor)
             }
             (None, Some(dir)) => {
@@ -58,7 +70,11 @@ pub fn prepare_inputs(func: &PrimFunc, args_dir: Option<&Path>, seed: u64) -> Re
 
 fn scalar_from_tensor(tensor: &Tensor, param: &Var) -> Result<Arg, String> {
     if tensor.element_count() != 1 {
-        return Err(format!("`{}` is a scalar, but its array has shape {:?}", param.name(), tensor.shape()));
+        return Err(format!(
+            "`{}` is a scalar, but its array has shape {:?}",
+            param.name(),
+            tensor.shape()
+        ));
     }
     let value = tensor.to_f64_vec().map_err(|e| e.message)?[0];
     Ok(if param.dtype().is_float() {
@@ -79,7 +95,10 @@ pub fn output_positions(func: &PrimFunc) -> Vec<usize> {
     func.params
         .iter()
         .enumerate()
-        .filter(|(_, param)| func.buffer_of(param).is_some_and(|b| written.contains(b.data())))
+        .filter(|(_, param)| {
+            func.buffer_of(param)
+                .is_some_and(|b| written.contains(b.data()))
+        })
         .map(|(position, _)| position)
         .collect()
 }
@@ -96,7 +115,9 @@ pub enum KernelFailure {
 impl std::fmt::Display for KernelFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            KernelFailure::BadArguments(message) | KernelFailure::AssertFailed(message) => f.write_str(message),
+            KernelFailure::BadArguments(message) | KernelFailure::AssertFailed(message) => {
+                f.write_str(message)
+            }
         }
     }
 }
@@ -109,8 +130,13 @@ pub struct PreparedRun<'m> {
 
 impl<'m> PreparedRun<'m> {
     /// Binds `args` (parameter order) to the kernel of `func`.
-    pub fn new(function: JitFunction<'m>, func: &PrimFunc, args: &[Arg]) -> Result<PreparedRun<'m>, KernelFailure> {
-        let call = KernelCall::prepare(func, &function.kernel.signature, args).map_err(KernelFailure::BadArguments)?;
+    pub fn new(
+        function: JitFunction<'m>,
+        func: &PrimFunc,
+        args: &[Arg],
+    ) -> Result<PreparedRun<'m>, KernelFailure> {
+        let call = KernelCall::prepare(func, &function.kernel.signature, args)
+            .map_err(KernelFailure::BadArguments)?;
         Ok(PreparedRun { function, call })
     }
 
@@ -118,7 +144,8 @@ impl<'m> PreparedRun<'m> {
     pub fn run(&self) -> Result<(), KernelFailure> {
         // SAFETY: `KernelCall::prepare` checked every array against the
         // declared shapes and gave each buffer aligned storage of its size.
-        let code = unsafe { self.function.call_packed(self.call.slots()) }.map_err(KernelFailure::BadArguments)?;
+        let code = unsafe { self.function.call_packed(self.call.slots()) }
+            .map_err(KernelFailure::BadArguments)?;
         if code == 0 {
             return Ok(());
         }
@@ -201,14 +228,25 @@ pub fn check_against_interpreter(
 
 /// Compares each of `outputs` of `actual` with `expected`, with the
 /// tolerance of its type.
-pub fn compare_outputs(func: &PrimFunc, expected: &[Arg], actual: &[Arg], outputs: &[usize]) -> Result<Vec<OutputCheck>, String> {
+pub fn compare_outputs(
+    func: &PrimFunc,
+    expected: &[Arg],
+    actual: &[Arg],
+    outputs: &[usize],
+) -> Result<Vec<OutputCheck>, String> {
     let mut checks = Vec::new();
     for &position in outputs {
-        let (Some(Arg::Tensor(want)), Some(Arg::Tensor(got))) = (expected.get(position), actual.get(position)) else {
+        let (Some(Arg::Tensor(want)), Some(Arg::Tensor(got))) =
+            (expected.get(position), actual.get(position))
+        else {
             continue;
         };
         let tolerance = Tolerance::for_dtype(got.dtype());
-        let name = func.params.get(position).map(|p| p.name().to_string()).unwrap_or_default();
+        let name = func
+            .params
+            .get(position)
+            .map(|p| p.name().to_string())
+            .unwrap_or_default();
         checks.push(OutputCheck {
             max_abs_err: got.max_abs_error(want).map_err(|e| e.message.clone())?,
             max_rel_err: got.max_rel_error(want).map_err(|e| e.message.clone())?,

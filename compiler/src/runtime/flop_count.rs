@@ -18,16 +18,30 @@ fn operations_in(expr: &Expr, float: bool) -> f64 {
     let counted = |e: &Expr| e.dtype().is_float() == float;
     match expr.kind() {
         ExprKind::Binary(_, a, b) => {
-            let own = if counted(a) { f64::from(a.dtype().lanes) } else { 0.0 };
+            let own = if counted(a) {
+                f64::from(a.dtype().lanes)
+            } else {
+                0.0
+            };
             own + operations_in(a, float) + operations_in(b, float)
         }
         ExprKind::Call { args, .. } => {
-            let own = if counted(expr) && expr.dtype().is_float() == float { f64::from(expr.dtype().lanes) } else { 0.0 };
+            let own = if counted(expr) && expr.dtype().is_float() == float {
+                f64::from(expr.dtype().lanes)
+            } else {
+                0.0
+            };
             own + args.iter().map(|a| operations_in(a, float)).sum::<f64>()
         }
-        ExprKind::Select(c, a, b) => operations_in(c, float) + operations_in(a, float) + operations_in(b, float),
-        ExprKind::Cast(v) | ExprKind::Not(v) | ExprKind::Broadcast { value: v, .. } => operations_in(v, float),
-        ExprKind::Let { value, body, .. } => operations_in(value, float) + operations_in(body, float),
+        ExprKind::Select(c, a, b) => {
+            operations_in(c, float) + operations_in(a, float) + operations_in(b, float)
+        }
+        ExprKind::Cast(v) | ExprKind::Not(v) | ExprKind::Broadcast { value: v, .. } => {
+            operations_in(v, float)
+        }
+        ExprKind::Let { value, body, .. } => {
+            operations_in(value, float) + operations_in(body, float)
+        }
         // Loads count nothing: their indices are addressing, not arithmetic.
         _ => 0.0,
     }
@@ -50,7 +64,11 @@ impl Counter<'_> {
                 self.integer_ops += scale * operations_in(&store.value, false);
             }
             StmtKind::Seq(stmts) => stmts.iter().for_each(|s| self.visit(s, scale)),
-            StmtKind::IfThenElse { then_case, else_case, .. } => {
+            StmtKind::IfThenElse {
+                then_case,
+                else_case,
+                ..
+            } => {
                 self.visit(then_case, scale);
                 if let Some(else_case) = else_case {
                     self.visit(else_case, scale);

@@ -3,7 +3,8 @@
 //! helpers for the JIT ([`float16_helpers`]), `.npy` files ([`npy`]),
 //! 64-byte-aligned argument buffers and symbolic shapes bound from them
 //! ([`arguments`], [`shape_binding`]), and the FLOP count of a program for
-//! GFLOP/s ([`flop_count`]).
+//! GFLOP/s ([`flop_count`]), and the workspace pool large allocations in
+//! kernels come from ([`workspace`]).
 //!
 //! `parallel_launch.c` is the same launch entry point in C, linked into the
 //! shared libraries `tirc build --emit so` writes.
@@ -16,3 +17,4 @@ pub mod flop_count;
 pub mod npy;
 pub mod shape_binding;
 pub mod thread_pool;
+pub mod workspace;

@@ -30,7 +30,8 @@ fn descr_of(dtype: DataType) -> Result<&'static str, String> {
 /// Writes `tensor` to `path` (version 1.0). Vector element types add a
 /// trailing dimension of their lanes.
 pub fn write_npy(path: &Path, tensor: &Tensor) -> Result<(), String> {
-    std::fs::write(path, encode_npy(tensor)?).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(path, encode_npy(tensor)?)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// The bytes of a `.npy` file holding `tensor`.
@@ -46,10 +47,15 @@ pub fn encode_npy(tensor: &Tensor) -> Result<Vec<u8>, String> {
         1 => format!("({},)", shape[0]),
         _ => format!(
             "({})",
-            shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
     // Magic, version, length, header and newline fill a multiple of 64 bytes.
     let unpadded = MAGIC.len() + 2 + 2 + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
@@ -114,7 +120,10 @@ pub fn decode_npy(bytes: &[u8], dtype: DataType) -> Result<Tensor, String> {
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<usize>().map_err(|_| format!("bad shape {shape_text}")))
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad shape {shape_text}"))
+        })
         .collect::<Result<Vec<usize>, String>>()?;
     let wanted = descr_of(dtype.element_of())?;
     let same_width_bits = dtype.code == TypeCode::BFloat && matches!(descr, "<i2" | "|V2" | "<V2");
@@ -135,10 +144,16 @@ mod tests {
     fn round_trip_keeps_type_shape_and_bytes() {
         let tensor = Tensor::from_f32(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
         let bytes = encode_npy(&tensor).unwrap();
-        assert_eq!((MAGIC.len() + 4 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]))) % 64, 0);
+        assert_eq!(
+            (MAGIC.len() + 4 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]))) % 64,
+            0
+        );
         assert_eq!(decode_npy(&bytes, DataType::float32()).unwrap(), tensor);
         let scalar = Tensor::from_i32(&[], vec![7]).unwrap();
-        assert_eq!(decode_npy(&encode_npy(&scalar).unwrap(), DataType::int32()).unwrap(), scalar);
+        assert_eq!(
+            decode_npy(&encode_npy(&scalar).unwrap(), DataType::int32()).unwrap(),
+            scalar
+        );
     }
 
     #[test]

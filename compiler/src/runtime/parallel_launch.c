@@ -1,4 +1,5 @@
-/* tirc's parallel launch for shared libraries built by `tirc build --emit so`.
+/* The runtime of shared libraries built by `tirc build --emit so`: the
+ * parallel launch and workspace allocation.
  *
  * Generated code calls tirc_parallel_launch(lambda, closure, num_task) for
  * each parallel loop; the lambda takes its own static chunk of iterations
@@ -102,4 +103,17 @@ int32_t tirc_parallel_launch(tirc_parallel_lambda lambda, void *closure, int32_t
     free(handles);
     free(started);
     return code;
+}
+
+/* Workspace memory for large allocations in kernels (64-byte aligned). */
+__attribute__((visibility("hidden")))
+void *tirc_workspace_allocate(int64_t bytes) {
+    size_t size = (size_t)(bytes > 0 ? bytes : 1);
+    size = (size + 63) / 64 * 64;
+    return aligned_alloc(64, size);
+}
+
+__attribute__((visibility("hidden")))
+void tirc_workspace_free(void *pointer) {
+    free(pointer);
 }

@@ -73,7 +73,10 @@ pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<HashMap<Var, i64
             continue;
         };
         let Arg::Tensor(tensor) = arg else {
-            return Err(format!("`{}` is a buffer, but a scalar was given", param.name()));
+            return Err(format!(
+                "`{}` is a buffer, but a scalar was given",
+                param.name()
+            ));
         };
         if tensor.dtype() != buffer.dtype() {
             return Err(format!(
@@ -88,20 +91,48 @@ pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<HashMap<Var, i64
                 "`{}` has {} dimensions {:?}, but the array given for it has shape {:?}",
                 param.name(),
                 buffer.rank(),
-                buffer.shape().iter().map(Expr::to_string).collect::<Vec<_>>(),
+                buffer
+                    .shape()
+                    .iter()
+                    .map(Expr::to_string)
+                    .collect::<Vec<_>>(),
                 tensor.shape()
             ));
         }
         let node = buffer.node();
         for (dimension, (declared, actual)) in node.shape.iter().zip(tensor.shape()).enumerate() {
-            checks.push((declared.clone(), *actual as i64, format!("dimension {dimension} of `{}` (array shape {:?})", param.name(), tensor.shape())));
+            checks.push((
+                declared.clone(),
+                *actual as i64,
+                format!(
+                    "dimension {dimension} of `{}` (array shape {:?})",
+                    param.name(),
+                    tensor.shape()
+                ),
+            ));
         }
         if !node.strides.is_empty() {
-            for (dimension, (declared, actual)) in node.strides.iter().zip(compact_strides(tensor.shape())).enumerate() {
-                checks.push((declared.clone(), actual, format!("stride {dimension} of `{}` (row-major arrays only)", param.name())));
+            for (dimension, (declared, actual)) in node
+                .strides
+                .iter()
+                .zip(compact_strides(tensor.shape()))
+                .enumerate()
+            {
+                checks.push((
+                    declared.clone(),
+                    actual,
+                    format!(
+                        "stride {dimension} of `{}` (row-major arrays only)",
+                        param.name()
+                    ),
+                ));
             }
         }
-        checks.push((node.elem_offset.clone(), 0, format!("the element offset of `{}`", param.name())));
+        checks.push((
+            node.elem_offset.clone(),
+            0,
+            format!("the element offset of `{}`", param.name()),
+        ));
     }
     for (declared, actual, _) in &checks {
         if let Some(var) = declared.as_var() {
@@ -113,10 +144,20 @@ pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<HashMap<Var, i64
             Some(value) if value == *actual => {}
             Some(value) => {
                 let text = declared.to_string();
-                let declared_text = if text == value.to_string() { text } else { format!("{text} = {value}") };
-                return Err(format!("{what} is {actual}, but the function declares {declared_text}"));
+                let declared_text = if text == value.to_string() {
+                    text
+                } else {
+                    format!("{text} = {value}")
+                };
+                return Err(format!(
+                    "{what} is {actual}, but the function declares {declared_text}"
+                ));
             }
-            None => return Err(format!("{what}: `{declared}` cannot be computed from the arrays' shapes")),
+            None => {
+                return Err(format!(
+                    "{what}: `{declared}` cannot be computed from the arrays' shapes"
+                ))
+            }
         }
     }
     Ok(values)

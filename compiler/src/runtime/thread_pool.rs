@@ -72,18 +72,24 @@ impl Shared {
             }
             if self
                 .claims
-                .compare_exchange_weak(word, claim_word(generation, next + 1), Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange_weak(
+                    word,
+                    claim_word(generation, next + 1),
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
                 .is_err()
             {
                 continue;
             }
             // SAFETY: the launcher keeps the closure alive until every task
             // has completed; the lambda was generated for it.
-            let code = unsafe { (job.lambda)(next as i32, job.num_task, job.closure as *mut c_void) };
+            let code =
+                unsafe { (job.lambda)(next as i32, job.num_task, job.closure as *mut c_void) };
             if code != 0 {
-                let _ = self
-                    .first_error
-                    .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire);
+                let _ =
+                    self.first_error
+                        .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire);
             }
             self.completed.fetch_add(1, Ordering::AcqRel);
         }
@@ -134,7 +140,11 @@ impl ThreadPool {
     /// Runs `lambda` for every task and returns the first non-zero code.
     /// `num_task == 0` means one task per thread.
     pub fn launch(&self, lambda: ParallelLambda, closure: *mut c_void, num_task: i32) -> i32 {
-        let num_task = if num_task <= 0 { self.threads() as i32 } else { num_task };
+        let num_task = if num_task <= 0 {
+            self.threads() as i32
+        } else {
+            num_task
+        };
         if INSIDE_LAUNCH.with(Cell::get) || self.workers.is_empty() || num_task == 1 {
             return run_serially(lambda, closure, num_task);
         }
@@ -152,7 +162,9 @@ impl ThreadPool {
         shared.completed.store(0, Ordering::Release);
         {
             let _sleepers = lock(&shared.sleep_lock);
-            shared.claims.store(claim_word(job.generation, 0), Ordering::Release);
+            shared
+                .claims
+                .store(claim_word(job.generation, 0), Ordering::Release);
             shared.wake.notify_all();
         }
         INSIDE_LAUNCH.with(|inside| inside.set(true));
@@ -275,7 +287,8 @@ mod tests {
 
     unsafe extern "C" fn count_tasks(task: i32, num_task: i32, closure: *mut c_void) -> i32 {
         // SAFETY: the tests pass a pointer to an array of `num_task` counters.
-        let counters = unsafe { std::slice::from_raw_parts(closure as *const AtomicU32, num_task as usize) };
+        let counters =
+            unsafe { std::slice::from_raw_parts(closure as *const AtomicU32, num_task as usize) };
         counters[task as usize].fetch_add(1, Ordering::Relaxed);
         i32::from(task == 2) * 7
     }
@@ -290,7 +303,10 @@ mod tests {
             assert_eq!(code, if num_task > 2 { 7 } else { 0 });
         }
         let counters: Vec<AtomicU32> = (0..3).map(|_| AtomicU32::new(0)).collect();
-        assert_eq!(pool.launch(count_tasks, counters.as_ptr() as *mut c_void, 0), 7);
+        assert_eq!(
+            pool.launch(count_tasks, counters.as_ptr() as *mut c_void, 0),
+            7
+        );
     }
 
     #[test]

@@ -21,10 +21,18 @@ fn codegen() {
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test file");
         let mut sources = SourceMap::new();
-        let checked = check_source(&mut sources, &display_path(path), &text, &CheckOptions::default());
+        let checked = check_source(
+            &mut sources,
+            &display_path(path),
+            &text,
+            &CheckOptions::default(),
+        );
         let has_errors = checked.has_errors();
         let Some(program) = checked.program.filter(|_| !has_errors) else {
-            failures.add(path, tirc::diagnostics::render_text(&checked.diagnostics, &sources, false));
+            failures.add(
+                path,
+                tirc::diagnostics::render_text(&checked.diagnostics, &sources, false),
+            );
             continue;
         };
         let options = CodegenOptions {
@@ -34,7 +42,10 @@ fn codegen() {
         };
         match module_to_llvm_ir(&program.module, &options) {
             Ok(ir) => failures.expect_file(&path.with_extension("ll"), &ir),
-            Err(diagnostics) => failures.add(path, tirc::diagnostics::render_text(&diagnostics, &sources, false)),
+            Err(diagnostics) => failures.add(
+                path,
+                tirc::diagnostics::render_text(&diagnostics, &sources, false),
+            ),
         }
     }
     failures.finish("codegen", files.len());

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use tirc::check::{check_source, CheckOptions};
 use tirc::codegen::llvm::{CodegenOptions, JitModule};
 use tirc::interp::{Arg, Tolerance};
-use tirc::runtime::execute::{check_against_interpreter, output_positions, prepare_inputs, PreparedRun};
+use tirc::runtime::execute::{
+    check_against_interpreter, output_positions, prepare_inputs, PreparedRun,
+};
 use tirc::runtime::npy::read_npy;
 use tirc::source::SourceMap;
 
@@ -26,7 +28,11 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
     let name = display_path(path);
     let checked = check_source(&mut sources, &name, &text, &CheckOptions::default());
     if checked.has_errors() {
-        return Err(tirc::diagnostics::render_text(&checked.diagnostics, &sources, false));
+        return Err(tirc::diagnostics::render_text(
+            &checked.diagnostics,
+            &sources,
+            false,
+        ));
     }
     let program = checked.program.ok_or("no program")?;
     let scheduled = if program.schedules.is_empty() {
@@ -34,13 +40,20 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
     } else {
         let run = tirc::schedule::apply_schedule(&program, None);
         if !run.succeeded() {
-            return Err(tirc::diagnostics::render_text(&run.diagnostics, &sources, false));
+            return Err(tirc::diagnostics::render_text(
+                &run.diagnostics,
+                &sources,
+                false,
+            ));
         }
         run.module().clone()
     };
     let lowered = tirc::codegen::lower_for_codegen(&scheduled)
         .map_err(|d| tirc::diagnostics::render_text(&d, &sources, false))?;
-    let original = program.module.function("main").ok_or("no function `main`")?;
+    let original = program
+        .module
+        .function("main")
+        .ok_or("no function `main`")?;
     let func = lowered.function("main").ok_or("no lowered `main`")?;
     let jit = JitModule::compile(&lowered, &CodegenOptions::host())
         .map_err(|d| tirc::diagnostics::render_text(&d, &sources, false))?;
@@ -60,7 +73,10 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
     let mut problems = Vec::new();
     for check in check_against_interpreter(original, &inputs, &results, &outputs)? {
         if let Some(mismatch) = check.mismatch {
-            problems.push(format!("`{}` differs from the interpreter: {mismatch}", check.name));
+            problems.push(format!(
+                "`{}` differs from the interpreter: {mismatch}",
+                check.name
+            ));
         }
     }
     let tvm_dir = PathBuf::from(format!("{}.tvm", stem.display()));
@@ -77,8 +93,12 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
             }
             let expected = read_npy(&expected_path, actual.dtype())?;
             compared_with_tvm += 1;
-            if let Err(error) = actual.check_close(&expected, Tolerance::for_dtype(actual.dtype())) {
-                problems.push(format!("`{}` differs from TVM 0.27's output: {error}", param.name()));
+            if let Err(error) = actual.check_close(&expected, Tolerance::for_dtype(actual.dtype()))
+            {
+                problems.push(format!(
+                    "`{}` differs from TVM 0.27's output: {error}",
+                    param.name()
+                ));
             }
         }
     }
@@ -118,6 +138,9 @@ fn run() {
             Err(message) => failures.add(path, message.clone()),
         }
     }
-    eprintln!("run: {with_tvm} of {} kernels also matched TVM 0.27's outputs", files.len());
+    eprintln!(
+        "run: {with_tvm} of {} kernels also matched TVM 0.27's outputs",
+        files.len()
+    );
     failures.finish("run", files.len());
 }

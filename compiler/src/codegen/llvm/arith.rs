@@ -24,21 +24,36 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// An integer or bool constant of `dtype` (splatted for vectors).
-    pub fn const_int(&self, dtype: DataType, value: i64, span: Span) -> CodegenResult<BasicValueEnum<'ctx>> {
+    pub fn const_int(
+        &self,
+        dtype: DataType,
+        value: i64,
+        span: Span,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         if dtype.is_float() {
             return self.const_float(dtype, value as f64, span);
         }
         let scalar = scalar_type(self.context, dtype.element_of(), span)?.into_int_type();
-        let constant = scalar.const_int(value as u64, dtype.is_int()).as_basic_value_enum();
+        let constant = scalar
+            .const_int(value as u64, dtype.is_int())
+            .as_basic_value_enum();
         self.splat(constant, dtype.lanes)
     }
 
     /// A float constant of `dtype`, rounded to its format.
-    pub fn const_float(&self, dtype: DataType, value: f64, span: Span) -> CodegenResult<BasicValueEnum<'ctx>> {
+    pub fn const_float(
+        &self,
+        dtype: DataType,
+        value: f64,
+        span: Span,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         let constant = match dtype.code {
             TypeCode::BFloat => {
                 let bits = half::bf16::from_f64(value).to_bits();
-                self.context.i16_type().const_int(u64::from(bits), false).as_basic_value_enum()
+                self.context
+                    .i16_type()
+                    .const_int(u64::from(bits), false)
+                    .as_basic_value_enum()
             }
             TypeCode::Float => scalar_type(self.context, dtype.element_of(), span)?
                 .into_float_type()
@@ -50,7 +65,11 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// `value` in every one of `lanes` lanes (itself for one lane).
-    pub fn splat(&self, value: BasicValueEnum<'ctx>, lanes: u16) -> CodegenResult<BasicValueEnum<'ctx>> {
+    pub fn splat(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        lanes: u16,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         if lanes <= 1 || value.is_vector_value() {
             return Ok(value);
         }
@@ -61,7 +80,11 @@ impl<'ctx> Codegen<'ctx> {
         };
         let zero = self.context.i32_type().const_zero();
         let single = self.builder.build_insert_element(undef, value, zero, "")?;
-        let mask = self.context.i32_type().vec_type(u32::from(lanes)).const_zero();
+        let mask = self
+            .context
+            .i32_type()
+            .vec_type(u32::from(lanes))
+            .const_zero();
         Ok(self
             .builder
             .build_shuffle_vector(single, undef, mask, "")?
@@ -69,25 +92,48 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// bfloat16 bits (`i16`, scalar or vector) widened to float32 exactly.
-    pub fn bfloat16_to_float32(&self, value: BasicValueEnum<'ctx>, dtype: DataType) -> CodegenResult<BasicValueEnum<'ctx>> {
+    pub fn bfloat16_to_float32(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        dtype: DataType,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         let wide_type = self.llvm_type(DataType::uint(32).with_lanes(dtype.lanes), Span::NONE)?;
         let wide = raw::cast(&self.builder, Opcode::LLVMZExt, value, wide_type);
         let sixteen = self.const_int(DataType::uint(32).with_lanes(dtype.lanes), 16, Span::NONE)?;
         let shifted = raw::binary(&self.builder, Opcode::LLVMShl, wide, sixteen);
         let float_type = self.llvm_type(float32_like(dtype), Span::NONE)?;
-        Ok(raw::cast(&self.builder, Opcode::LLVMBitCast, shifted, float_type))
+        Ok(raw::cast(
+            &self.builder,
+            Opcode::LLVMBitCast,
+            shifted,
+            float_type,
+        ))
     }
 
     /// float32 (scalar or vector) rounded to the nearest bfloat16, ties to
     /// even, NaN kept quiet.
-    pub fn float32_to_bfloat16(&self, value: BasicValueEnum<'ctx>, dtype: DataType) -> CodegenResult<BasicValueEnum<'ctx>> {
+    pub fn float32_to_bfloat16(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        dtype: DataType,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         let lanes = dtype.lanes;
         let u32_type = DataType::uint(32).with_lanes(lanes);
-        let bits = raw::cast(&self.builder, Opcode::LLVMBitCast, value, self.llvm_type(u32_type, Span::NONE)?);
+        let bits = raw::cast(
+            &self.builder,
+            Opcode::LLVMBitCast,
+            value,
+            self.llvm_type(u32_type, Span::NONE)?,
+        );
         let constant = |v: i64| self.const_int(u32_type, v, Span::NONE);
         let upper = raw::binary(&self.builder, Opcode::LLVMLShr, bits, constant(16)?);
         let lowest_kept = raw::binary(&self.builder, Opcode::LLVMAnd, upper, constant(1)?);
-        let rounding = raw::binary(&self.builder, Opcode::LLVMAdd, lowest_kept, constant(0x7fff)?);
+        let rounding = raw::binary(
+            &self.builder,
+            Opcode::LLVMAdd,
+            lowest_kept,
+            constant(0x7fff)?,
+        );
         let rounded = raw::binary(&self.builder, Opcode::LLVMAdd, bits, rounding);
         let rounded = raw::binary(&self.builder, Opcode::LLVMLShr, rounded, constant(16)?);
         let is_nan = raw::float_compare(&self.builder, FloatPredicate::LLVMRealUNO, value, value);
@@ -117,10 +163,17 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// A scalar bool (`i1`) from a value known to be one.
-    pub fn as_condition(&self, value: BasicValueEnum<'ctx>, span: Span) -> CodegenResult<IntValue<'ctx>> {
+    pub fn as_condition(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        span: Span,
+    ) -> CodegenResult<IntValue<'ctx>> {
         match value {
             BasicValueEnum::IntValue(int) if int.get_type().get_bit_width() == 1 => Ok(int),
-            _ => Err(CodegenError::unsupported("a condition must be a scalar bool", span)),
+            _ => Err(CodegenError::unsupported(
+                "a condition must be a scalar bool",
+                span,
+            )),
         }
     }
 
@@ -176,19 +229,31 @@ impl<'ctx> Codegen<'ctx> {
         } else if from.is_float() && to.is_float() {
             match from.bits.cmp(&to.bits) {
                 std::cmp::Ordering::Less => raw::cast(builder, Opcode::LLVMFPExt, value, target),
-                std::cmp::Ordering::Greater => raw::cast(builder, Opcode::LLVMFPTrunc, value, target),
+                std::cmp::Ordering::Greater => {
+                    raw::cast(builder, Opcode::LLVMFPTrunc, value, target)
+                }
                 std::cmp::Ordering::Equal => value,
             }
         } else if from.is_float() {
-            let opcode = if to.is_int() { Opcode::LLVMFPToSI } else { Opcode::LLVMFPToUI };
+            let opcode = if to.is_int() {
+                Opcode::LLVMFPToSI
+            } else {
+                Opcode::LLVMFPToUI
+            };
             raw::cast(builder, opcode, value, target)
         } else if to.is_float() {
-            let opcode = if from.is_int() { Opcode::LLVMSIToFP } else { Opcode::LLVMUIToFP };
+            let opcode = if from.is_int() {
+                Opcode::LLVMSIToFP
+            } else {
+                Opcode::LLVMUIToFP
+            };
             raw::cast(builder, opcode, value, target)
         } else {
             let (from_bits, to_bits) = (bit_width(from), bit_width(to));
             match from_bits.cmp(&to_bits) {
-                std::cmp::Ordering::Less if from.is_int() => raw::cast(builder, Opcode::LLVMSExt, value, target),
+                std::cmp::Ordering::Less if from.is_int() => {
+                    raw::cast(builder, Opcode::LLVMSExt, value, target)
+                }
                 std::cmp::Ordering::Less => raw::cast(builder, Opcode::LLVMZExt, value, target),
                 std::cmp::Ordering::Greater => raw::cast(builder, Opcode::LLVMTrunc, value, target),
                 std::cmp::Ordering::Equal => value,
@@ -242,7 +307,8 @@ impl<'ctx> Codegen<'ctx> {
                 }
                 BinaryOp::FloorMod => {
                     let quotient = raw::binary(builder, Opcode::LLVMFDiv, a, b);
-                    let floor = self.call_float_intrinsic("llvm.floor", &[quotient], dtype, span)?;
+                    let floor =
+                        self.call_float_intrinsic("llvm.floor", &[quotient], dtype, span)?;
                     let product = raw::binary(builder, Opcode::LLVMFMul, floor, b);
                     return Ok(raw::binary(builder, Opcode::LLVMFSub, a, product));
                 }
@@ -268,13 +334,37 @@ impl<'ctx> Codegen<'ctx> {
             BinaryOp::Add => arithmetic(Opcode::LLVMAdd),
             BinaryOp::Sub => arithmetic(Opcode::LLVMSub),
             BinaryOp::Mul => arithmetic(Opcode::LLVMMul),
-            BinaryOp::Div => raw::binary(builder, if signed { Opcode::LLVMSDiv } else { Opcode::LLVMUDiv }, a, b),
-            BinaryOp::Mod => raw::binary(builder, if signed { Opcode::LLVMSRem } else { Opcode::LLVMURem }, a, b),
+            BinaryOp::Div => raw::binary(
+                builder,
+                if signed {
+                    Opcode::LLVMSDiv
+                } else {
+                    Opcode::LLVMUDiv
+                },
+                a,
+                b,
+            ),
+            BinaryOp::Mod => raw::binary(
+                builder,
+                if signed {
+                    Opcode::LLVMSRem
+                } else {
+                    Opcode::LLVMURem
+                },
+                a,
+                b,
+            ),
             BinaryOp::FloorDiv | BinaryOp::FloorMod if !signed => {
-                let opcode = if op == BinaryOp::FloorDiv { Opcode::LLVMUDiv } else { Opcode::LLVMURem };
+                let opcode = if op == BinaryOp::FloorDiv {
+                    Opcode::LLVMUDiv
+                } else {
+                    Opcode::LLVMURem
+                };
                 raw::binary(builder, opcode, a, b)
             }
-            BinaryOp::FloorDiv | BinaryOp::FloorMod => return self.floor_division(op, a, b, dtype, span),
+            BinaryOp::FloorDiv | BinaryOp::FloorMod => {
+                return self.floor_division(op, a, b, dtype, span)
+            }
             BinaryOp::Min | BinaryOp::Max => {
                 let predicate = match (op == BinaryOp::Min, signed) {
                     (true, true) => IntPredicate::LLVMIntSLT,
@@ -307,9 +397,19 @@ impl<'ctx> Codegen<'ctx> {
             if divisor > 0 && (divisor as u64).is_power_of_two() {
                 let shift = i64::from((divisor as u64).trailing_zeros());
                 return Ok(if op == BinaryOp::FloorDiv {
-                    raw::binary(builder, Opcode::LLVMAShr, a, self.const_int(dtype, shift, span)?)
+                    raw::binary(
+                        builder,
+                        Opcode::LLVMAShr,
+                        a,
+                        self.const_int(dtype, shift, span)?,
+                    )
                 } else {
-                    raw::binary(builder, Opcode::LLVMAnd, a, self.const_int(dtype, divisor - 1, span)?)
+                    raw::binary(
+                        builder,
+                        Opcode::LLVMAnd,
+                        a,
+                        self.const_int(dtype, divisor - 1, span)?,
+                    )
                 });
             }
         }
@@ -317,9 +417,15 @@ impl<'ctx> Codegen<'ctx> {
         let quotient = raw::binary(builder, Opcode::LLVMSDiv, a, b);
         let remainder = raw::binary(builder, Opcode::LLVMSRem, a, b);
         let remainder_nonzero = raw::int_compare(builder, IntPredicate::LLVMIntNE, remainder, zero);
-        let remainder_negative = raw::int_compare(builder, IntPredicate::LLVMIntSLT, remainder, zero);
+        let remainder_negative =
+            raw::int_compare(builder, IntPredicate::LLVMIntSLT, remainder, zero);
         let divisor_negative = raw::int_compare(builder, IntPredicate::LLVMIntSLT, b, zero);
-        let signs_differ = raw::binary(builder, Opcode::LLVMXor, remainder_negative, divisor_negative);
+        let signs_differ = raw::binary(
+            builder,
+            Opcode::LLVMXor,
+            remainder_negative,
+            divisor_negative,
+        );
         let needs_fix = raw::binary(builder, Opcode::LLVMAnd, remainder_nonzero, signs_differ);
         if op == BinaryOp::FloorDiv {
             let one = self.const_int(dtype, 1, span)?;

@@ -152,7 +152,10 @@ impl<'ctx> Codegen<'ctx> {
     /// The value of a variable in scope.
     pub fn var_value(&self, var: &Var, span: Span) -> CodegenResult<BasicValueEnum<'ctx>> {
         self.current()?.vars.get(var).copied().ok_or_else(|| {
-            CodegenError::undefined(format!("variable `{}` is not defined here", var.name()), span)
+            CodegenError::undefined(
+                format!("variable `{}` is not defined here", var.name()),
+                span,
+            )
         })
     }
 
@@ -190,9 +193,7 @@ impl<'ctx> Codegen<'ctx> {
 
     /// A new block at the end of the current function.
     pub fn append_block(&self, name: &str) -> CodegenResult<BasicBlock<'ctx>> {
-        Ok(self
-            .context
-            .append_basic_block(self.current()?.value, name))
+        Ok(self.context.append_basic_block(self.current()?.value, name))
     }
 
     /// A constant integer divisor of `expr` known without analysis, for

@@ -32,10 +32,18 @@ impl LlvmModule<'_> {
     }
 
     fn machine_code(&self, file_type: FileType) -> Result<Vec<u8>, CodegenError> {
-        let machine = self.target.target_machine().map_err(CodegenError::internal)?;
+        let machine = self
+            .target
+            .target_machine()
+            .map_err(CodegenError::internal)?;
         let buffer = machine
             .write_to_memory_buffer(&self.module, file_type)
-            .map_err(|e| CodegenError::internal(format!("LLVM could not write machine code: {}", e.to_string_lossy())))?;
+            .map_err(|e| {
+                CodegenError::internal(format!(
+                    "LLVM could not write machine code: {}",
+                    e.to_string_lossy()
+                ))
+            })?;
         Ok(buffer.as_slice().to_vec())
     }
 
@@ -53,8 +61,13 @@ impl LlvmModule<'_> {
     /// `output` with the C compiler (`$CC`, else `cc`).
     pub fn write_shared_library(&self, output: &Path) -> Result<(), String> {
         let object = self.to_object().map_err(|e| e.0.message)?;
-        let scratch = std::env::temp_dir().join(format!("tirc-build-{}-{}", std::process::id(), unique_number()));
-        std::fs::create_dir_all(&scratch).map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+        let scratch = std::env::temp_dir().join(format!(
+            "tirc-build-{}-{}",
+            std::process::id(),
+            unique_number()
+        ));
+        std::fs::create_dir_all(&scratch)
+            .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
         let object_path = scratch.join("kernels.o");
         let runtime_path = scratch.join("parallel_launch.c");
         let written = std::fs::write(&object_path, object)
@@ -70,7 +83,9 @@ impl LlvmModule<'_> {
                     .arg(&runtime_path)
                     .args(["-lm", "-lpthread"])
                     .output()
-                    .map_err(|e| format!("cannot run the C compiler `{compiler}` to link the library: {e}"))?;
+                    .map_err(|e| {
+                        format!("cannot run the C compiler `{compiler}` to link the library: {e}")
+                    })?;
                 if outcome.status.success() {
                     Ok(())
                 } else {

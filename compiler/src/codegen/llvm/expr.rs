@@ -14,7 +14,8 @@ fn is_contractible(dtype: crate::ir::DataType) -> bool {
 impl<'ctx> Codegen<'ctx> {
     /// The value of an expression.
     pub fn emit_expr(&mut self, expr: &Expr) -> CodegenResult<BasicValueEnum<'ctx>> {
-        self.emit_expr_kind(expr).map_err(|error| error.or_at(expr.span()))
+        self.emit_expr_kind(expr)
+            .map_err(|error| error.or_at(expr.span()))
     }
 
     fn emit_expr_kind(&mut self, expr: &Expr) -> CodegenResult<BasicValueEnum<'ctx>> {
@@ -106,18 +107,34 @@ impl<'ctx> Codegen<'ctx> {
     /// `x * y + z` as `llvm.fmuladd`: LLVM fuses it into one FMA where the
     /// target has one, as TVM allows (its LLVM targets contract by default)
     /// and as C compilers do under `-ffp-contract=on`.
-    fn emit_multiply_add(&mut self, x: &Expr, y: &Expr, z: &Expr, dtype: crate::ir::DataType) -> CodegenResult<BasicValueEnum<'ctx>> {
+    fn emit_multiply_add(
+        &mut self,
+        x: &Expr,
+        y: &Expr,
+        z: &Expr,
+        dtype: crate::ir::DataType,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         let span = x.span().to(z.span());
         let lanes = dtype.lanes;
         let mut operands = Vec::with_capacity(3);
         for operand in [x, y, z] {
             let value = self.emit_expr(operand)?;
-            operands.push(self.cast(value, operand.dtype(), dtype.element_of().with_lanes(lanes), span)?);
+            operands.push(self.cast(
+                value,
+                operand.dtype(),
+                dtype.element_of().with_lanes(lanes),
+                span,
+            )?);
         }
         self.call_float_intrinsic("llvm.fmuladd", &operands, dtype, span)
     }
 
-    fn emit_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> CodegenResult<BasicValueEnum<'ctx>> {
+    fn emit_binary(
+        &mut self,
+        op: BinaryOp,
+        a: &Expr,
+        b: &Expr,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         let span = a.span().to(b.span());
         // Operands have one type; a scalar next to a vector is broadcast.
         let lanes = a.dtype().lanes.max(b.dtype().lanes);
@@ -165,7 +182,10 @@ impl<'ctx> Codegen<'ctx> {
                 .and_then(|p| lanes.get(p).copied())
                 .ok_or_else(|| {
                     CodegenError::unsupported(
-                        format!("shuffle index {position} is outside the {} lanes", lanes.len()),
+                        format!(
+                            "shuffle index {position} is outside the {} lanes",
+                            lanes.len()
+                        ),
                         index.span(),
                     )
                 })?;
@@ -178,7 +198,9 @@ impl<'ctx> Codegen<'ctx> {
         let mut vector = vector_type.get_undef();
         for (lane, value) in picked.into_iter().enumerate() {
             let position = self.context.i32_type().const_int(lane as u64, false);
-            vector = self.builder.build_insert_element(vector, value, position, "")?;
+            vector = self
+                .builder
+                .build_insert_element(vector, value, position, "")?;
         }
         Ok(vector.as_basic_value_enum())
     }

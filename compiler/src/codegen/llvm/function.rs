@@ -57,7 +57,9 @@ impl<'ctx> Codegen<'ctx> {
     /// features (so the JIT, whose own machine is generic, still uses them)
     /// and `nounwind`.
     pub fn apply_function_attributes(&self, function: FunctionValue<'ctx>) {
-        let cpu = self.context.create_string_attribute("target-cpu", &self.target.cpu);
+        let cpu = self
+            .context
+            .create_string_attribute("target-cpu", &self.target.cpu);
         function.add_attribute(AttributeLoc::Function, cpu);
         if !self.target.features.is_empty() {
             let features = self
@@ -74,8 +76,13 @@ impl<'ctx> Codegen<'ctx> {
 
     /// Generates `func` as the exported function `symbol`, and its packed
     /// wrapper when `packed` is set.
-    pub fn emit_kernel(&mut self, func: &PrimFunc, symbol: &str, packed: bool) -> CodegenResult<GeneratedKernel> {
-        let signature = KernelSignature::of(func, symbol).map_err(|d| CodegenError(Box::new(d)))?;
+    pub fn emit_kernel(
+        &mut self,
+        func: &PrimFunc,
+        symbol: &str,
+        packed: bool,
+    ) -> CodegenResult<GeneratedKernel> {
+        let signature = KernelSignature::of(func, symbol).map_err(CodegenError)?;
         if func.has_blocks() {
             return Err(CodegenError::unsupported(
                 format!(
@@ -97,7 +104,9 @@ impl<'ctx> Codegen<'ctx> {
                 func.span,
             ));
         }
-        let function = self.module.add_function(symbol, function_type, Some(Linkage::External));
+        let function = self
+            .module
+            .add_function(symbol, function_type, Some(Linkage::External));
         self.apply_function_attributes(function);
         let noalias = is_noalias(func);
         let entry = self.context.append_basic_block(function, "entry");
@@ -122,7 +131,9 @@ impl<'ctx> Codegen<'ctx> {
                     }
                     vars.insert(param.clone(), value);
                     vars.insert(buffer.data().clone(), value);
-                    let alignment = u32::try_from(buffer.node().data_alignment).unwrap_or(1).max(1);
+                    let alignment = u32::try_from(buffer.node().data_alignment)
+                        .unwrap_or(1)
+                        .max(1);
                     data_alignment.insert(buffer.data().clone(), alignment);
                 }
                 KernelArgument::Scalar { param } => {
@@ -168,12 +179,18 @@ impl<'ctx> Codegen<'ctx> {
     }
 
     /// A scalar argument from its C form to its register form.
-    fn scalar_from_abi(&self, value: BasicValueEnum<'ctx>, dtype: DataType, span: Span) -> CodegenResult<BasicValueEnum<'ctx>> {
+    fn scalar_from_abi(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        dtype: DataType,
+        span: Span,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         Ok(match (dtype.code, dtype.bits) {
             (TypeCode::Bool, _) => self.cast(value, DataType::int(8), DataType::bool(), span)?,
-            (TypeCode::Float, 16) => self
-                .builder
-                .build_bit_cast(value, self.context.f16_type(), "")?,
+            (TypeCode::Float, 16) => {
+                self.builder
+                    .build_bit_cast(value, self.context.f16_type(), "")?
+            }
             _ => value,
         })
     }
@@ -181,11 +198,19 @@ impl<'ctx> Codegen<'ctx> {
     /// `i32 __tirc_packed_<symbol>(i64* slots)`: each slot holds one
     /// argument (pointers and integers as 64-bit integers, floats as their
     /// bits), so the runtime calls every kernel the same way.
-    fn emit_packed_wrapper(&mut self, kernel: FunctionValue<'ctx>, signature: &KernelSignature) -> CodegenResult<()> {
+    fn emit_packed_wrapper(
+        &mut self,
+        kernel: FunctionValue<'ctx>,
+        signature: &KernelSignature,
+    ) -> CodegenResult<()> {
         let i64_type = self.context.i64_type();
         let slots_type = i64_type.ptr_type(AddressSpace::default());
         let wrapper_type = self.context.i32_type().fn_type(&[slots_type.into()], false);
-        let wrapper = self.module.add_function(&packed_symbol(&signature.symbol), wrapper_type, Some(Linkage::External));
+        let wrapper = self.module.add_function(
+            &packed_symbol(&signature.symbol),
+            wrapper_type,
+            Some(Linkage::External),
+        );
         self.apply_function_attributes(wrapper);
         let entry = self.context.append_basic_block(wrapper, "entry");
         self.builder.position_at_end(entry);
@@ -197,16 +222,28 @@ impl<'ctx> Codegen<'ctx> {
         for (position, parameter) in kernel.get_param_iter().enumerate() {
             let index = i64_type.const_int(position as u64, false);
             let address = super::raw::element_address(&self.builder, i64_type.into(), slots, index);
-            let slot = super::raw::load(&self.builder, i64_type.into(), address, 8).into_int_value();
+            let slot =
+                super::raw::load(&self.builder, i64_type.into(), address, 8).into_int_value();
             let argument: BasicValueEnum = match parameter.get_type() {
-                BasicTypeEnum::PointerType(pointer) => self.builder.build_int_to_ptr(slot, pointer, "")?.into(),
-                BasicTypeEnum::IntType(int) => self.builder.build_int_truncate_or_bit_cast(slot, int, "")?.into(),
+                BasicTypeEnum::PointerType(pointer) => {
+                    self.builder.build_int_to_ptr(slot, pointer, "")?.into()
+                }
+                BasicTypeEnum::IntType(int) => self
+                    .builder
+                    .build_int_truncate_or_bit_cast(slot, int, "")?
+                    .into(),
                 BasicTypeEnum::FloatType(float) => {
                     let bits = super::types::int_type(self.context, float.get_bit_width());
-                    let narrow = self.builder.build_int_truncate_or_bit_cast(slot, bits, "")?;
+                    let narrow = self
+                        .builder
+                        .build_int_truncate_or_bit_cast(slot, bits, "")?;
                     self.builder.build_bit_cast(narrow, float, "")?
                 }
-                other => return Err(CodegenError::internal(format!("unexpected parameter type {other:?}"))),
+                other => {
+                    return Err(CodegenError::internal(format!(
+                        "unexpected parameter type {other:?}"
+                    )))
+                }
             };
             arguments.push(argument.into());
         }
@@ -215,7 +252,8 @@ impl<'ctx> Codegen<'ctx> {
             .try_as_basic_value()
             .basic()
             .ok_or_else(|| CodegenError::internal("the kernel returned nothing"))?;
-        self.builder.build_return(Some(&code.as_basic_value_enum()))?;
+        self.builder
+            .build_return(Some(&code.as_basic_value_enum()))?;
         Ok(())
     }
 }

@@ -36,8 +36,22 @@ fn llvm_intrinsic_for(name: &str) -> Option<&'static str> {
 
 /// Math builtins computed by the C library (`expf`/`exp` by width).
 const LIBM_FUNCTIONS: &[&str] = &[
-    "exp10", "log1p", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
-    "atanh", "erf", "atan2", "hypot", "nextafter",
+    "exp10",
+    "log1p",
+    "tan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "atan2",
+    "hypot",
+    "nextafter",
 ];
 
 impl<'ctx> Codegen<'ctx> {
@@ -64,7 +78,9 @@ impl<'ctx> Codegen<'ctx> {
         let value_type = self.llvm_type(dtype, span)?;
         let declaration = intrinsic
             .get_declaration(&self.module, &[value_type])
-            .ok_or_else(|| CodegenError::internal(format!("cannot declare `{name}` for {dtype}")))?;
+            .ok_or_else(|| {
+                CodegenError::internal(format!("cannot declare `{name}` for {dtype}"))
+            })?;
         let call_args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
         let call = self.builder.build_call(declaration, &call_args, "")?;
         call.try_as_basic_value()
@@ -81,25 +97,35 @@ impl<'ctx> Codegen<'ctx> {
         dtype: DataType,
         span: Span,
     ) -> CodegenResult<BasicValueEnum<'ctx>> {
-        let compute = if dtype.bits == 64 { DataType::float(64) } else { DataType::float32() };
+        let compute = if dtype.bits == 64 {
+            DataType::float(64)
+        } else {
+            DataType::float32()
+        };
         let compute_vector = compute.with_lanes(dtype.lanes);
         let converted = args
             .iter()
             .map(|a| self.cast(*a, dtype, compute_vector, span))
             .collect::<CodegenResult<Vec<_>>>()?;
-        let symbol = if compute.bits == 64 { name.to_string() } else { format!("{name}f") };
+        let symbol = if compute.bits == 64 {
+            name.to_string()
+        } else {
+            format!("{name}f")
+        };
         let scalar_type = self.llvm_type(compute, span)?;
-        let parameter_types: Vec<BasicMetadataTypeEnum> = args.iter().map(|_| scalar_type.into()).collect();
+        let parameter_types: Vec<BasicMetadataTypeEnum> =
+            args.iter().map(|_| scalar_type.into()).collect();
         let function = self.module.get_function(&symbol).unwrap_or_else(|| {
             self.module
                 .add_function(&symbol, scalar_type.fn_type(&parameter_types, false), None)
         });
-        let call_scalar = |lane_args: Vec<BasicMetadataValueEnum<'ctx>>| -> CodegenResult<BasicValueEnum<'ctx>> {
-            let call = self.builder.build_call(function, &lane_args, "")?;
-            call.try_as_basic_value()
-                .basic()
-                .ok_or_else(|| CodegenError::internal(format!("`{symbol}` returned nothing")))
-        };
+        let call_scalar =
+            |lane_args: Vec<BasicMetadataValueEnum<'ctx>>| -> CodegenResult<BasicValueEnum<'ctx>> {
+                let call = self.builder.build_call(function, &lane_args, "")?;
+                call.try_as_basic_value()
+                    .basic()
+                    .ok_or_else(|| CodegenError::internal(format!("`{symbol}` returned nothing")))
+            };
         let result = if dtype.is_scalar() {
             call_scalar(converted.iter().map(|a| (*a).into()).collect())?
         } else {
@@ -116,7 +142,9 @@ impl<'ctx> Codegen<'ctx> {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let value = call_scalar(lane_args)?;
-                vector = self.builder.build_insert_element(vector, value, position, "")?;
+                vector = self
+                    .builder
+                    .build_insert_element(vector, value, position, "")?;
             }
             vector.as_basic_value_enum()
         };
@@ -138,8 +166,13 @@ impl<'ctx> Codegen<'ctx> {
             "call_extern" | "call_pure_extern" => return self.emit_extern_call(args, dtype, span),
             "address_of" => {
                 return match args.first().map(Expr::kind) {
-                    Some(ExprKind::Load(load)) => self.emit_address_of(&load.buffer, &load.indices, span),
-                    _ => Err(CodegenError::unsupported("`T.address_of` takes a buffer element", span)),
+                    Some(ExprKind::Load(load)) => {
+                        self.emit_address_of(&load.buffer, &load.indices, span)
+                    }
+                    _ => Err(CodegenError::unsupported(
+                        "`T.address_of` takes a buffer element",
+                        span,
+                    )),
                 }
             }
             "reinterpret" => {
@@ -173,7 +206,9 @@ impl<'ctx> Codegen<'ctx> {
         let builder = &self.builder;
         match name {
             "fmod" => Ok(raw::binary(builder, Opcode::LLVMFRem, values[0], values[1])),
-            "fabs" if argument_type.is_float() => self.call_float_intrinsic("llvm.fabs", &values, dtype, span),
+            "fabs" if argument_type.is_float() => {
+                self.call_float_intrinsic("llvm.fabs", &values, dtype, span)
+            }
             "fabs" => {
                 let zero = self.const_int(dtype, 0, span)?;
                 let negative = self.binary(BinaryOp::Lt, values[0], zero, dtype, span)?;
@@ -194,15 +229,28 @@ impl<'ctx> Codegen<'ctx> {
                 self.binary(BinaryOp::Div, one, denominator, dtype, span)
             }
             "ldexp" => {
-                let exponent = self.cast(values[1], args[1].dtype(), DataType::int32().with_lanes(dtype.lanes), span)?;
+                let exponent = self.cast(
+                    values[1],
+                    args[1].dtype(),
+                    DataType::int32().with_lanes(dtype.lanes),
+                    span,
+                )?;
                 self.call_ldexp(values[0], exponent, dtype, span)
             }
-            "isnan" | "isinf" | "isfinite" => self.emit_classify(name, values[0], argument_type, span),
+            "isnan" | "isinf" | "isfinite" => {
+                self.emit_classify(name, values[0], argument_type, span)
+            }
             "clz" | "popcount" => {
-                let intrinsic = if name == "clz" { "llvm.ctlz" } else { "llvm.ctpop" };
+                let intrinsic = if name == "clz" {
+                    "llvm.ctlz"
+                } else {
+                    "llvm.ctpop"
+                };
                 let declaration = Intrinsic::find(intrinsic)
                     .and_then(|i| i.get_declaration(&self.module, &[values[0].get_type()]))
-                    .ok_or_else(|| CodegenError::internal(format!("cannot declare `{intrinsic}`")))?;
+                    .ok_or_else(|| {
+                        CodegenError::internal(format!("cannot declare `{intrinsic}`"))
+                    })?;
                 let mut call_args: Vec<BasicMetadataValueEnum> = vec![values[0].into()];
                 if name == "clz" {
                     call_args.push(self.context.bool_type().const_zero().into());
@@ -214,7 +262,11 @@ impl<'ctx> Codegen<'ctx> {
             }
             "shift_left" => Ok(raw::binary(builder, Opcode::LLVMShl, values[0], values[1])),
             "shift_right" => {
-                let opcode = if argument_type.is_int() { Opcode::LLVMAShr } else { Opcode::LLVMLShr };
+                let opcode = if argument_type.is_int() {
+                    Opcode::LLVMAShr
+                } else {
+                    Opcode::LLVMLShr
+                };
                 Ok(raw::binary(builder, opcode, values[0], values[1]))
             }
             "bitwise_and" => Ok(raw::binary(builder, Opcode::LLVMAnd, values[0], values[1])),
@@ -239,7 +291,11 @@ impl<'ctx> Codegen<'ctx> {
         dtype: DataType,
         span: Span,
     ) -> CodegenResult<BasicValueEnum<'ctx>> {
-        let compute = if dtype.bits == 64 { DataType::float(64) } else { DataType::float32() };
+        let compute = if dtype.bits == 64 {
+            DataType::float(64)
+        } else {
+            DataType::float32()
+        };
         let symbol = if dtype.bits == 64 { "ldexp" } else { "ldexpf" };
         let scalar_type = self.llvm_type(compute, span)?;
         let function = self.module.get_function(symbol).unwrap_or_else(|| {
@@ -256,12 +312,19 @@ impl<'ctx> Codegen<'ctx> {
             } else {
                 let position = self.context.i32_type().const_int(lane, false);
                 (
-                    self.builder.build_extract_element(value.into_vector_value(), position, "")?,
-                    self.builder.build_extract_element(exponent.into_vector_value(), position, "")?,
+                    self.builder
+                        .build_extract_element(value.into_vector_value(), position, "")?,
+                    self.builder.build_extract_element(
+                        exponent.into_vector_value(),
+                        position,
+                        "",
+                    )?,
                 )
             };
             let x = self.cast(x, dtype.element_of(), compute, span)?;
-            let call = self.builder.build_call(function, &[x.into(), e.into()], "")?;
+            let call = self
+                .builder
+                .build_call(function, &[x.into(), e.into()], "")?;
             let result = call
                 .try_as_basic_value()
                 .basic()
@@ -275,7 +338,9 @@ impl<'ctx> Codegen<'ctx> {
         let mut vector = vector_type.get_undef();
         for (lane, value) in lanes.into_iter().enumerate() {
             let position = self.context.i32_type().const_int(lane as u64, false);
-            vector = self.builder.build_insert_element(vector, value, position, "")?;
+            vector = self
+                .builder
+                .build_insert_element(vector, value, position, "")?;
         }
         Ok(vector.as_basic_value_enum())
     }
@@ -289,20 +354,41 @@ impl<'ctx> Codegen<'ctx> {
     ) -> CodegenResult<BasicValueEnum<'ctx>> {
         if !dtype.is_float() {
             // Integers are never NaN or infinite.
-            return self.const_int(DataType::bool().with_lanes(dtype.lanes), i64::from(name == "isfinite"), span);
+            return self.const_int(
+                DataType::bool().with_lanes(dtype.lanes),
+                i64::from(name == "isfinite"),
+                span,
+            );
         }
         let (value, dtype) = if dtype.code == TypeCode::BFloat {
-            (self.bfloat16_to_float32(value, dtype)?, DataType::float32().with_lanes(dtype.lanes))
+            (
+                self.bfloat16_to_float32(value, dtype)?,
+                DataType::float32().with_lanes(dtype.lanes),
+            )
         } else {
             (value, dtype)
         };
         if name == "isnan" {
-            return Ok(raw::float_compare(&self.builder, FloatPredicate::LLVMRealUNO, value, value));
+            return Ok(raw::float_compare(
+                &self.builder,
+                FloatPredicate::LLVMRealUNO,
+                value,
+                value,
+            ));
         }
         let magnitude = self.call_float_intrinsic("llvm.fabs", &[value], dtype, span)?;
         let infinity = self.const_float(dtype, f64::INFINITY, span)?;
-        let predicate = if name == "isinf" { FloatPredicate::LLVMRealOEQ } else { FloatPredicate::LLVMRealOLT };
-        Ok(raw::float_compare(&self.builder, predicate, magnitude, infinity))
+        let predicate = if name == "isinf" {
+            FloatPredicate::LLVMRealOEQ
+        } else {
+            FloatPredicate::LLVMRealOLT
+        };
+        Ok(raw::float_compare(
+            &self.builder,
+            predicate,
+            magnitude,
+            infinity,
+        ))
     }
 
     /// `(x * y) >> (q - s)` with rounding, in 64 bits, as the interpreter
@@ -342,7 +428,12 @@ impl<'ctx> Codegen<'ctx> {
     /// `T.if_then_else(c, a, b)`: a branch for a scalar condition, so only
     /// the taken side runs (it may guard an out-of-bounds load); a lane-wise
     /// select for a vector condition.
-    fn emit_if_then_else(&mut self, args: &[Expr], dtype: DataType, span: Span) -> CodegenResult<BasicValueEnum<'ctx>> {
+    fn emit_if_then_else(
+        &mut self,
+        args: &[Expr],
+        dtype: DataType,
+        span: Span,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         let condition = self.emit_expr(&args[0])?;
         if args[0].dtype().is_vector() {
             let a = self.emit_expr(&args[1])?;
@@ -353,7 +444,8 @@ impl<'ctx> Codegen<'ctx> {
         let then_block = self.append_block("if_then_else.then")?;
         let else_block = self.append_block("if_then_else.else")?;
         let merge_block = self.append_block("if_then_else.merge")?;
-        self.builder.build_conditional_branch(condition, then_block, else_block)?;
+        self.builder
+            .build_conditional_branch(condition, then_block, else_block)?;
         self.builder.position_at_end(then_block);
         let a = self.emit_expr(&args[1])?;
         let a = self.cast(a, args[1].dtype(), dtype, span)?;
@@ -373,20 +465,32 @@ impl<'ctx> Codegen<'ctx> {
     /// `T.call_extern(dtype, "name", args...)`: a C function of the process
     /// (or of what the library is linked with), declared from the argument
     /// and result types.
-    fn emit_extern_call(&mut self, args: &[Expr], dtype: DataType, span: Span) -> CodegenResult<BasicValueEnum<'ctx>> {
+    fn emit_extern_call(
+        &mut self,
+        args: &[Expr],
+        dtype: DataType,
+        span: Span,
+    ) -> CodegenResult<BasicValueEnum<'ctx>> {
         let name = match args.first().map(Expr::kind) {
             Some(ExprKind::Str(name)) => name.clone(),
-            _ => return Err(CodegenError::unsupported("an extern call names its function with a string first", span)),
+            _ => {
+                return Err(CodegenError::unsupported(
+                    "an extern call names its function with a string first",
+                    span,
+                ))
+            }
         };
         let values = args[1..]
             .iter()
             .map(|a| self.emit_expr(a))
             .collect::<CodegenResult<Vec<_>>>()?;
-        let parameter_types: Vec<BasicMetadataTypeEnum> = values.iter().map(|v| v.get_type().into()).collect();
+        let parameter_types: Vec<BasicMetadataTypeEnum> =
+            values.iter().map(|v| v.get_type().into()).collect();
         let function_type = if dtype.is_void() {
             self.context.void_type().fn_type(&parameter_types, false)
         } else {
-            self.llvm_type(dtype, span)?.fn_type(&parameter_types, false)
+            self.llvm_type(dtype, span)?
+                .fn_type(&parameter_types, false)
         };
         let function = match self.module.get_function(&name) {
             Some(existing) if existing.get_type() == function_type => existing,

@@ -7,11 +7,12 @@
 //! every feature of the CPU.
 
 use super::function::{packed_symbol, GeneratedKernel};
+use super::memory::{WORKSPACE_ALLOCATE_SYMBOL, WORKSPACE_FREE_SYMBOL};
 use super::parallel::PARALLEL_LAUNCH_SYMBOL;
 use super::{generate_module, CodegenError, CodegenOptions};
 use crate::diagnostics::Diagnostic;
 use crate::ir::IRModule;
-use crate::runtime::{float16_helpers, thread_pool};
+use crate::runtime::{float16_helpers, thread_pool, workspace};
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
 use inkwell::OptimizationLevel;
@@ -40,7 +41,10 @@ pub struct JitFunction<'m> {
 
 impl JitModule {
     /// Generates, optimises and JIT-compiles every function of `module`.
-    pub fn compile(module: &IRModule, options: &CodegenOptions) -> Result<JitModule, Vec<Diagnostic>> {
+    pub fn compile(
+        module: &IRModule,
+        options: &CodegenOptions,
+    ) -> Result<JitModule, Vec<Diagnostic>> {
         if !options.target.runs_on_host() {
             return Err(vec![*CodegenError::unsupported(
                 format!("code for `{}` cannot run on this machine; use `tirc build` for other targets", options.target.triple),
@@ -66,7 +70,11 @@ impl JitModule {
             .into_iter()
             .map(|(symbol, address)| {
                 let function = generated.module.get_function(symbol).unwrap_or_else(|| {
-                    generated.module.add_function(symbol, context_ref.void_type().fn_type(&[], false), None)
+                    generated.module.add_function(
+                        symbol,
+                        context_ref.void_type().fn_type(&[], false),
+                        None,
+                    )
                 });
                 (function, address)
             })
@@ -74,9 +82,26 @@ impl JitModule {
         let engine = generated
             .module
             .create_jit_execution_engine(OptimizationLevel::Aggressive)
-            .map_err(|e| internal(format!("LLVM could not start its JIT: {}", e.to_string_lossy())))?;
+            .map_err(|e| {
+                internal(format!(
+                    "LLVM could not start its JIT: {}",
+                    e.to_string_lossy()
+                ))
+            })?;
         if let Some(launch) = generated.module.get_function(PARALLEL_LAUNCH_SYMBOL) {
-            engine.add_global_mapping(&launch, thread_pool::tirc_parallel_launch as *const () as usize);
+            engine.add_global_mapping(
+                &launch,
+                thread_pool::tirc_parallel_launch as *const () as usize,
+            );
+        }
+        if let Some(allocate) = generated.module.get_function(WORKSPACE_ALLOCATE_SYMBOL) {
+            engine.add_global_mapping(
+                &allocate,
+                workspace::tirc_workspace_allocate as *const () as usize,
+            );
+        }
+        if let Some(free) = generated.module.get_function(WORKSPACE_FREE_SYMBOL) {
+            engine.add_global_mapping(&free, workspace::tirc_workspace_free as *const () as usize);
         }
         for (function, address) in helpers {
             engine.add_global_mapping(&function, address);
@@ -85,9 +110,12 @@ impl JitModule {
         for kernel in generated.kernels {
             let address = engine
                 .get_function_address(&packed_symbol(&kernel.signature.symbol))
-                .map_err(|e| internal(format!("the JIT lost `{}`: {e}", kernel.signature.symbol)))?;
+                .map_err(|e| {
+                    internal(format!("the JIT lost `{}`: {e}", kernel.signature.symbol))
+                })?;
             // SAFETY: the wrapper was generated with exactly this signature.
-            let entry: PackedFunction = unsafe { std::mem::transmute::<usize, PackedFunction>(address) };
+            let entry: PackedFunction =
+                unsafe { std::mem::transmute::<usize, PackedFunction>(address) };
             kernels.push((kernel, entry));
         }
         Ok(JitModule {
@@ -103,7 +131,10 @@ impl JitModule {
         self.kernels
             .iter()
             .find(|(kernel, _)| kernel.signature.function == name)
-            .map(|(kernel, entry)| JitFunction { kernel, entry: *entry })
+            .map(|(kernel, entry)| JitFunction {
+                kernel,
+                entry: *entry,
+            })
     }
 
     /// The optimised LLVM IR that was compiled.

@@ -20,7 +20,7 @@ mod expr;
 pub mod function;
 mod intrinsics;
 pub mod jit;
-mod memory;
+pub mod memory;
 pub mod optimize;
 pub mod parallel;
 mod raw;
@@ -108,11 +108,13 @@ pub fn generate_module<'ctx>(
     }
     let llvm_module = codegen.module;
     if let Err(message) = llvm_module.verify() {
-        return Err(vec![*CodegenError::internal(format!(
-            "LLVM rejected the generated module: {}",
-            message.to_string_lossy()
-        ))
-        .0]);
+        return Err(vec![
+            *CodegenError::internal(format!(
+                "LLVM rejected the generated module: {}",
+                message.to_string_lossy()
+            ))
+            .0,
+        ]);
     }
     let machine = options
         .target

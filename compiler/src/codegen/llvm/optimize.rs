@@ -8,7 +8,11 @@ use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::TargetMachine;
 
 /// Optimises `module` in place at `opt_level` (0 to 3).
-pub fn optimize_module(module: &Module<'_>, machine: &TargetMachine, opt_level: u8) -> CodegenResult<()> {
+pub fn optimize_module(
+    module: &Module<'_>,
+    machine: &TargetMachine,
+    opt_level: u8,
+) -> CodegenResult<()> {
     let options = PassBuilderOptions::create();
     let vectorize = opt_level >= 2;
     options.set_loop_vectorization(vectorize);
@@ -18,5 +22,10 @@ pub fn optimize_module(module: &Module<'_>, machine: &TargetMachine, opt_level: 
     let pipeline = format!("default<O{}>", opt_level.min(3));
     module
         .run_passes(&pipeline, machine, options)
-        .map_err(|error| CodegenError::internal(format!("the optimisation pipeline failed: {}", error.to_string_lossy())))
+        .map_err(|error| {
+            CodegenError::internal(format!(
+                "the optimisation pipeline failed: {}",
+                error.to_string_lossy()
+            ))
+        })
 }

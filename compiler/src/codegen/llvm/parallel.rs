@@ -13,7 +13,7 @@
 use super::context::{Codegen, CodegenError, CodegenResult, FunctionState};
 use super::raw::{self, Opcode};
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
-use crate::ir::{Buffer, BinaryOp, DataType, Expr, ExprKind, For, Stmt, Var};
+use crate::ir::{BinaryOp, Buffer, DataType, Expr, ExprKind, For, Stmt, Var};
 use crate::source::Span;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Linkage;
@@ -42,7 +42,12 @@ impl MentionedVars {
     fn add_buffer(&mut self, buffer: &Buffer) {
         self.add(buffer.data());
         let node = buffer.node();
-        for expr in node.shape.iter().chain(&node.strides).chain(std::iter::once(&node.elem_offset)) {
+        for expr in node
+            .shape
+            .iter()
+            .chain(&node.strides)
+            .chain(std::iter::once(&node.elem_offset))
+        {
             self.visit_expr(expr);
         }
     }
@@ -71,7 +76,10 @@ impl<'ctx> Codegen<'ctx> {
     fn lambda_type(&self) -> FunctionType<'ctx> {
         let i32_type = self.context.i32_type();
         let byte_pointer = self.context.i8_type().ptr_type(AddressSpace::default());
-        i32_type.fn_type(&[i32_type.into(), i32_type.into(), byte_pointer.into()], false)
+        i32_type.fn_type(
+            &[i32_type.into(), i32_type.into(), byte_pointer.into()],
+            false,
+        )
     }
 
     /// `tirc_parallel_launch`, declared once per module.
@@ -82,8 +90,12 @@ impl<'ctx> Codegen<'ctx> {
         let i32_type = self.context.i32_type();
         let byte_pointer = self.context.i8_type().ptr_type(AddressSpace::default());
         let lambda_pointer = self.lambda_type().ptr_type(AddressSpace::default());
-        let launch_type = i32_type.fn_type(&[lambda_pointer.into(), byte_pointer.into(), i32_type.into()], false);
-        self.module.add_function(PARALLEL_LAUNCH_SYMBOL, launch_type, None)
+        let launch_type = i32_type.fn_type(
+            &[lambda_pointer.into(), byte_pointer.into(), i32_type.into()],
+            false,
+        );
+        self.module
+            .add_function(PARALLEL_LAUNCH_SYMBOL, launch_type, None)
     }
 
     /// Outlines `for_loop` and launches it on the thread pool.
@@ -120,7 +132,8 @@ impl<'ctx> Codegen<'ctx> {
         let lambda = self.build_lambda(&base_name, body_function, &captured, dtype)?;
 
         // The closure: every captured value, then the loop's start and extent.
-        let mut field_types: Vec<BasicTypeEnum> = captured.iter().map(|(_, v)| v.get_type()).collect();
+        let mut field_types: Vec<BasicTypeEnum> =
+            captured.iter().map(|(_, v)| v.get_type()).collect();
         field_types.push(start.get_type());
         field_types.push(extent.get_type());
         let closure_type = self.context.struct_type(&field_types, false);
@@ -137,7 +150,9 @@ impl<'ctx> Codegen<'ctx> {
             .chain([start, extent])
             .collect();
         for (position, value) in values.into_iter().enumerate() {
-            let field = self.builder.build_struct_gep(closure, position as u32, "")?;
+            let field = self
+                .builder
+                .build_struct_gep(closure, position as u32, "")?;
             self.builder.build_store(field, value)?;
         }
         let byte_pointer = self.context.i8_type().ptr_type(AddressSpace::default());
@@ -155,7 +170,9 @@ impl<'ctx> Codegen<'ctx> {
             .basic()
             .ok_or_else(|| CodegenError::internal("the parallel launch returned nothing"))?
             .into_int_value();
-        let succeeded = self.builder.build_int_compare(inkwell::IntPredicate::EQ, code, zero, "")?;
+        let succeeded =
+            self.builder
+                .build_int_compare(inkwell::IntPredicate::EQ, code, zero, "")?;
         self.return_code_unless(succeeded, code)
     }
 
@@ -177,7 +194,9 @@ impl<'ctx> Codegen<'ctx> {
         parameter_types.push(bound_type.into());
         parameter_types.push(bound_type.into());
         let function_type = self.context.i32_type().fn_type(&parameter_types, false);
-        let function = self.module.add_function(base_name, function_type, Some(Linkage::Internal));
+        let function = self
+            .module
+            .add_function(base_name, function_type, Some(Linkage::Internal));
         self.apply_function_attributes(function);
         let noalias_kind = Attribute::get_named_enum_kind_id("noalias");
         for (position, (var, value)) in captured.iter().enumerate() {
@@ -247,7 +266,8 @@ impl<'ctx> Codegen<'ctx> {
         let entry = self.context.append_basic_block(lambda, "entry");
         self.builder.position_at_end(entry);
         let bound_type = self.llvm_type(dtype, Span::NONE)?;
-        let mut field_types: Vec<BasicTypeEnum> = captured.iter().map(|(_, v)| v.get_type()).collect();
+        let mut field_types: Vec<BasicTypeEnum> =
+            captured.iter().map(|(_, v)| v.get_type()).collect();
         field_types.push(bound_type);
         field_types.push(bound_type);
         let closure_type = self.context.struct_type(&field_types, false);
@@ -265,18 +285,36 @@ impl<'ctx> Codegen<'ctx> {
         )?;
         let mut fields = Vec::new();
         for (position, field_type) in field_types.iter().enumerate() {
-            let address = self.builder.build_struct_gep(closure, position as u32, "")?;
-            fields.push(raw::load(&self.builder, *field_type, address, 1.max(alignment_of(*field_type))));
+            let address = self
+                .builder
+                .build_struct_gep(closure, position as u32, "")?;
+            fields.push(raw::load(
+                &self.builder,
+                *field_type,
+                address,
+                1.max(alignment_of(*field_type)),
+            ));
         }
-        let extent = fields.pop().ok_or_else(|| CodegenError::internal("closure without extent"))?;
-        let start = fields.pop().ok_or_else(|| CodegenError::internal("closure without start"))?;
+        let extent = fields
+            .pop()
+            .ok_or_else(|| CodegenError::internal("closure without extent"))?;
+        let start = fields
+            .pop()
+            .ok_or_else(|| CodegenError::internal("closure without start"))?;
         // Static chunking in 64 bits: step = ceil(extent / tasks).
         let i64_type = self.context.i64_type();
         let wide = DataType::int64();
-        let widen = |value: BasicValueEnum<'ctx>, from: DataType| self.cast(value, from, wide, Span::NONE);
+        let widen =
+            |value: BasicValueEnum<'ctx>, from: DataType| self.cast(value, from, wide, Span::NONE);
         let extent64 = widen(extent, dtype)?;
-        let task64: BasicValueEnum = self.builder.build_int_s_extend(task, i64_type, "")?.as_basic_value_enum();
-        let tasks64: BasicValueEnum = self.builder.build_int_s_extend(task_count, i64_type, "")?.as_basic_value_enum();
+        let task64: BasicValueEnum = self
+            .builder
+            .build_int_s_extend(task, i64_type, "")?
+            .as_basic_value_enum();
+        let tasks64: BasicValueEnum = self
+            .builder
+            .build_int_s_extend(task_count, i64_type, "")?
+            .as_basic_value_enum();
         let one = self.const_int(wide, 1, Span::NONE)?;
         let rounded_up = self.binary(BinaryOp::Add, extent64, tasks64, wide, Span::NONE)?;
         let rounded_up = self.binary(BinaryOp::Sub, rounded_up, one, wide, Span::NONE)?;
@@ -289,7 +327,8 @@ impl<'ctx> Codegen<'ctx> {
         let last = self.cast(last, wide, dtype, Span::NONE)?;
         let begin = self.binary(BinaryOp::Add, start, first, dtype, Span::NONE)?;
         let end = self.binary(BinaryOp::Add, start, last, dtype, Span::NONE)?;
-        let mut arguments: Vec<BasicMetadataValueEnum> = fields.into_iter().map(Into::into).collect();
+        let mut arguments: Vec<BasicMetadataValueEnum> =
+            fields.into_iter().map(Into::into).collect();
         arguments.push(begin.into());
         arguments.push(end.into());
         let call = self.builder.build_call(body_function, &arguments, "")?;

@@ -4,22 +4,22 @@
 //! read the same on every LLVM version, and self-referential loop metadata,
 //! which inkwell cannot build.
 
-use inkwell::builder::Builder;
-use inkwell::context::Context;
-use inkwell::types::{AsTypeRef, BasicTypeEnum};
-use inkwell::values::{AsValueRef, BasicValueEnum, InstructionValue, IntValue, PointerValue};
 use super::llvm_sys::core::{
     LLVMBuildBinOp, LLVMBuildCast, LLVMBuildFCmp, LLVMBuildICmp, LLVMBuildInBoundsGEP2,
-    LLVMBuildLoad2, LLVMGetMDKindIDInContext, LLVMMDNodeInContext2, LLVMMDStringInContext2,
-    LLVMBuildNSWAdd, LLVMBuildNSWMul, LLVMBuildNSWSub, LLVMMetadataAsValue, LLVMSetMetadata,
+    LLVMBuildLoad2, LLVMBuildNSWAdd, LLVMBuildNSWMul, LLVMBuildNSWSub, LLVMGetMDKindIDInContext,
+    LLVMMDNodeInContext2, LLVMMDStringInContext2, LLVMMetadataAsValue, LLVMSetMetadata,
     LLVMValueAsMetadata,
 };
 use super::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
 use super::llvm_sys::prelude::{LLVMMetadataRef, LLVMValueRef};
 use super::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::types::{AsTypeRef, BasicTypeEnum};
+use inkwell::values::{AsValueRef, BasicValueEnum, InstructionValue, IntValue, PointerValue};
 
-pub use super::llvm_sys::{LLVMIntPredicate as IntPredicate, LLVMOpcode as Opcode};
 pub use super::llvm_sys::LLVMRealPredicate as FloatPredicate;
+pub use super::llvm_sys::{LLVMIntPredicate as IntPredicate, LLVMOpcode as Opcode};
 
 /// An empty value name, for instructions LLVM may number itself.
 const NO_NAME: &[u8] = b"\0";

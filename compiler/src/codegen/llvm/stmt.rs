@@ -11,7 +11,8 @@ use inkwell::values::{BasicValueEnum, IntValue};
 impl<'ctx> Codegen<'ctx> {
     /// Emits a statement at the builder's position.
     pub fn emit_stmt(&mut self, stmt: &Stmt) -> CodegenResult<()> {
-        self.emit_stmt_kind(stmt).map_err(|error| error.or_at(stmt.span()))
+        self.emit_stmt_kind(stmt)
+            .map_err(|error| error.or_at(stmt.span()))
     }
 
     fn emit_stmt_kind(&mut self, stmt: &Stmt) -> CodegenResult<()> {
@@ -117,7 +118,11 @@ impl<'ctx> Codegen<'ctx> {
 
     /// Continues when `holds`; otherwise frees the live heap allocations and
     /// returns `code` from the function.
-    pub fn return_code_unless(&mut self, holds: IntValue<'ctx>, code: IntValue<'ctx>) -> CodegenResult<()> {
+    pub fn return_code_unless(
+        &mut self,
+        holds: IntValue<'ctx>,
+        code: IntValue<'ctx>,
+    ) -> CodegenResult<()> {
         let fail = self.append_block("assert.fail")?;
         let pass = self.append_block("assert.pass")?;
         self.builder.build_conditional_branch(holds, pass, fail)?;
@@ -152,7 +157,13 @@ impl<'ctx> Codegen<'ctx> {
         Ok(())
     }
 
-    fn emit_if(&mut self, condition: &Expr, then_case: &Stmt, else_case: Option<&Stmt>, span: Span) -> CodegenResult<()> {
+    fn emit_if(
+        &mut self,
+        condition: &Expr,
+        then_case: &Stmt,
+        else_case: Option<&Stmt>,
+        span: Span,
+    ) -> CodegenResult<()> {
         let holds = self.emit_expr(condition)?;
         let holds = self.as_condition(holds, span)?;
         let then_block = self.append_block("if.then")?;
@@ -161,7 +172,8 @@ impl<'ctx> Codegen<'ctx> {
             Some(_) => self.append_block("if.else")?,
             None => merge,
         };
-        self.builder.build_conditional_branch(holds, then_block, else_block)?;
+        self.builder
+            .build_conditional_branch(holds, then_block, else_block)?;
         self.builder.position_at_end(then_block);
         self.emit_stmt(then_case)?;
         self.builder.build_unconditional_branch(merge)?;
@@ -218,7 +230,9 @@ impl<'ctx> Codegen<'ctx> {
         let exit = self.append_block("for.end")?;
         self.builder.build_unconditional_branch(header)?;
         self.builder.position_at_end(header);
-        let phi = self.builder.build_phi(start.get_type(), for_loop.loop_var.name())?;
+        let phi = self
+            .builder
+            .build_phi(start.get_type(), for_loop.loop_var.name())?;
         let index = phi.as_basic_value();
         let below = self.binary(BinaryOp::Lt, index, end, dtype, Span::NONE)?;
         let below = self.as_condition(below, Span::NONE)?;

@@ -198,7 +198,9 @@ mod tests {
 
     #[test]
     fn bad_targets_say_why() {
-        assert!(TargetSpec::parse("cuda").unwrap_err().contains("not supported"));
+        assert!(TargetSpec::parse("cuda")
+            .unwrap_err()
+            .contains("not supported"));
         assert!(TargetSpec::parse("llvm -frobnicate=1")
             .unwrap_err()
             .contains("unknown target option"));
