@@ -262,6 +262,15 @@ pub fn run(args: RunArgs) -> u8 {
     let outputs = output_positions(lowered);
 
     let mut code = EXIT_OK;
+    let flops = count_flops(original, &shape_values(original, &inputs));
+    if args.check && flops > 5e7 && !args.json {
+        // The interpreter runs well under a billion operations a minute.
+        eprintln!(
+            "checking against the interpreter: {:.2} G operations, expect about {:.0} s",
+            flops / 1e9,
+            flops / 4e6
+        );
+    }
     let checks = if args.check {
         match check_against_interpreter(original, &inputs, &results, &outputs) {
             Ok(checks) => {
@@ -293,7 +302,6 @@ pub fn run(args: RunArgs) -> u8 {
             }
         }
     }
-    let flops = count_flops(original, &shape_values(original, &inputs));
     let timing = match args.bench {
         Some(runs) => match kernel.benchmark(runs) {
             Ok(timing) => Some(timing),

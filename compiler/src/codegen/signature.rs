@@ -223,7 +223,8 @@ mod tests {
         );
         let signature = KernelSignature::of(&func, "f").unwrap();
         let names: Vec<&str> = signature.arguments.iter().map(|a| a.name()).collect();
-        assert_eq!(names, vec!["A", "B", "alpha", "n"]);
+        // Arguments take the parameters' names (`a`, not the buffer `A`).
+        assert_eq!(names, vec!["a", "B", "alpha", "n"]);
         assert_eq!(signature.shape_vars().count(), 1);
         assert_eq!(c_element_type(DataType::float(16)), Some("uint16_t"));
         assert_eq!(c_element_type(DataType::bool()), Some("int8_t"));
