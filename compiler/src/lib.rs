@@ -19,3 +19,4 @@ pub mod printer;
 pub mod runtime;
 pub mod schedule;
 pub mod source;
+pub mod transform;

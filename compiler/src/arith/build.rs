@@ -8,12 +8,33 @@
 use crate::ir::operators;
 use crate::ir::{BinaryOp, DataType, Expr, ExprKind};
 
+/// True for `i64::MIN / -1` and its siblings, which `ir::operators` cannot fold
+/// without overflowing (its floor division computes `i64::MIN % -1`).
+fn folding_overflows(op: BinaryOp, a: &Expr, b: &Expr) -> bool {
+    let division = matches!(
+        op,
+        BinaryOp::Div | BinaryOp::Mod | BinaryOp::FloorDiv | BinaryOp::FloorMod
+    );
+    division && a.as_int() == Some(i64::MIN) && b.as_int() == Some(-1)
+}
+
 /// `op(a, b)` with TVM's folding, or the plain node when the operator refuses.
 pub(crate) fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+    if folding_overflows(op, &a, &b) {
+        return Expr::binary(op, a, b);
+    }
     match operators::binary(op, a.clone(), b.clone()) {
         Ok(folded) => folded,
         Err(_) => Expr::binary(op, a, b),
     }
+}
+
+/// TVM's `TryConstFold` on operands of matching types, `None` when nothing folds.
+pub(crate) fn try_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Option<Expr> {
+    if folding_overflows(op, a, b) {
+        return None;
+    }
+    operators::try_const_fold(op, a, b).ok().flatten()
 }
 
 /// `a + b`.

@@ -243,21 +243,54 @@ impl SumForm {
             return build::int(self.base, self.dtype);
         }
         let args = merge_split_terms(self.args.clone());
+        // The type's smallest value has no positive counterpart: it is added, as TVM does.
+        let subtracted_base = if self.base < 0 && !self.base_is_type_minimum() {
+            self.base.checked_neg()
+        } else {
+            None
+        };
         let mut result = build::int(0, self.dtype);
         for arg in args.iter().filter(|a| a.scale > 0) {
             result = build::add(result, arg.to_expr());
         }
-        if self.base > 0 {
+        if self.base > 0 || (self.base < 0 && subtracted_base.is_none()) {
             result = build::add(result, build::int(self.base, self.dtype));
         }
         for arg in args.iter().filter(|a| a.scale < 0) {
             result = build::sub(result, arg.to_expr_with_scale(-1));
         }
-        if self.base < 0 {
-            result = build::sub(result, build::int(-self.base, self.dtype));
+        if let Some(magnitude) = subtracted_base {
+            result = build::sub(result, build::int(magnitude, self.dtype));
         }
         result
     }
+
+    /// True when the constant is the smallest value of the sum's type.
+    pub fn base_is_type_minimum(&self) -> bool {
+        let bits = u32::from(self.dtype.bits).clamp(1, 64);
+        self.base == i64::MIN >> (64 - bits)
+    }
+}
+
+/// `y * s - (y / c) * (s * c)` as the single term `(y % c) * s`, where `y` is
+/// `rhs`'s digit and `lhs` is its quotient by `c` (same index, modulus and mode).
+fn remainder_of(lhs: &SplitTerm, rhs: &SplitTerm) -> Option<SplitTerm> {
+    if rhs.lower_factor <= 0 || lhs.lower_factor % rhs.lower_factor != 0 {
+        return None;
+    }
+    let factor = lhs.lower_factor / rhs.lower_factor;
+    let fits_modulus = rhs.upper_factor == NO_UPPER
+        || (lhs.lower_factor > 0 && rhs.upper_factor % lhs.lower_factor == 0);
+    let applies = factor > 1
+        && lhs.upper_factor == rhs.upper_factor
+        && fits_modulus
+        && rhs.div_mode_compatible(lhs.div_mode)
+        && Some(lhs.scale) == rhs.scale.checked_mul(factor).and_then(i64::checked_neg);
+    applies.then(|| SplitTerm {
+        upper_factor: lhs.lower_factor,
+        div_mode: lhs.div_mode,
+        ..rhs.clone()
+    })
 }
 
 /// Merges terms that together form a coarser split, then orders the terms by
@@ -293,6 +326,11 @@ fn merge_split_terms(mut args: Vec<SplitTerm>) -> Vec<SplitTerm> {
             {
                 // (x / (c*s)) * s + (x % (c*s)) / c == x / c, scaled by rhs.scale.
                 args[j].upper_factor = lhs.upper_factor;
+                args[i].scale = 0;
+                break;
+            } else if let Some(merged) = remainder_of(lhs, rhs) {
+                // y - (y / c) * c == y % c (TVM's rewrite pass does this one).
+                args[j] = merged;
                 args[i].scale = 0;
                 break;
             }

@@ -444,7 +444,7 @@ impl BoundEvaluator<'_, '_> {
                         return x;
                     }
                     let width = 64 - x.leading_zeros() as i64;
-                    if width + y < 64 {
+                    if y < 64 && width + y < 64 {
                         x << y
                     } else {
                         ConstIntBound::POS_INF

@@ -116,13 +116,41 @@ pub enum IterMapLevel {
     NoCheck,
 }
 
+/// Why an index map was not recognised: a message and, when one is to blame,
+/// the expression (printed only on demand).
+#[derive(Clone, Debug)]
+pub struct IterMapError {
+    /// What went wrong.
+    pub message: String,
+    /// The sub-expression at fault.
+    pub expr: Option<Expr>,
+}
+
+impl IterMapError {
+    fn new(message: impl Into<String>) -> IterMapError {
+        IterMapError {
+            message: message.into(),
+            expr: None,
+        }
+    }
+}
+
+impl fmt::Display for IterMapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.expr {
+            Some(expr) => write!(f, "{}: {expr}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
 /// The outcome of [`detect_iter_map`]: one sum per index, or the reasons it failed.
 #[derive(Clone, Debug, Default)]
 pub struct IterMapResult {
     /// The affine form of each index; empty when detection failed.
     pub indices: Vec<IterSum>,
     /// Why detection failed (empty on success).
-    pub errors: Vec<String>,
+    pub errors: Vec<IterMapError>,
 }
 
 impl IterMapResult {
@@ -152,9 +180,9 @@ pub fn detect_iter_map(
         .iter()
         .any(|(_, range)| uses_input(&range.min) || uses_input(&range.extent))
     {
-        result
-            .errors
-            .push("iterator ranges may not depend on other iterators".to_string());
+        result.errors.push(IterMapError::new(
+            "iterator ranges may not depend on other iterators",
+        ));
         return result;
     }
     let mut constrained_iters = input_iters.to_vec();
@@ -163,9 +191,9 @@ pub fn detect_iter_map(
         match rewriter::match_bound_constraints(predicate, &mut constrained_iters, analyzer) {
             Some(found) => constraints = found,
             None => {
-                result.errors.push(
-                    "the predicate is not a conjunction of bounds on the iterators".to_string(),
-                );
+                result.errors.push(IterMapError::new(
+                    "the predicate is not a conjunction of bounds on the iterators",
+                ));
                 return result;
             }
         }
@@ -193,7 +221,7 @@ pub fn detect_iter_map(
     if !rewriter.check_constraints() {
         result
             .errors
-            .push("the predicate's constraints overlap".to_string());
+            .push(IterMapError::new("the predicate's constraints overlap"));
         return result;
     }
     let mut sums = Vec::with_capacity(indices.len());
@@ -205,10 +233,10 @@ pub fn detect_iter_map(
         }
     }
     if !rewriter.check_mapping(&sums, level) {
-        result.errors.push(match level {
-            IterMapLevel::Bijective => "the index map is not bijective".to_string(),
-            _ => "the mapped indices are not independent".to_string(),
-        });
+        result.errors.push(IterMapError::new(match level {
+            IterMapLevel::Bijective => "the index map is not bijective",
+            _ => "the mapped indices are not independent",
+        }));
         return result;
     }
     result.indices = sums;

@@ -27,7 +27,8 @@ mod tvm_parity_tests;
 pub use const_int_bound::{ConstIntBound, ConstIntBoundAnalyzer};
 pub use int_set::{eval_set, IntSet};
 pub use iter_map::{
-    detect_iter_map, is_affine_binding, IterMapLevel, IterMapResult, IterMark, IterSplit, IterSum,
+    detect_iter_map, is_affine_binding, IterMapError, IterMapLevel, IterMapResult, IterMark,
+    IterSplit, IterSum,
 };
 pub use modular_set::{ModularSet, ModularSetAnalyzer};
 

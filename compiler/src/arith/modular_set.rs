@@ -203,9 +203,9 @@ impl ModularEvaluator<'_> {
         round_down: bool,
     ) -> ModularSet {
         let x = self.visit(dividend);
-        if x.coeff % divisor == 0 {
+        if x.coeff.checked_rem(divisor) == Some(0) {
             if x.base == 0 {
-                return ModularSet::new(x.coeff / divisor, 0);
+                return checked(x.coeff.checked_div(divisor), Some(0));
             }
             // Only a positive division has a rounding mode we can follow.
             if x.base > 0 && divisor > 0 && (round_down || self.dividend_is_non_negative(dividend))

@@ -265,3 +265,142 @@ fn restrict(shape: Shape, loops: usize) -> Shape {
         Shape::Offset(s, k) => Shape::Offset(Box::new(restrict(*s, loops)), k),
     }
 }
+
+/// One step of a division/modulo chain.
+#[derive(Clone, Debug)]
+enum Step {
+    Scale(i64),
+    Offset(i64),
+    Divide(crate::ir::BinaryOp, i64),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    use crate::ir::BinaryOp::*;
+    let divisor = prop::sample::select(vec![2i64, 3, 4, 8, 16, -2, -4, 6]);
+    prop_oneof![
+        2 => prop::sample::select(vec![-3i64, -2, -1, 2, 3, 4, 8]).prop_map(Step::Scale),
+        1 => (-9i64..=9).prop_map(Step::Offset),
+        4 => (prop::sample::select(vec![FloorDiv, FloorMod, Div, Mod]), divisor).prop_map(|(op, c)| Step::Divide(op, c)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Chains like `((x * -2 + 3) // 4 % 8) * 3` over one or two variables:
+    /// the split-term arithmetic of the canonical forms under stress.
+    #[test]
+    fn division_and_modulo_chains_preserve_values(
+        two_vars in any::<bool>(),
+        steps in prop::collection::vec(step(), 1..=5),
+        ranges in ranges(2),
+        seeds in prop::collection::vec(any::<u64>(), 12),
+    ) {
+        let vars = fresh_vars(2);
+        let op = |op: crate::ir::BinaryOp, a: Expr, b: Expr| crate::ir::operators::binary(op, a, b).unwrap();
+        let mut expr = vars[0].to_expr();
+        if two_vars {
+            expr = op(crate::ir::BinaryOp::Add, op(crate::ir::BinaryOp::Mul, expr, Expr::i32(4)), vars[1].to_expr());
+        }
+        for s in &steps {
+            expr = match s {
+                Step::Scale(c) => op(crate::ir::BinaryOp::Mul, expr, Expr::i32(*c)),
+                Step::Offset(c) => op(crate::ir::BinaryOp::Add, expr, Expr::i32(*c)),
+                Step::Divide(o, c) => op(*o, expr, Expr::i32(*c)),
+            };
+        }
+        let analyzer = bound_analyzer(&vars, &ranges);
+        let simplified = analyzer.simplify(&expr);
+        let unbound = Analyzer::new().simplify(&expr);
+        for point in sample_points(&ranges, &seeds) {
+            let env = environment(&vars, &point);
+            if let Some(expected) = evaluate(&expr, &env) {
+                prop_assert_eq!(evaluate(&simplified, &env), Some(expected), "{} simplified to {} at {:?} with ranges {:?}", expr, simplified, point, ranges);
+                prop_assert_eq!(evaluate(&unbound, &env), Some(expected), "{} simplified without bounds to {} at {:?}", expr, unbound, point);
+            }
+        }
+    }
+}
+
+/// Expressions over int64 with extreme constants, zero divisors and every
+/// operator, built without folding so that nothing is filtered out.
+fn hostile_tree() -> impl Strategy<Value = Expr> {
+    use crate::ir::BinaryOp::*;
+    let dtype = crate::ir::DataType::int64();
+    let vars = fresh_vars_of(3, dtype);
+    let constant = prop::sample::select(vec![
+        i64::MIN,
+        i64::MIN + 1,
+        i64::MAX,
+        -1,
+        0,
+        1,
+        2,
+        1 << 31,
+        -(1 << 31),
+        1 << 62,
+        7,
+        -8,
+    ]);
+    let leaf = prop_oneof![
+        (0..3usize).prop_map(move |i| vars[i].to_expr()),
+        constant.prop_map(move |c| Expr::int(c, dtype)),
+    ];
+    leaf.prop_recursive(4, 20, 2, |inner| {
+        let op = prop::sample::select(vec![
+            Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, Lt, Le, Gt, Ge, Eq, Ne,
+        ]);
+        (op, inner.clone(), inner.clone(), inner).prop_map(|(op, a, b, c)| {
+            let node = Expr::binary(op, a, b);
+            if node.dtype().is_bool() {
+                // Comparisons choose between integers, keeping the tree integer-typed.
+                Expr::new(
+                    crate::ir::ExprKind::Select(node, c.clone(), c.clone()),
+                    c.dtype(),
+                    crate::source::Span::NONE,
+                )
+            } else {
+                node
+            }
+        })
+    })
+}
+
+fn fresh_vars_of(count: usize, dtype: crate::ir::DataType) -> Vec<Var> {
+    (0..count)
+        .map(|i| Var::new(format!("y{i}"), dtype, crate::source::Span::NONE))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 800, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Overflow, division by zero and extreme bounds never panic.
+    #[test]
+    fn hostile_inputs_do_not_panic(expr in hostile_tree(), bound_vars in any::<bool>()) {
+        let mut analyzer = Analyzer::new();
+        let mut dom = HashMap::new();
+        if bound_vars {
+            let mut seen = Vec::new();
+            crate::ir::visit::walk_exprs(&expr, &mut |e| {
+                if let Some(v) = e.as_var() {
+                    if !seen.contains(v) {
+                        seen.push(v.clone());
+                    }
+                }
+            });
+            for v in seen {
+                let range = Range::new(Expr::int(i64::MIN + 1, v.dtype()), Expr::int(i64::MAX, v.dtype()));
+                analyzer.bind(&v, &range);
+                dom.insert(v.clone(), IntSet::from_range(&range));
+            }
+        }
+        let _ = analyzer.simplify(&expr);
+        let _ = analyzer.const_int_bound(&expr);
+        let _ = analyzer.modular_set(&expr);
+        let _ = analyzer.eval_set(&expr, &dom);
+        let _ = analyzer.can_prove(&Expr::binary(crate::ir::BinaryOp::Lt, expr.clone(), Expr::int(0, expr.dtype())));
+        let iters: Vec<(Var, Range)> = dom.keys().map(|v| (v.clone(), Range::from_extent(Expr::int(8, v.dtype())))).collect();
+        let _ = super::detect_iter_map(std::slice::from_ref(&expr), &iters, &Expr::bool(true), super::IterMapLevel::Surjective, &analyzer, true);
+    }
+}

@@ -7,7 +7,6 @@
 
 use super::build;
 use super::simplify::{Canon, CompareResult, Simplifier};
-use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{BinaryOp, Expr, ExprKind};
 
@@ -64,7 +63,7 @@ impl Simplifier<'_> {
     pub(super) fn rewrite_less_plain(&mut self, expr: &Expr, a: &Expr, b: &Expr) -> Expr {
         let new_a = self.visit(a);
         let new_b = self.visit(b);
-        if let Ok(Some(folded)) = operators::try_const_fold(BinaryOp::Lt, &new_a, &new_b) {
+        if let Some(folded) = build::try_fold(BinaryOp::Lt, &new_a, &new_b) {
             return folded;
         }
         let node = if new_a.same_as(a) && new_b.same_as(b) {
@@ -82,7 +81,7 @@ impl Simplifier<'_> {
     pub(super) fn rewrite_less_equal(&mut self, expr: &Expr, a: &Expr, b: &Expr) -> Expr {
         let new_a = self.visit(a);
         let new_b = self.visit(b);
-        if let Ok(Some(folded)) = operators::try_const_fold(BinaryOp::Le, &new_a, &new_b) {
+        if let Some(folded) = build::try_fold(BinaryOp::Le, &new_a, &new_b) {
             return folded;
         }
         let node = if new_a.same_as(a) && new_b.same_as(b) {
@@ -228,7 +227,9 @@ impl Simplifier<'_> {
         if let (Some(c1), Some((ya, c2))) = (x.as_int(), with_constant(y, BinaryOp::FloorDiv)) {
             if c2 > 0 {
                 if let Some(b) = c1.checked_add(1).and_then(|v| v.checked_mul(c2)) {
-                    return less(int(b - 1), ya.clone());
+                    if let Some(b) = b.checked_sub(1) {
+                        return less(int(b), ya.clone());
+                    }
                 }
             }
         }
@@ -239,7 +240,11 @@ impl Simplifier<'_> {
                 }
             }
             if c1 > 0 && c2 <= 0 {
-                if let Some(b) = (c2 - 1).checked_mul(c1).and_then(|v| v.checked_add(1)) {
+                if let Some(b) = c2
+                    .checked_sub(1)
+                    .and_then(|v| v.checked_mul(c1))
+                    .and_then(|v| v.checked_add(1))
+                {
                     return less(xa.clone(), int(b));
                 }
             }
@@ -247,7 +252,9 @@ impl Simplifier<'_> {
         if let (Some(c1), Some((ya, c2))) = (x.as_int(), with_constant(y, BinaryOp::Div)) {
             if c1 >= 0 && c2 > 0 {
                 if let Some(b) = c1.checked_add(1).and_then(|v| v.checked_mul(c2)) {
-                    return less(int(b - 1), ya.clone());
+                    if let Some(b) = b.checked_sub(1) {
+                        return less(int(b), ya.clone());
+                    }
                 }
             }
             if c1 < 0 && c2 > 0 {
@@ -349,7 +356,9 @@ impl Simplifier<'_> {
                 } else if difference == 1 {
                     Some(build::node(BinaryOp::Le, lhs, rhs))
                 } else if difference < 0 && rhs_offset != 0 {
-                    Some(less(build::add(lhs, int(-difference)), rhs))
+                    difference
+                        .checked_neg()
+                        .map(|d| less(build::add(lhs, int(d)), rhs))
                 } else if difference > 0 && lhs_offset != 0 {
                     Some(less(lhs, build::add(rhs, int(difference))))
                 } else {
@@ -632,7 +641,7 @@ impl Simplifier<'_> {
                     if let Some((numerator, c)) = with_constant(quotient, BinaryOp::FloorDiv) {
                         if c == c2 && c2 > 0 {
                             if let Some((x, c1)) = with_constant(numerator, BinaryOp::Add) {
-                                if same(x, plain) && c1 + 1 == c2 {
+                                if same(x, plain) && c1.checked_add(1) == Some(c2) {
                                     return if is_min {
                                         plain.clone()
                                     } else {
@@ -728,7 +737,7 @@ impl Simplifier<'_> {
                 }
             }
             if let (Some((x, c1)), Some(c2)) = (times_constant(a), b.as_int()) {
-                if c1 != 0 && c2 % c1 == 0 {
+                if c1 != 0 && c2.checked_rem(c1) == Some(0) {
                     let bound = build::int(c2 / c1, dtype);
                     let inner = if c1 > 0 {
                         combine(x.clone(), bound)

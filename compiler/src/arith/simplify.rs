@@ -504,7 +504,7 @@ impl<'a> Simplifier<'a> {
         }
         let new_a = self.visit(a);
         let new_b = self.visit(b);
-        if let Ok(Some(folded)) = operators::try_const_fold(op, &new_a, &new_b) {
+        if let Some(folded) = build::try_fold(op, &new_a, &new_b) {
             return folded;
         }
         let rebuilt = if new_a.same_as(a) && new_b.same_as(b) {
@@ -573,6 +573,8 @@ impl<'a> Simplifier<'a> {
             // (TVM applies it to truncated terms as well, which is unsound for negative indices).
             let applies = term.scale == 1
                 && term.div_mode == DivMode::Floor
+                && term.lower_factor > 0
+                && term.upper_factor > 0
                 && term.upper_factor != NO_UPPER
                 && term.upper_factor % lower == 0;
             if applies {
@@ -867,7 +869,7 @@ impl<'a> Simplifier<'a> {
                 term.lower_factor = new_lower;
                 return Some(term);
             }
-            if term.upper_factor <= new_lower {
+            if 0 < term.upper_factor && term.upper_factor <= new_lower {
                 // (x % c1) / c2 == 0 when c2 >= c1.
                 return Some(SplitTerm::of(build::int(0, term.dtype)));
             }
@@ -1056,8 +1058,10 @@ impl<'a> Simplifier<'a> {
                 term.upper_factor = new_upper;
                 return Some(term);
             }
-            if new_upper % term.upper_factor == 0 {
-                // (x % 2) % 4 == x % 2.
+            // (x % 2) % 4 == x % 2: the digit's values already lie below the modulus
+            // (for flooring, only when they are non-negative).
+            let non_negative = term.scale > 0 && term.lower_factor > 0 && term.upper_factor > 0;
+            if new_upper % term.upper_factor == 0 && (mode == DivMode::Trunc || non_negative) {
                 return Some(term);
             }
         }
@@ -1145,7 +1149,7 @@ impl<'a> Simplifier<'a> {
                 return false;
             }
         }
-        if sum.base > 0 {
+        if sum.base > 0 || sum.base.checked_neg().is_none() {
             partial = build::add(partial, build::int(sum.base, sum.dtype));
             if !self.cast_is_safe(dtype, &partial) {
                 return false;
@@ -1157,8 +1161,8 @@ impl<'a> Simplifier<'a> {
                 return false;
             }
         }
-        if sum.base < 0 {
-            partial = build::sub(partial, build::int(-sum.base, sum.dtype));
+        if let Some(magnitude) = sum.base.checked_neg().filter(|m| *m > 0) {
+            partial = build::sub(partial, build::int(magnitude, sum.dtype));
             if !self.cast_is_safe(dtype, &partial) {
                 return false;
             }
@@ -1222,9 +1226,7 @@ fn rebuild(expr: &Expr, op: BinaryOp, na: Expr, nb: Expr, a: &Expr, b: &Expr) ->
 fn fold_canon(op: BinaryOp, a: &Canon, b: &Canon, dtype: DataType) -> Option<Canon> {
     let (x, y) = (a.as_int(), b.as_int());
     if let (Some(x), Some(y)) = (x, y) {
-        let folded =
-            operators::try_const_fold(op, &build::int(x, a.dtype()), &build::int(y, b.dtype()))
-                .ok()??;
+        let folded = build::try_fold(op, &build::int(x, a.dtype()), &build::int(y, b.dtype()))?;
         return Some(Canon::Expr(folded));
     }
     let result = match op {

@@ -484,3 +484,61 @@ fn constraints_hold_only_inside_their_scope() {
     assert_eq!(repeated.to_string(), "T.bool(True)");
     check(&analyzer, &min(v(&i), c(9)), "T.min(i, 9)");
 }
+
+// ----- traces of TVM's rewrite pass ------------------------------------------
+
+#[test]
+fn lone_negative_products_print_as_products() {
+    let (x, y) = (var("x"), var("y"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &mul(v(&x), c(-2)), "x * -2");
+    check(&analyzer, &sub(c(0), mul(v(&x), c(2))), "x * -2");
+    check(&analyzer, &sub(c(3), mul(v(&x), c(2))), "3 - x * 2");
+    let cancelled = sub(sub(mul(v(&x), c(2)), mul(v(&x), c(2))), mul(v(&y), c(3)));
+    check(&analyzer, &cancelled, "y * -3");
+}
+
+#[test]
+fn min_and_max_terms_lead_their_sum() {
+    let (x, y, z) = (var("x"), var("y"), var("z"));
+    let analyzer = Analyzer::new();
+    check(&analyzer, &add(v(&x), min(v(&y), c(3))), "T.min(y, 3) + x");
+    let both = add(add(v(&x), min(v(&y), c(3))), max(v(&z), c(1)));
+    check(&analyzer, &both, "T.max(z, 1) + T.min(y, 3) + x");
+    check(&analyzer, &add(min(v(&y), c(3)), v(&x)), "T.min(y, 3) + x");
+}
+
+#[test]
+fn remainder_identities_of_the_rewrite_pass() {
+    let (x, j) = (var("x"), var("j"));
+    let analyzer = bounded(&[(&j, 4)]);
+    check(
+        &analyzer,
+        &floormod(add(mul(v(&x), c(4)), v(&j)), c(16)),
+        "x % 4 * 4 + j",
+    );
+    check(
+        &analyzer,
+        &floormod(add(add(mul(v(&x), c(4)), v(&j)), c(32)), c(16)),
+        "x % 4 * 4 + j",
+    );
+    check(&analyzer, &floormod(mul(v(&x), c(7)), c(2)), "x % 2");
+    check(&analyzer, &floordiv(floordiv(v(&x), c(3)), c(5)), "x // 15");
+    check(
+        &analyzer,
+        &sub(v(&x), mul(floordiv(v(&x), c(4)), c(4))),
+        "x % 4",
+    );
+}
+
+#[test]
+fn quotients_fixed_by_bounds_are_constants() {
+    let x = var("x");
+    let analyzer = bounded(&[(&x, 6)]);
+    check(&analyzer, &floordiv(add(v(&x), c(34)), c(8)), "4");
+    check(
+        &Analyzer::new(),
+        &floordiv(add(v(&x), c(34)), c(8)),
+        "(x + 34) // 8",
+    );
+}

@@ -5,6 +5,7 @@ mod build;
 mod check;
 mod diff;
 mod fmt;
+mod lower;
 mod run;
 mod schedule;
 
@@ -72,6 +73,8 @@ enum Command {
     Run(run::RunArgs),
     /// Compile a file to LLVM IR, assembly, an object or a shared library.
     Build(build::BuildArgs),
+    /// Lower a file (after its schedule) to low-level TIR and print it.
+    Lower(lower::LowerArgs),
 }
 
 /// Reads a file, or standard input for `-`.
@@ -128,6 +131,7 @@ pub fn main() -> ExitCode {
         Command::Schedule(args) => schedule::run(args),
         Command::Run(args) => run::run(args),
         Command::Build(args) => build::run(args),
+        Command::Lower(args) => lower::run(args),
     };
     ExitCode::from(code)
 }

@@ -16,11 +16,20 @@ pub use signature::{KernelArgument, KernelSignature};
 use crate::diagnostics::Diagnostic;
 use crate::ir::IRModule;
 
-/// Lowers every function that still has blocks, the step between the
-/// schedule and code generation (`tirc run`, `tirc build` and the run tests
-/// share it). The lowering pipeline (`transform`) is being built beside
-/// this backend; until it is merged, block-level functions reach the
-/// backend, which names the function and asks for lowered TIR.
+/// Lowers every function that still has blocks with the lowering pipeline
+/// (`transform`), the step between the schedule and code generation that
+/// `tirc run`, `tirc build` and the run tests share. Functions already in
+/// lowered form are passed through as they are.
 pub fn lower_for_codegen(module: &IRModule) -> Result<IRModule, Vec<Diagnostic>> {
-    Ok(module.clone())
+    if !module.functions.iter().any(|func| func.has_blocks()) {
+        return Ok(module.clone());
+    }
+    let options = crate::transform::LowerOptions::default();
+    let mut lowered = module.clone();
+    for func in &mut lowered.functions {
+        if func.has_blocks() {
+            *func = crate::transform::lower_function(func, &options)?;
+        }
+    }
+    Ok(lowered)
 }

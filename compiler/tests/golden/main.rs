@@ -3,6 +3,7 @@
 
 #[cfg(feature = "llvm")]
 mod codegen;
+mod lowering;
 mod parse_errors;
 mod roundtrip;
 #[cfg(feature = "llvm")]

@@ -5,7 +5,7 @@
 //! Padding of non-dividing splits (TVM's surjective padding) is not done: such
 //! an index is reported as not affine.
 
-use super::{IterMapLevel, IterMark, IterSource, IterSplit, IterSum};
+use super::{IterMapError, IterMapLevel, IterMark, IterSource, IterSplit, IterSum};
 use crate::arith::build;
 use crate::arith::simplify::multiply_and_normalize;
 use crate::arith::Analyzer;
@@ -86,7 +86,7 @@ fn ceil_div(a: Expr, b: Expr) -> Expr {
 pub(super) struct IterMapRewriter<'a> {
     analyzer: &'a Analyzer,
     level: IterMapLevel,
-    pub errors: Vec<String>,
+    pub errors: Vec<IterMapError>,
     var_map: HashMap<Var, IterExpr>,
     input_vars: Vec<Var>,
     input_marks: Vec<IterMark>,
@@ -140,8 +140,11 @@ impl<'a> IterMapRewriter<'a> {
         rewriter
     }
 
-    fn error(&mut self, message: impl Into<String>) {
-        self.errors.push(message.into());
+    fn error(&mut self, message: impl Into<String>, expr: Option<&Expr>) {
+        self.errors.push(IterMapError {
+            message: message.into(),
+            expr: expr.cloned(),
+        });
     }
 
     // ----- proofs ------------------------------------------------------------
@@ -153,7 +156,7 @@ impl<'a> IterMapRewriter<'a> {
     fn can_prove_divisible(&self, lhs: &Expr, rhs: &Expr) -> bool {
         match (lhs.as_int(), rhs.as_int()) {
             (_, Some(0)) => false,
-            (Some(a), Some(b)) => a % b == 0,
+            (Some(a), Some(b)) => a.checked_rem(b) == Some(0),
             _ => {
                 let remainder = build::floormod(lhs.clone(), rhs.clone());
                 self.can_prove_equal(lhs, rhs)
@@ -213,7 +216,7 @@ impl<'a> IterMapRewriter<'a> {
     /// An expression the affine forms cannot hold: fine unless it uses an iterator.
     fn opaque(&mut self, expr: &Expr) -> IterExpr {
         if self.uses_input(expr) {
-            self.error(format!("{expr} is not an affine function of the iterators"));
+            self.error("not an affine function of the iterators", Some(expr));
         }
         IterExpr::Plain(expr.clone())
     }
@@ -254,7 +257,7 @@ impl<'a> IterMapRewriter<'a> {
             return IterExpr::Plain(build::mul(x.clone(), y.clone()));
         }
         if ma.is_iter() && mb.is_iter() {
-            self.error(format!("{expr} multiplies two iterators"));
+            self.error("a product of two iterators", Some(expr));
             return IterExpr::Plain(expr.clone());
         }
         if !ma.is_iter() {
@@ -289,7 +292,7 @@ impl<'a> IterMapRewriter<'a> {
         let divisor = match mb {
             IterExpr::Plain(divisor) => divisor,
             _ => {
-                self.error(format!("{expr} divides by an iterator"));
+                self.error("a division by an iterator", Some(expr));
                 return IterExpr::Plain(expr.clone());
             }
         };
@@ -314,23 +317,19 @@ impl<'a> IterMapRewriter<'a> {
             IterExpr::Sum(sum) => match self.try_fuse_iters(sum, self.level, true) {
                 Some(fused) => fused,
                 None => {
-                    self.error(format!(
-                        "the dividend of {expr} is not a single fused iterator"
-                    ));
+                    self.error("the dividend is not a single fused iterator", Some(expr));
                     return IterExpr::Plain(expr.clone());
                 }
             },
         };
         let [split] = dividend.args.as_slice() else {
-            self.error(format!(
-                "the dividend of {expr} is not a single fused iterator"
-            ));
+            self.error("the dividend is not a single fused iterator", Some(expr));
             return IterExpr::Plain(expr.clone());
         };
         let result = if is_div {
-            self.split_floordiv_const(split.clone(), dividend.base.clone(), divisor)
+            self.split_floordiv_const(expr, split.clone(), dividend.base.clone(), divisor)
         } else {
-            self.split_floormod_const(split.clone(), dividend.base.clone(), divisor)
+            self.split_floormod_const(expr, split.clone(), dividend.base.clone(), divisor)
         };
         result.unwrap_or_else(|| IterExpr::Plain(expr.clone()))
     }
@@ -338,6 +337,7 @@ impl<'a> IterMapRewriter<'a> {
     /// `(split + base) // divisor`.
     fn split_floordiv_const(
         &mut self,
+        origin: &Expr,
         mut split: IterSplit,
         mut base: Expr,
         mut divisor: Expr,
@@ -375,14 +375,14 @@ impl<'a> IterMapRewriter<'a> {
                 divisor = build::floordiv(divisor, split.scale.clone());
                 split.scale = build::int(1, dtype);
             } else {
-                self.error(format!(
-                    "the scale {} and the divisor {divisor} do not divide each other",
-                    split.scale
-                ));
+                self.error(
+                    "the scale and the divisor do not divide each other",
+                    Some(origin),
+                );
                 return None;
             }
         }
-        if !self.offset_divides(&base, &divisor) {
+        if !self.offset_divides(origin, &base, &divisor) {
             return None;
         }
         let new_split = if self.can_prove_divisible(&split.extent, &divisor) {
@@ -407,10 +407,7 @@ impl<'a> IterMapRewriter<'a> {
                 scale: split.scale.clone(),
             }
         } else {
-            self.error(format!(
-                "a digit of extent {} does not split by {divisor}",
-                split.extent
-            ));
+            self.error("a digit does not split evenly by the divisor", Some(origin));
             return None;
         };
         let new_base = self.analyzer.simplify(&build::floordiv(base, divisor));
@@ -427,6 +424,7 @@ impl<'a> IterMapRewriter<'a> {
     /// `(split + base) % divisor`.
     fn split_floormod_const(
         &mut self,
+        origin: &Expr,
         split: IterSplit,
         mut base: Expr,
         mut divisor: Expr,
@@ -448,14 +446,14 @@ impl<'a> IterMapRewriter<'a> {
                 divisor = build::floordiv(divisor, split.scale.clone());
                 base = build::floordiv(base, split.scale.clone());
             } else {
-                self.error(format!(
-                    "the scale {} and the modulus {divisor} do not divide each other",
-                    split.scale
-                ));
+                self.error(
+                    "the scale and the modulus do not divide each other",
+                    Some(origin),
+                );
                 return None;
             }
         }
-        if !self.offset_divides(&base, &divisor) {
+        if !self.offset_divides(origin, &base, &divisor) {
             return None;
         }
         if self.can_prove_divisible(&split.extent, &divisor) {
@@ -470,24 +468,22 @@ impl<'a> IterMapRewriter<'a> {
             // Every value of the digit is already below the modulus.
             return Some(IterExpr::Split(split));
         }
-        self.error(format!(
-            "a digit of extent {} does not split by {divisor}",
-            split.extent
-        ));
+        self.error("a digit does not split evenly by the divisor", Some(origin));
         None
     }
 
     /// Without padding, an offset must be a multiple of the divisor.
-    fn offset_divides(&mut self, base: &Expr, divisor: &Expr) -> bool {
+    fn offset_divides(&mut self, origin: &Expr, base: &Expr, divisor: &Expr) -> bool {
         let left_pad = self
             .analyzer
             .simplify(&build::floormod(base.clone(), divisor.clone()));
         if is_zero(&left_pad) {
             return true;
         }
-        self.error(format!(
-            "the offset {base} is not a multiple of {divisor} (padding is not supported)"
-        ));
+        self.error(
+            "the offset is not a multiple of the divisor (padding is not supported)",
+            Some(origin),
+        );
         false
     }
 
@@ -500,7 +496,7 @@ impl<'a> IterMapRewriter<'a> {
         match self.try_fuse_iters(sum.clone(), self.level, true) {
             Some(fused) => fused,
             None => {
-                self.error("the iterators could not be fused into one".to_string());
+                self.error("the iterators could not be fused into one", None);
                 sum
             }
         }
@@ -552,19 +548,19 @@ impl<'a> IterMapRewriter<'a> {
             .and_then(|f| f.args.into_iter().next())
             .filter(|s| is_one(&s.scale))
         else {
-            self.error("the predicate's iterators could not be fused".to_string());
+            self.error("the predicate's iterators could not be fused", None);
             return;
         };
         let IterSource::Sum(structured) = split.source.source().clone() else {
-            self.error("the predicate's iterators could not be fused".to_string());
+            self.error("the predicate's iterators could not be fused", None);
             return;
         };
         let Some(flattened) = self.lookup_flattened(&structured) else {
-            self.error("the predicate's iterators could not be fused".to_string());
+            self.error("the predicate's iterators could not be fused", None);
             return;
         };
         let Some((mark, offset)) = self.lookup_fused(&flattened) else {
-            self.error("the predicate's iterators could not be fused".to_string());
+            self.error("the predicate's iterators could not be fused", None);
             return;
         };
         let mut iter_min = offset.clone();

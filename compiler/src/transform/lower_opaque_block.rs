@@ -1,0 +1,80 @@
+//! `lower-opaque-block`: blocks disappear (TVM's `LowerOpaqueBlock`). A
+//! block's allocations become `AllocBuffer` statements around its body, its
+//! predicate becomes an `if`, and the rest (name, regions, annotations) is
+//! dropped: the passes that needed it have run.
+
+use super::codes;
+use super::LowerOptions;
+use crate::diagnostics::Diagnostic;
+use crate::ir::mutate::{mutate_stmt_children, Mutator};
+use crate::ir::operators;
+use crate::ir::{PrimFunc, Stmt, StmtKind};
+
+/// Replaces every (opaque) block of `func` by plain statements.
+pub fn lower_opaque_block(
+    func: &PrimFunc,
+    _options: &LowerOptions,
+) -> Result<PrimFunc, Vec<Diagnostic>> {
+    let mut lowerer = BlockLowerer { errors: Vec::new() };
+    let body = lowerer.mutate_stmt(&func.body);
+    if !lowerer.errors.is_empty() {
+        return Err(lowerer.errors);
+    }
+    Ok(PrimFunc {
+        body,
+        ..func.clone()
+    })
+}
+
+struct BlockLowerer {
+    errors: Vec<Diagnostic>,
+}
+
+impl Mutator for BlockLowerer {
+    fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        let StmtKind::BlockRealize(realize) = stmt.kind() else {
+            return mutate_stmt_children(self, stmt);
+        };
+        let block = &realize.block;
+        let unlowered = if !block.iter_vars.is_empty() {
+            Some("iteration variables (run `convert-blocks-to-opaque` first)")
+        } else if block.init.is_some() {
+            Some("a `T.init()` (run `lower-init-block` first)")
+        } else if !block.match_buffers.is_empty() {
+            Some("`T.match_buffer` views (run `lower-match-buffer` first)")
+        } else {
+            None
+        };
+        if let Some(what) = unlowered {
+            self.errors.push(Diagnostic::error(
+                codes::WRONG_STAGE,
+                format!("block `{}` still has {what}", block.name),
+                stmt.span(),
+            ));
+            return stmt.clone();
+        }
+        let mut body = self.mutate_stmt(&block.body);
+        let predicate = self.mutate_expr(&realize.predicate);
+        if !operators::is_one(&predicate) {
+            body = Stmt::new(
+                StmtKind::IfThenElse {
+                    condition: predicate,
+                    then_case: body,
+                    else_case: None,
+                },
+                stmt.span(),
+            );
+        }
+        for buffer in block.alloc_buffers.iter().rev() {
+            body = Stmt::new(
+                StmtKind::AllocBuffer {
+                    buffer: buffer.clone(),
+                    annotations: Vec::new(),
+                    body,
+                },
+                buffer.span(),
+            );
+        }
+        body
+    }
+}

@@ -1,0 +1,279 @@
+//! The lowering pipeline: block-level TensorIR in, "lowered TIR" out, one
+//! pass per file, each printable with `tirc lower --print-after NAME`.
+//!
+//! # The lowered-TIR contract
+//!
+//! [`lower_module`] returns a module that the code generators consume. Every
+//! function in it satisfies the following:
+//!
+//! - **No blocks.** No `BlockRealize` is left. `T.init()` became a guarded
+//!   store (`if k == 0: C[...] = 0` before the update), block predicates
+//!   (`T.where`) became `if` statements, block iteration variables were
+//!   replaced by their bindings, and `T.match_buffer` views were replaced by
+//!   accesses to the buffer they view.
+//! - **Flat buffers.** Every buffer that is loaded or stored has one
+//!   dimension. Parameters keep their N-d buffer in the function's
+//!   `buffer_map`; when a parameter buffer is not already flat (rank other than
+//!   one, or explicit strides) the body starts with a flat alias declared by a
+//!   `DeclBuffer` on the same data pointer, printed `A_1 = A.view(16384)`
+//!   (or `T.decl_buffer((n,), data=A.data, ...)` when the printer cannot use
+//!   the `view` sugar). The flat index is `sum(index_i * stride_i)`, with the
+//!   buffer's `strides` when it has them and row-major strides otherwise.
+//!   A flat buffer keeps its parent's `elem_offset`: element `k` of a flat
+//!   buffer `B` lives at `B.data + (B.elem_offset + k) * sizeof(dtype)`, so a
+//!   code generator adds `elem_offset` (usually the literal 0) to every index.
+//!   Buffers with `axis_separators` flatten to one dimension per group of axes
+//!   (the only case where a lowered buffer has more than one dimension; CPU
+//!   code generation may refuse it). `storage_align` annotations
+//!   (`T.block_attr({"buffer_dim_align": [[buffer_index, axis, factor,
+//!   offset]]})`) become padded strides of the buffer they name before it is
+//!   flattened.
+//! - **Allocations.** Buffers a function allocates are `AllocBuffer`
+//!   statements (printed `T.alloc_buffer`/`T.decl_buffer` without `data=`)
+//!   with a flat buffer, placed at the innermost loop or block that covers
+//!   every use, and shrunk to the region actually used. An allocation under a
+//!   parallel loop is private to each iteration. Nothing else allocates.
+//! - **Loops.** Vectorized loops whose body can be expressed on vectors became
+//!   `Ramp`/`Broadcast` expressions (vector loads and stores use a `Ramp`
+//!   index; scalars are broadcast). A vectorized loop that cannot (a loop-
+//!   dependent `if`, an extern call, a store and a load of one buffer at
+//!   different indices, a non-constant extent) stays `For(Vectorized)`: the
+//!   back end treats it as a serial loop it may vectorize itself. Unrolled
+//!   loops with a constant extent up to [`LowerOptions::max_unroll_extent`]
+//!   are replaced by copies of their body; others stay `For(Unrolled)`. Loops
+//!   under a `pragma_auto_unroll_max_step` annotation are unrolled as TVM's
+//!   `UnrollLoop` does. Serial loops of extent one are removed. Parallel loops
+//!   stay `For(Parallel)`. Thread-bound loops stay as they are (CPU code
+//!   generation refuses them). Loop annotations are kept.
+//! - **Expressions.** `floordiv`/`floormod` stay as nodes except where
+//!   `lower-intrin` could do better: by a constant power of two they became
+//!   `>>` and `&` (exact for every sign), and with a provably non-negative
+//!   dividend and positive divisor they became truncating `T.Div` /
+//!   `T.truncmod`. What remains of `floordiv`/`floormod` has TVM's floor
+//!   semantics, which the back end implements. `Select`, `T.if_then_else`
+//!   (only the chosen side is evaluated), `T.likely`, `Cast`, `Let` and
+//!   vector forms are kept. Math calls stay `T.exp`, `T.sqrt`, ... calls
+//!   (the back end maps each to an LLVM intrinsic or a libm function), except
+//!   `T.sigmoid`, `T.rsqrt` and `T.exp10`, which became plain arithmetic on
+//!   `T.exp`, `T.sqrt` and `T.pow`, and integer `T.fabs`, which became a
+//!   `Select`.
+//! - **Everything else** (`LetStmt`, `AttrStmt`, `Assert`, `While`,
+//!   `Evaluate` of calls, `Allocate`, `DeclBuffer` aliases the input already
+//!   had) passes through, with its buffers flattened.
+//!
+//! Every pass's output prints and parses back to a structurally equal module,
+//! and the reference interpreter computes the same results before and after
+//! each pass (both are tested over the golden corpus).
+//!
+//! A pass that meets something it cannot handle returns a diagnostic naming
+//! it instead of producing wrong code; no pass panics.
+
+pub mod codes;
+pub mod compact_buffer_allocation;
+pub mod convert_blocks_to_opaque;
+pub mod flatten_buffer;
+pub mod lower_init_block;
+pub mod lower_intrin;
+pub mod lower_match_buffer;
+pub mod lower_opaque_block;
+pub mod plan_buffer_allocation;
+pub mod simplify;
+mod support;
+pub mod unroll_loop;
+pub mod vectorize_loop;
+
+use crate::diagnostics::Diagnostic;
+use crate::ir::{IRModule, PrimFunc};
+
+/// Choices of the pipeline beyond the defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// Unrolled loops with a constant extent up to this many iterations are
+    /// replaced by copies of their body; longer ones stay `For(Unrolled)`.
+    pub max_unroll_extent: i64,
+    /// Vectorized loops with more iterations than this stay `For(Vectorized)`.
+    pub max_vector_lanes: i64,
+    /// Keep every vectorized loop as `For(Vectorized)` (TVM's
+    /// `tir.disable_vectorize`).
+    pub disable_vectorize: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> LowerOptions {
+        LowerOptions {
+            max_unroll_extent: 256,
+            max_vector_lanes: 256,
+            disable_vectorize: false,
+        }
+    }
+}
+
+/// The signature of a pass over one function.
+pub type PassFunction = fn(&PrimFunc, &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>>;
+
+/// One pass of the pipeline.
+#[derive(Clone, Copy)]
+pub struct Pass {
+    /// The name `--print-after` takes (`flatten-buffer`).
+    pub name: &'static str,
+    /// One line saying what the pass does.
+    pub summary: &'static str,
+    /// The pass itself.
+    pub run: PassFunction,
+}
+
+impl std::fmt::Debug for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pass({})", self.name)
+    }
+}
+
+/// The passes of [`lower_module`], in order. A name may appear twice
+/// (`simplify` runs after flattening and again after unrolling).
+pub const PIPELINE: &[Pass] = &[
+    Pass {
+        name: "lower-init-block",
+        summary: "T.init() becomes a store guarded by the reduction variables being at their first value",
+        run: lower_init_block::lower_init_block,
+    },
+    Pass {
+        name: "plan-buffer-allocation",
+        summary: "each block-allocated buffer moves to the innermost loop or block covering its uses",
+        run: plan_buffer_allocation::plan_buffer_allocation,
+    },
+    Pass {
+        name: "convert-blocks-to-opaque",
+        summary: "block iteration variables are replaced by their bindings",
+        run: convert_blocks_to_opaque::convert_blocks_to_opaque,
+    },
+    Pass {
+        name: "compact-buffer-allocation",
+        summary: "allocated buffers shrink to the region used; storage_align pads their strides",
+        run: compact_buffer_allocation::compact_buffer_allocation,
+    },
+    Pass {
+        name: "lower-match-buffer",
+        summary: "T.match_buffer views are replaced by accesses to the buffer they view",
+        run: lower_match_buffer::lower_match_buffer,
+    },
+    Pass {
+        name: "lower-opaque-block",
+        summary: "blocks disappear: allocations become statements, predicates become ifs",
+        run: lower_opaque_block::lower_opaque_block,
+    },
+    Pass {
+        name: "flatten-buffer",
+        summary: "every buffer access becomes one-dimensional",
+        run: flatten_buffer::flatten_buffer,
+    },
+    Pass {
+        name: "simplify",
+        summary: "index arithmetic simplified, provable conditions and unit loops removed",
+        run: simplify::simplify,
+    },
+    Pass {
+        name: "vectorize",
+        summary: "vectorized loops become Ramp/Broadcast vector expressions",
+        run: vectorize_loop::vectorize_loop,
+    },
+    Pass {
+        name: "unroll",
+        summary: "unrolled loops with constant extents are replaced by copies of their body",
+        run: unroll_loop::unroll_loop,
+    },
+    Pass {
+        name: "simplify",
+        summary: "index arithmetic simplified, provable conditions and unit loops removed",
+        run: simplify::simplify,
+    },
+    Pass {
+        name: "lower-intrin",
+        summary: "floordiv/floormod and math builtins lowered to what the back end implements",
+        run: lower_intrin::lower_intrin,
+    },
+];
+
+/// The distinct pass names, in pipeline order.
+pub fn pass_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for pass in PIPELINE {
+        if !names.contains(&pass.name) {
+            names.push(pass.name);
+        }
+    }
+    names
+}
+
+/// True when `name` names a pass of the pipeline.
+pub fn is_pass_name(name: &str) -> bool {
+    PIPELINE.iter().any(|pass| pass.name == name)
+}
+
+/// Lowers every function of `module` through the whole pipeline.
+pub fn lower_module(module: &IRModule, options: &LowerOptions) -> Result<IRModule, Vec<Diagnostic>> {
+    lower_module_observed(module, options, &mut |_, _| {})
+}
+
+/// [`lower_module`], calling `observe` with each pass and the module after it.
+pub fn lower_module_observed(
+    module: &IRModule,
+    options: &LowerOptions,
+    observe: &mut dyn FnMut(&Pass, &IRModule),
+) -> Result<IRModule, Vec<Diagnostic>> {
+    let mut current = module.clone();
+    for pass in PIPELINE {
+        current = run_pass(pass, &current, options)?;
+        observe(pass, &current);
+    }
+    Ok(current)
+}
+
+/// Runs one pass over every function of `module`; the diagnostics of every
+/// function that failed.
+pub fn run_pass(
+    pass: &Pass,
+    module: &IRModule,
+    options: &LowerOptions,
+) -> Result<IRModule, Vec<Diagnostic>> {
+    let mut diagnostics = Vec::new();
+    let mut functions = Vec::with_capacity(module.functions.len());
+    for func in &module.functions {
+        match apply(pass, func, options) {
+            Ok(lowered) => functions.push(lowered),
+            Err(mut errors) => {
+                for error in &mut errors {
+                    error
+                        .notes
+                        .push(format!("in pass `{}` on function `{}`", pass.name, func.name));
+                }
+                diagnostics.extend(errors);
+            }
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(IRModule {
+            functions,
+            ..module.clone()
+        })
+    } else {
+        Err(diagnostics)
+    }
+}
+
+/// Lowers one function through the whole pipeline.
+pub fn lower_function(func: &PrimFunc, options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
+    let mut current = func.clone();
+    for pass in PIPELINE {
+        current = apply(pass, &current, options)?;
+    }
+    Ok(current)
+}
+
+/// Runs one pass on one function and puts its body in the parser's form
+/// (nested sequences spliced), so that the result prints and reads back
+/// structurally equal.
+pub fn apply(pass: &Pass, func: &PrimFunc, options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
+    let lowered = (pass.run)(func, options)?;
+    let body = support::normalize_sequences(&lowered.body);
+    Ok(PrimFunc { body, ..lowered })
+}
