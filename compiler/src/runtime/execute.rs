@@ -6,7 +6,7 @@ use super::arguments::KernelCall;
 use super::npy::read_npy;
 use super::shape_binding::bind_shape_vars;
 use crate::codegen::llvm::JitFunction;
-use crate::interp::{run_function, Arg, SeededRandom, Tensor, Tolerance};
+use crate::interp::{run_function_with_options, Arg, InterpOptions, SeededRandom, Tensor, Tolerance};
 use crate::ir::visit::walk_stmts;
 use crate::ir::{PrimFunc, StmtKind, Var};
 use std::collections::HashSet;
@@ -222,7 +222,14 @@ pub fn check_against_interpreter(
     outputs: &[usize],
 ) -> Result<Vec<OutputCheck>, String> {
     let mut expected = inputs.to_vec();
-    run_function(reference, &mut expected).map_err(|e| format!("the interpreter failed: {e}"))?;
+    // A check is asked for explicitly: let the interpreter run as long as
+    // the program needs (a 1024^3 matmul is a billion steps).
+    let options = InterpOptions {
+        step_budget: u64::MAX,
+        ..InterpOptions::default()
+    };
+    run_function_with_options(reference, &mut expected, &options)
+        .map_err(|e| format!("the interpreter failed: {e}"))?;
     compare_outputs(reference, &expected, results, outputs)
 }
 
