@@ -1,7 +1,10 @@
 //! `lower-opaque-block`: blocks disappear (TVM's `LowerOpaqueBlock`). A
 //! block's allocations become `AllocBuffer` statements around its body, its
 //! predicate becomes an `if`, and the rest (name, regions, annotations) is
-//! dropped: the passes that needed it have run.
+//! dropped: the passes that needed it have run. The function loses its
+//! `s_tir` attribute: without blocks it is no longer schedulable TensorIR
+//! (and the classic dialect, which derives the flag from the presence of
+//! blocks, reads it back that way).
 
 use super::codes;
 use super::LowerOptions;
@@ -9,6 +12,10 @@ use crate::diagnostics::Diagnostic;
 use crate::ir::mutate::{mutate_stmt_children, Mutator};
 use crate::ir::operators;
 use crate::ir::{PrimFunc, Stmt, StmtKind};
+
+/// The function attribute marking schedulable TensorIR (printed
+/// `@T.prim_func(s_tir=True)` in the tirx dialect).
+const S_TIR_ATTR: &str = "s_tir";
 
 /// Replaces every (opaque) block of `func` by plain statements.
 pub fn lower_opaque_block(
@@ -20,8 +27,11 @@ pub fn lower_opaque_block(
     if !lowerer.errors.is_empty() {
         return Err(lowerer.errors);
     }
+    let mut attrs = func.attrs.clone();
+    attrs.retain(|(key, _)| key != S_TIR_ATTR);
     Ok(PrimFunc {
         body,
+        attrs,
         ..func.clone()
     })
 }

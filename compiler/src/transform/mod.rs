@@ -79,6 +79,8 @@ pub mod lower_opaque_block;
 pub mod plan_buffer_allocation;
 pub mod simplify;
 mod support;
+#[cfg(test)]
+mod tests;
 pub mod unroll_loop;
 pub mod vectorize_loop;
 

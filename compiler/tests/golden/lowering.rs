@@ -158,7 +158,7 @@ fn compare(func: &PrimFunc, expected: &[Arg], actual: &[Arg]) -> Result<(), Stri
 /// need more are skipped without running (the interpreter runs about a
 /// million statements a second in test builds, and each function runs once
 /// per pass that changes it).
-const INPUT_STEP_BUDGET: u64 = 2_000_000;
+const INPUT_STEP_BUDGET: u64 = 1_000_000;
 
 /// What happened to one function of the corpus.
 enum Outcome {
@@ -331,47 +331,87 @@ fn corpus_files() -> Vec<std::path::PathBuf> {
     files
 }
 
+/// The outcome of one corpus file: checked functions, skip reasons, a failure.
+fn check_corpus_file(path: &std::path::Path) -> (usize, Vec<String>, Option<String>) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return (0, Vec::new(), None);
+    };
+    let name = crate::support::display_path(path);
+    let Ok(program) = parse(&name, &text) else {
+        // Files that do not parse are the parse tests' business.
+        return (0, vec!["the file does not parse".to_string()], None);
+    };
+    let module = scheduled_module(&program).unwrap_or_else(|_| program.module.clone());
+    match lower_and_check(&module, program.dialect, true) {
+        Ok((outcomes, _)) => {
+            let mut checked = 0;
+            let mut skipped = Vec::new();
+            for (_, outcome) in outcomes {
+                match outcome {
+                    Outcome::Checked => checked += 1,
+                    Outcome::Skipped(reason) => skipped.push(reason),
+                }
+            }
+            (checked, skipped, None)
+        }
+        Err(problem) => (0, Vec::new(), Some(problem)),
+    }
+}
+
 #[test]
 fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
     let files = corpus_files();
+    // The interpreter dominates; spread the files over the machine's cores.
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 4);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<(usize, usize, Vec<String>, Option<String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(path) = files.get(index) else {
+                            return done;
+                        };
+                        let (checked, skipped, failure) = check_corpus_file(path);
+                        done.push((index, checked, skipped, failure));
+                    }
+                })
+            })
+            .collect();
+        let mut all: Vec<_> = workers
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("a corpus worker panicked"))
+            .collect();
+        all.sort_by_key(|(index, ..)| *index);
+        all
+    });
     let mut failures = Failures::default();
     let mut checked = 0usize;
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
-    for path in &files {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let name = crate::support::display_path(path);
-        let Ok(program) = parse(&name, &text) else {
-            // Files that do not parse are the parse tests' business.
-            *skipped.entry("the file does not parse".to_string()).or_default() += 1;
-            continue;
-        };
-        let module = match scheduled_module(&program) {
-            Ok(module) => module,
-            Err(_) => program.module.clone(),
-        };
-        match lower_and_check(&module, program.dialect, true) {
-            Ok((outcomes, _)) => {
-                for (_, outcome) in outcomes {
-                    match outcome {
-                        Outcome::Checked => checked += 1,
-                        Outcome::Skipped(reason) => *skipped.entry(reason).or_default() += 1,
-                    }
-                }
-            }
-            Err(problem) => failures.add(path, problem),
+    for (index, file_checked, file_skipped, failure) in results {
+        checked += file_checked;
+        for reason in file_skipped {
+            *skipped.entry(reason).or_default() += 1;
+        }
+        if let Some(problem) = failure {
+            failures.add(&files[index], problem);
         }
     }
     let skipped_total: usize = skipped.values().sum();
-    eprintln!("lowering corpus: {checked} functions checked after every pass, {skipped_total} skipped:");
+    eprintln!(
+        "lowering corpus: {checked} functions checked after every pass, {skipped_total} skipped:"
+    );
     for (reason, count) in &skipped {
         eprintln!("  {count:4}  {reason}");
     }
+    failures.finish("lowering corpus", files.len());
     assert!(
         checked > skipped_total,
         "the interpreter checked only {checked} functions ({skipped_total} skipped)"
     );
-    failures.finish("lowering corpus", files.len());
 }
-

@@ -1,0 +1,337 @@
+//! Unit tests of single passes on small programs: each runs one pass and
+//! compares the printed function with the expected text, or checks the
+//! diagnostic a pass gives for input it refuses.
+
+use super::{codes, LowerOptions, PIPELINE};
+use crate::ir::{IRModule, PrimFunc};
+use crate::printer::{print_function, Dialect, PrintOptions};
+
+fn parse(text: &str) -> IRModule {
+    let mut sources = crate::source::SourceMap::default();
+    let (program, diagnostics) = crate::frontend::parse_program(&mut sources, "test.tir", text);
+    assert!(
+        diagnostics.iter().all(|d| !d.is_error()),
+        "{diagnostics:?}"
+    );
+    program.expect("the test program parses").module
+}
+
+fn pass(name: &str) -> &'static super::Pass {
+    PIPELINE
+        .iter()
+        .find(|p| p.name == name)
+        .expect("a pass of that name")
+}
+
+/// Runs the named passes in order on the only function of `text`.
+fn run_passes(names: &[&str], text: &str) -> Result<PrimFunc, Vec<crate::diagnostics::Diagnostic>> {
+    let module = parse(text);
+    let mut func = module.functions[0].clone();
+    for name in names {
+        func = super::apply(pass(name), &func, &LowerOptions::default())?;
+    }
+    Ok(func)
+}
+
+/// The body lines of the printed function, without the signature.
+fn body_text(func: &PrimFunc) -> String {
+    let printed = print_function(func, &PrintOptions::new(Dialect::Classic));
+    printed
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("def "))
+        .skip(1)
+        .filter(|line| !line.trim_start().starts_with("T.func_attr"))
+        .map(|line| line.strip_prefix("    ").unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs the passes and compares the function body with `expected`.
+fn check(names: &[&str], text: &str, expected: &str) {
+    let func = run_passes(names, text).unwrap_or_else(|errors| panic!("{errors:#?}"));
+    let actual = body_text(&func);
+    let expected = expected.trim_matches('\n');
+    assert_eq!(actual, expected, "\nactual:\n{actual}\n");
+}
+
+const BLOCKS_TO_FLAT: &[&str] = &[
+    "lower-init-block",
+    "plan-buffer-allocation",
+    "convert-blocks-to-opaque",
+    "compact-buffer-allocation",
+    "lower-match-buffer",
+    "lower-opaque-block",
+    "flatten-buffer",
+];
+
+#[test]
+fn flattening_a_block_is_refused_with_the_pass_to_run_first() {
+    let errors = run_passes(
+        &["flatten-buffer"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32")):
+    for i, j in T.grid(4, 4):
+        with T.block("A"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            A[vi, vj] = T.float32(1.0)
+"#,
+    )
+    .expect_err("blocks cannot be flattened");
+    assert_eq!(errors[0].code, codes::WRONG_STAGE);
+    assert!(errors[0].message.contains("block `root`") || errors[0].message.contains("block `A`"));
+    assert_eq!(errors[0].help.as_deref(), Some("run `lower-opaque-block` first"));
+}
+
+#[test]
+fn lowering_a_block_with_iteration_variables_is_refused() {
+    let errors = run_passes(
+        &["lower-init-block", "lower-opaque-block"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("A"):
+            vi = T.axis.spatial(4, i)
+            A[vi] = T.float32(1.0)
+"#,
+    )
+    .expect_err("iteration variables must be converted first");
+    assert_eq!(errors[0].code, codes::WRONG_STAGE);
+    assert!(errors[0].message.contains("iteration variables"), "{}", errors[0].message);
+}
+
+#[test]
+fn a_match_buffer_whose_shape_contradicts_its_region_is_reported() {
+    let errors = run_passes(
+        BLOCKS_TO_FLAT,
+        r#"
+@T.prim_func
+def main(A: T.Buffer((8,), "float32")):
+    for io in range(2):
+        with T.block("tile"):
+            vio = T.axis.spatial(2, io)
+            T.reads()
+            T.writes(A[vio * 4:vio * 4 + 4])
+            At = T.match_buffer(A[vio * 4:vio * 4 + 4], (3,))
+            for ii in range(3):
+                At[ii] = T.float32(0.0)
+"#,
+    )
+    .expect_err("a view of 3 elements over a region of 4");
+    assert_eq!(errors[0].code, codes::MATCH_BUFFER_MISMATCH);
+    assert!(errors[0].message.contains("`At`"), "{}", errors[0].message);
+}
+
+#[test]
+fn init_of_a_block_without_reduction_variables_runs_unconditionally() {
+    check(
+        &["lower-init-block", "convert-blocks-to-opaque", "lower-opaque-block"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("A"):
+            vi = T.axis.spatial(4, i)
+            with T.init():
+                A[vi] = T.float32(0.0)
+            A[vi] = A[vi] + T.float32(1.0)
+"#,
+        r#"
+for i in range(4):
+    A[i] = T.float32(0.0)
+    A[i] = A[i] + T.float32(1.0)"#,
+    );
+}
+
+#[test]
+fn a_loop_dependent_extent_is_allocated_for_its_largest_value() {
+    // The tail tile of a split that does not divide 10 uses fewer than 4
+    // elements; the allocation takes the largest tile.
+    check(
+        BLOCKS_TO_FLAT,
+        r#"
+@T.prim_func
+def main(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
+    for io in range(3):
+        with T.block("tile"):
+            vio = T.axis.spatial(3, io)
+            T.reads(A[vio * 4:vio * 4 + 4])
+            T.writes(B[vio * 4:vio * 4 + 4])
+            S = T.alloc_buffer((10,))
+            for ii in range(4):
+                with T.block("S"):
+                    T.where(vio * 4 + ii < 10)
+                    v = T.axis.spatial(10, vio * 4 + ii)
+                    S[v] = A[v]
+            for ii in range(4):
+                with T.block("B"):
+                    T.where(vio * 4 + ii < 10)
+                    v = T.axis.spatial(10, vio * 4 + ii)
+                    B[v] = S[v] * T.float32(2.0)
+"#,
+        r#"
+for io in range(3):
+    S = T.decl_buffer((4,))
+    for ii in range(4):
+        if io * 4 + ii < 10:
+            S[io * 4 + ii - io * 4] = A[io * 4 + ii]
+    for ii in range(4):
+        if io * 4 + ii < 10:
+            B[io * 4 + ii] = S[io * 4 + ii - io * 4] * T.float32(2.0)"#,
+    );
+}
+
+#[test]
+fn vectorization_keeps_the_loop_when_lanes_would_see_each_other() {
+    // Lane k reads what lane k - 1 wrote in the serial loop.
+    check(
+        &["vectorize"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((9,), "float32")):
+    for i in T.vectorized(8):
+        A[i + 1] = A[i] * T.float32(2.0)
+"#,
+        r#"
+for i in T.vectorized(8):
+    A[i + 1] = A[i] * T.float32(2.0)"#,
+    );
+}
+
+#[test]
+fn vectorization_keeps_the_loop_under_a_lane_dependent_condition() {
+    check(
+        &["vectorize"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((8,), "float32")):
+    for i in T.vectorized(8):
+        if i < 5:
+            A[i] = T.float32(1.0)
+"#,
+        r#"
+for i in T.vectorized(8):
+    if i < 5:
+        A[i] = T.float32(1.0)"#,
+    );
+}
+
+#[test]
+fn vectorization_broadcasts_invariants_and_folds_ramp_division() {
+    check(
+        &["vectorize"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((4,), "float32")):
+    for o in range(4):
+        for i in T.vectorized(16):
+            A[o * 16 + i] = A[o * 16 + i] + B[(o * 16 + i) // 16]
+"#,
+        r#"
+for o in range(4):
+    A[o * 16:o * 16 + 16] = A[T.Ramp(o * 16, 1, 16)] + T.Broadcast(B[o * 16 // 16], 16)"#,
+    );
+}
+
+#[test]
+fn an_unrolled_loop_without_a_constant_extent_stays_a_loop() {
+    check(
+        &["unroll"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), n: T.int32):
+    for i in T.unroll(n):
+        A[i] = T.float32(0.0)
+"#,
+        r#"
+for i in T.unroll(n):
+    A[i] = T.float32(0.0)"#,
+    );
+}
+
+#[test]
+fn unrolled_copies_define_fresh_variables() {
+    let func = run_passes(
+        &["unroll"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((2, 3), "float32")):
+    for i in T.unroll(2):
+        for j in range(3):
+            A[i, j] = T.float32(0.0)
+"#,
+    )
+    .unwrap();
+    let StmtKind::Seq(copies) = func.body.kind() else {
+        panic!("two copies expected: {:?}", func.body);
+    };
+    let loop_vars: Vec<_> = copies
+        .iter()
+        .filter_map(|s| s.as_for().map(|f| f.loop_var.clone()))
+        .collect();
+    assert_eq!(loop_vars.len(), 2);
+    assert_ne!(loop_vars[0], loop_vars[1]);
+    crate::schedule::step_check::check_module(
+        &IRModule {
+            functions: vec![func],
+            ..IRModule::default()
+        },
+        Dialect::Classic,
+    )
+    .unwrap();
+}
+
+#[test]
+fn floor_division_becomes_shifts_or_truncating_division_where_exact() {
+    check(
+        &["lower-intrin"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32")):
+    for i in range(64):
+        B[i] = A[i] // 8 + A[i] % 8 + i // 3 + i % 3 + A[i] // 3
+"#,
+        r#"
+for i in range(64):
+    B[i] = (A[i] >> 3) + (A[i] & 7) + T.Div(i, 3) + T.truncmod(i, 3) + A[i] // 3"#,
+    );
+}
+
+#[test]
+fn math_builtins_without_a_back_end_function_are_expanded() {
+    check(
+        &["lower-intrin"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    for i in range(4):
+        B[i] = T.sigmoid(A[i]) + T.rsqrt(A[i])
+"#,
+        r#"
+for i in range(4):
+    B[i] = T.float32(1.0) / (T.float32(1.0) + T.exp(A[i] * T.float32(-1.0))) + T.float32(1.0) / T.sqrt(A[i])"#,
+    );
+}
+
+#[test]
+fn simplify_removes_decided_conditions_and_unit_loops() {
+    check(
+        &["simplify"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((8,), "float32")):
+    for i in range(8):
+        for j in range(1):
+            if i + j < 8:
+                A[i + j] = T.float32(1.0)
+            if i >= 8:
+                A[i] = T.float32(2.0)
+"#,
+        r#"
+for i in range(8):
+    A[i] = T.float32(1.0)"#,
+    );
+}
+
+use crate::ir::StmtKind;
