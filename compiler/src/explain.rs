@@ -30,12 +30,14 @@ pub fn explain(code: &str) -> Option<&'static Explanation> {
 }
 
 /// Every explanation, in code order (the schedule engine's `E03xx` codes and
-/// the lowering passes' `E05xx` codes are explained in their own modules).
+/// the lowering passes' `E05xx` and code generation's `E06xx` codes are
+/// explained in their own modules).
 pub fn all() -> Vec<&'static Explanation> {
     EXPLANATIONS
         .iter()
         .chain(crate::schedule::explain::SCHEDULE_EXPLANATIONS)
         .chain(crate::transform::explain::LOWERING_EXPLANATIONS)
+        .chain(crate::codegen::explain::CODEGEN_EXPLANATIONS)
         .collect()
 }
 
@@ -1036,7 +1038,9 @@ mod tests {
     use crate::source::SourceMap;
     use std::path::Path;
 
-    fn codes_of(program: &str) -> Vec<String> {
+    /// The codes `program` gets from checking, its schedule and lowering, and
+    /// with `compile` from JIT compilation too.
+    fn codes_of(program: &str, compile: bool) -> Vec<String> {
         let mut sources = SourceMap::new();
         let options = CheckOptions {
             strict_casts: true,
@@ -1059,7 +1063,20 @@ mod tests {
                     &program.module,
                     &crate::transform::LowerOptions::default(),
                 );
-                codes.extend(lowered.err().into_iter().flatten().map(|d| d.code));
+                match lowered {
+                    Err(errors) => codes.extend(errors.into_iter().map(|d| d.code)),
+                    // A lowered program is compiled too: the E06xx codes.
+                    #[cfg(feature = "llvm")]
+                    Ok(lowered) if compile => {
+                        let options = crate::codegen::llvm::CodegenOptions::host();
+                        if let Err(errors) =
+                            crate::codegen::llvm::jit::JitModule::compile(&lowered, &options)
+                        {
+                            codes.extend(errors.into_iter().map(|d| d.code));
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
         codes
@@ -1136,14 +1153,17 @@ mod tests {
     fn wrong_examples_get_their_code_and_right_ones_verify_clean() {
         let mut problems = Vec::new();
         for explanation in all() {
-            let right = codes_of(explanation.right);
+            // Compiled only for code generation codes: the others have
+            // programs (calls between functions) the CPU backend refuses.
+            let compile = explanation.code.starts_with("E06");
+            let right = codes_of(explanation.right, compile);
             if !right.is_empty() {
                 problems.push(format!(
                     "{}: the right example reports {right:?}",
                     explanation.code
                 ));
             }
-            let wrong = codes_of(explanation.wrong);
+            let wrong = codes_of(explanation.wrong, compile);
             if !explanation.from_passes_only && !wrong.iter().any(|c| c == explanation.code) {
                 problems.push(format!(
                     "{}: the wrong example reports {wrong:?}",

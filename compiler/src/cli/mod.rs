@@ -2,12 +2,14 @@
 //! code (0 ok, 1 diagnostics, 2 usage or I/O error).
 
 mod bench;
+mod build;
 mod check;
 mod diff;
 mod explain;
 mod fmt;
 mod lower;
 mod lsp;
+mod run;
 mod schedule;
 
 use crate::diagnostics::{render_json, render_text, Diagnostic};
@@ -74,6 +76,10 @@ enum Command {
     Lsp(lsp::LspArgs),
     /// Apply a file's schedule section and print the result.
     Schedule(schedule::ScheduleArgs),
+    /// Schedule, lower, JIT-compile and run a function; check it, time it.
+    Run(run::RunArgs),
+    /// Compile a file to LLVM IR, assembly, an object or a shared library.
+    Build(build::BuildArgs),
     /// Lower a file (after its schedule) to low-level TIR and print it.
     Lower(lower::LowerArgs),
     /// Time tirc's stages on given files.
@@ -134,6 +140,8 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Schedule(args) => schedule::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Build(args) => build::run(args),
         Command::Lower(args) => lower::run(args),
         Command::Bench(args) => bench::run(args),
     };

@@ -1,0 +1,402 @@
+//! `tirc run`: apply the schedule, lower, JIT-compile and run a function on
+//! `.npy` or seeded random inputs; optionally check every output against the
+//! interpreter, time repeated runs and save the outputs.
+
+use super::{
+    emit_diagnostics, read_input, DiagnosticFormat, EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE,
+};
+use crate::check::{check_source, CheckOptions};
+use crate::diagnostics::{json_string, Diagnostic};
+use crate::frontend::Program;
+use crate::ir::{IRModule, PrimFunc};
+use crate::source::{SourceMap, Span};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `tirc run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The `.tir` file.
+    file: PathBuf,
+    /// The function to run (default: `main`, or the module's only function).
+    #[arg(long)]
+    entry: Option<String>,
+    /// The schedule section to apply (default: the file's only one, or `schedule`).
+    #[arg(long, conflicts_with = "no_schedule")]
+    schedule: Option<String>,
+    /// Run the program as written, without its schedule.
+    #[arg(long)]
+    no_schedule: bool,
+    /// A directory with `<param>.npy` for every parameter.
+    #[arg(long, value_name = "DIR")]
+    args: Option<PathBuf>,
+    /// Write every buffer parameter as `<param>.npy` here after the run.
+    #[arg(long, value_name = "DIR")]
+    save_outputs: Option<PathBuf>,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Compare every output with the interpreter's (exit 1 on a mismatch).
+    #[arg(long)]
+    check: bool,
+    /// Time N runs after a warm-up and report min, median and GFLOP/s.
+    #[arg(long, value_name = "N")]
+    bench: Option<usize>,
+    /// Threads for parallel loops (default: `TIRC_NUM_THREADS`, else every core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// The target in TVM's syntax (`llvm -mcpu=znver3`); default: this machine.
+    #[arg(long, default_value = "llvm")]
+    target: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Which schedule section to apply, if any.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ScheduleChoice {
+    /// Apply no schedule.
+    pub none: bool,
+    /// The section's name.
+    pub name: Option<String>,
+}
+
+/// A program parsed, scheduled and lowered.
+pub(crate) struct PreparedModule {
+    /// The source files, for diagnostics.
+    pub sources: SourceMap,
+    /// The program as parsed.
+    pub program: Program,
+    /// The module after lowering.
+    pub lowered: IRModule,
+    /// The schedule section applied and its step count.
+    pub schedule: Option<(String, usize)>,
+    /// Milliseconds spent parsing, scheduling and lowering.
+    pub front_end_ms: f64,
+}
+
+/// Parses `path`, applies its schedule and lowers it. On failure the
+/// diagnostics are printed and the exit code returned.
+pub(crate) fn prepare_module(
+    path: &PathBuf,
+    choice: &ScheduleChoice,
+) -> Result<PreparedModule, u8> {
+    let start = Instant::now();
+    let (name, text) = read_input(path).map_err(|message| {
+        eprintln!("{message}");
+        EXIT_USAGE
+    })?;
+    let mut sources = SourceMap::new();
+    let checked = check_source(&mut sources, &name, &text, &CheckOptions::default());
+    if checked.has_errors() {
+        emit_diagnostics(&checked.diagnostics, &sources, DiagnosticFormat::Text);
+        return Err(EXIT_DIAGNOSTICS);
+    }
+    let Some(program) = checked.program else {
+        eprintln!("error: {name} holds no program");
+        return Err(EXIT_DIAGNOSTICS);
+    };
+    let (scheduled, schedule) =
+        if choice.none || (program.schedules.is_empty() && choice.name.is_none()) {
+            (program.module.clone(), None)
+        } else {
+            let run = crate::schedule::apply_schedule(&program, choice.name.as_deref());
+            if !run.succeeded() {
+                emit_diagnostics(&run.diagnostics, &sources, DiagnosticFormat::Text);
+                return Err(EXIT_DIAGNOSTICS);
+            }
+            let applied = run.schedule.clone().map(|name| (name, run.steps.len()));
+            (run.module().clone(), applied)
+        };
+    let lowered = crate::codegen::lower_for_codegen(&scheduled).map_err(|diagnostics| {
+        emit_diagnostics(&diagnostics, &sources, DiagnosticFormat::Text);
+        EXIT_DIAGNOSTICS
+    })?;
+    Ok(PreparedModule {
+        sources,
+        program,
+        lowered,
+        schedule,
+        front_end_ms: start.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+/// The function to run: the one named, else `main`, else the only one.
+pub(crate) fn select_entry<'m>(
+    module: &'m IRModule,
+    entry: Option<&str>,
+) -> Result<&'m PrimFunc, String> {
+    let names = || {
+        module
+            .functions
+            .iter()
+            .map(|f| format!("`{}`", f.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match entry {
+        Some(name) => module
+            .function(name)
+            .ok_or_else(|| format!("the module has no function `{name}`; it has {}", names())),
+        None => module
+            .function("main")
+            .or_else(|| (module.functions.len() == 1).then(|| &module.functions[0]))
+            .ok_or_else(|| {
+                format!(
+                    "the module has several functions ({}); pick one with --entry",
+                    names()
+                )
+            }),
+    }
+}
+
+fn format_number(value: f64) -> String {
+    if value == 0.0 {
+        "0".to_string()
+    } else if value.abs() >= 1e-3 && value.abs() < 1e4 {
+        format!("{value:.4}")
+    } else {
+        format!("{value:.3e}")
+    }
+}
+
+fn json_number(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value}")
+    } else {
+        "null".to_string()
+    }
+}
+
+/// Runs `tirc run`.
+#[cfg(feature = "llvm")]
+pub fn run(args: RunArgs) -> u8 {
+    use crate::codegen::llvm::{CodegenOptions, JitModule, TargetSpec};
+    use crate::runtime::execute::{
+        check_against_interpreter, output_positions, prepare_inputs, shape_values, PreparedRun,
+    };
+    use crate::runtime::{flop_count::count_flops, npy::write_npy, thread_pool};
+
+    let choice = ScheduleChoice {
+        none: args.no_schedule,
+        name: args.schedule.clone(),
+    };
+    let prepared = match prepare_module(&args.file, &choice) {
+        Ok(prepared) => prepared,
+        Err(code) => return code,
+    };
+    let target = match TargetSpec::parse(&args.target) {
+        Ok(target) => target,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    let (original, lowered) = match (
+        select_entry(&prepared.program.module, args.entry.as_deref()),
+        select_entry(&prepared.lowered, args.entry.as_deref()),
+    ) {
+        (Ok(original), Ok(lowered)) => (original, lowered),
+        (Err(message), _) | (_, Err(message)) => {
+            eprintln!("error: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    if let Some(threads) = args.threads {
+        thread_pool::set_num_threads(threads);
+    }
+    let threads = thread_pool::global_pool().threads();
+
+    let compile_start = Instant::now();
+    let single = IRModule {
+        name: prepared.lowered.name.clone(),
+        functions: vec![lowered.clone()],
+        attrs: prepared.lowered.attrs.clone(),
+    };
+    let options = CodegenOptions {
+        target,
+        symbol_prefix: String::new(),
+        packed_wrappers: true,
+    };
+    let jit = match JitModule::compile(&single, &options) {
+        Ok(jit) => jit,
+        Err(diagnostics) => {
+            emit_diagnostics(&diagnostics, &prepared.sources, DiagnosticFormat::Text);
+            return EXIT_DIAGNOSTICS;
+        }
+    };
+    let compile_ms = compile_start.elapsed().as_secs_f64() * 1e3;
+    let Some(function) = jit.function(&lowered.name) else {
+        eprintln!("error: the compiled module lost `{}`", lowered.name);
+        return EXIT_DIAGNOSTICS;
+    };
+
+    let inputs = match prepare_inputs(lowered, args.args.as_deref(), args.seed) {
+        Ok(inputs) => inputs,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    let kernel = match PreparedRun::new(function, lowered, &inputs) {
+        Ok(kernel) => kernel,
+        Err(failure) => {
+            eprintln!("error: {failure}");
+            return EXIT_USAGE;
+        }
+    };
+    let failed = |failure: &dyn std::fmt::Display| {
+        let diagnostic = Diagnostic::error(
+            crate::runtime::execute::KERNEL_FAILED,
+            failure.to_string(),
+            Span::NONE,
+        );
+        emit_diagnostics(&[diagnostic], &prepared.sources, DiagnosticFormat::Text);
+        EXIT_DIAGNOSTICS
+    };
+    if let Err(failure) = kernel.run() {
+        return failed(&failure);
+    }
+    let results = match kernel.results(&inputs) {
+        Ok(results) => results,
+        Err(failure) => return failed(&failure),
+    };
+    let outputs = output_positions(lowered);
+
+    let mut code = EXIT_OK;
+    let flops = count_flops(original, &shape_values(original, &inputs));
+    if args.check && flops > 5e7 && !args.json {
+        // The interpreter runs well under a billion operations a minute.
+        eprintln!(
+            "checking against the interpreter: {:.2} G operations, expect about {:.0} s",
+            flops / 1e9,
+            flops / 4e6
+        );
+    }
+    let checks = if args.check {
+        match check_against_interpreter(original, &inputs, &results, &outputs) {
+            Ok(checks) => {
+                if checks.iter().any(|c| c.mismatch.is_some()) {
+                    code = EXIT_DIAGNOSTICS;
+                }
+                Some(checks)
+            }
+            Err(message) => {
+                eprintln!("error: {message}");
+                return EXIT_DIAGNOSTICS;
+            }
+        }
+    } else {
+        None
+    };
+    if let Some(dir) = &args.save_outputs {
+        if let Err(error) = std::fs::create_dir_all(dir) {
+            eprintln!("error: cannot create {}: {error}", dir.display());
+            return EXIT_USAGE;
+        }
+        for (param, result) in lowered.params.iter().zip(&results) {
+            if let Some(tensor) = result.tensor() {
+                if let Err(message) = write_npy(&dir.join(format!("{}.npy", param.name())), tensor)
+                {
+                    eprintln!("error: {message}");
+                    return EXIT_USAGE;
+                }
+            }
+        }
+    }
+    let timing = match args.bench {
+        Some(runs) => match kernel.benchmark(runs) {
+            Ok(timing) => Some(timing),
+            Err(failure) => return failed(&failure),
+        },
+        None => None,
+    };
+    let gflops = timing.map(|t| flops / (t.median_ms * 1e-3) / 1e9);
+    let max_abs_err = checks
+        .as_ref()
+        .map(|checks| checks.iter().map(|c| c.max_abs_err).fold(0.0, f64::max));
+
+    if args.json {
+        let check_items: Vec<String> = checks
+            .iter()
+            .flatten()
+            .map(|c| {
+                format!(
+                    "{{\"name\": {}, \"max_abs_err\": {}, \"max_rel_err\": {}, \"ok\": {}}}",
+                    json_string(&c.name),
+                    json_number(c.max_abs_err),
+                    json_number(c.max_rel_err),
+                    c.mismatch.is_none()
+                )
+            })
+            .collect();
+        let optional = |value: Option<f64>| value.map_or("null".to_string(), json_number);
+        println!(
+            "{{\"file\": {}, \"entry\": {}, \"schedule\": {}, \"threads\": {threads}, \"compile_ms\": {}, \"front_end_ms\": {}, \"flops\": {}, \"runs\": {}, \"median_ms\": {}, \"min_ms\": {}, \"gflops\": {}, \"max_abs_err\": {}, \"checks\": [{}], \"ok\": {}}}",
+            json_string(&args.file.display().to_string()),
+            json_string(&lowered.name),
+            prepared.schedule.as_ref().map_or("null".to_string(), |(name, _)| json_string(name)),
+            json_number(compile_ms),
+            json_number(prepared.front_end_ms),
+            json_number(flops),
+            timing.map_or(0, |t| t.runs),
+            optional(timing.map(|t| t.median_ms)),
+            optional(timing.map(|t| t.min_ms)),
+            optional(gflops),
+            optional(max_abs_err),
+            check_items.join(", "),
+            code == EXIT_OK
+        );
+        return code;
+    }
+    let schedule_text = match &prepared.schedule {
+        Some((name, steps)) => format!("schedule `{name}`, {steps} steps"),
+        None => "no schedule".to_string(),
+    };
+    println!(
+        "{}: `{}` ({schedule_text}); front end {:.1} ms, LLVM {:.1} ms",
+        args.file.display(),
+        lowered.name,
+        prepared.front_end_ms,
+        compile_ms
+    );
+    for check in checks.iter().flatten() {
+        let verdict = match &check.mismatch {
+            None => "ok".to_string(),
+            Some(message) => format!("MISMATCH: {message}"),
+        };
+        println!(
+            "  check {}: max abs err {}, max rel err {} (tolerance {} + {} * |expected|): {verdict}",
+            check.name,
+            format_number(check.max_abs_err),
+            format_number(check.max_rel_err),
+            check.tolerance.absolute,
+            check.tolerance.relative
+        );
+    }
+    if let (Some(timing), Some(gflops)) = (timing, gflops) {
+        println!(
+            "  bench: {} runs, median {:.3} ms, min {:.3} ms, {:.1} GFLOP/s ({:.3} GFLOP per run, {threads} threads)",
+            timing.runs,
+            timing.median_ms,
+            timing.min_ms,
+            gflops,
+            flops / 1e9
+        );
+    }
+    if let Some(dir) = &args.save_outputs {
+        println!("  outputs saved in {}", dir.display());
+    }
+    code
+}
+
+/// Without the LLVM backend, `tirc run` explains how to get it.
+#[cfg(not(feature = "llvm"))]
+pub fn run(_args: RunArgs) -> u8 {
+    eprintln!(
+        "error: this tirc was built without the LLVM backend; rebuild with `--features llvm14`"
+    );
+    EXIT_USAGE
+}

@@ -1,0 +1,113 @@
+//! The long explanations of the code generator's and runtime's diagnostic
+//! codes (`E06xx`), which `tirc explain` prints beside the others.
+
+use crate::explain::Explanation;
+
+/// The explanations of the code generation codes, in code order.
+pub static CODEGEN_EXPLANATIONS: &[Explanation] = &[
+    Explanation {
+        code: "E0601",
+        title: "a parameter with no C type",
+        text: r#"Every generated function has a C signature: a pointer per buffer parameter,
+then the scalar parameters, then one `int64_t` per symbolic shape variable.
+A buffer of an element type the LLVM backend cannot store (the float8
+types) or a vector-typed scalar parameter has no place in it. Convert the
+data at the boundary and compute on a supported type inside."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float8_e4m3fn"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = T.Cast("float32", A[vi])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float16"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = T.Cast("float32", A[vi])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0602",
+        title: "a construct the CPU backend cannot generate",
+        text: r#"The LLVM backend compiles for the CPU. Loops bound to GPU threads
+(`T.thread_binding`), GPU intrinsics and tensor-core calls have no CPU
+meaning, so it refuses them rather than running them in some other order.
+Schedule the function for the CPU (`parallel`, `vectorize`) or build it for
+CUDA."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    for i in T.thread_binding(256, thread="threadIdx.x"):
+        with T.block("B"):
+            vi = T.axis.spatial(256, i)
+            B[vi] = A[vi] * T.float32(2.0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    for i in T.parallel(256):
+        with T.block("B"):
+            vi = T.axis.spatial(256, i)
+            B[vi] = A[vi] * T.float32(2.0)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0603",
+        title: "LLVM refused the generated module",
+        text: r#"tirc builds LLVM IR and asks LLVM to verify it before optimising. When LLVM
+refuses it, the IR tirc built is wrong: this is a bug in tirc, reported as a
+diagnostic instead of a crash. Please file it with the program and the
+message; `tirc lower` shows the lowered function the backend was given."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float32")):
+    for i in range(16):
+        A[i] = T.call_llvm_pure_intrin("float32", "llvm.not.an.intrinsic", A[i])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float32")):
+    for i in range(16):
+        A[i] = T.exp(A[i])
+"#,
+        from_passes_only: true,
+    },
+    Explanation {
+        code: "E0604",
+        title: "a variable the backend never saw defined",
+        text: r#"The backend met a variable or buffer with no definition on the path to its
+use. The verifier refuses such programs in source (E0210, E0213), so this
+code means a lowering pass left a use behind the definition it removed."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float32")):
+    for i in range(16):
+        A[i] = T.Cast("float32", j)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16,), "float32")):
+    for i in range(16):
+        A[i] = T.Cast("float32", i)
+"#,
+        from_passes_only: true,
+    },
+    Explanation {
+        code: "E0605",
+        title: "the kernel failed while running",
+        text: r#"`tirc run` called the compiled function and it returned an error: an
+`assert` of the program failed (the message is the program's), or the
+arguments did not fit (a `.npy` file of the wrong dtype or shape given with
+`--args`). The outputs are not checked or saved."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16,), "int32")):
+    for i in range(16):
+        assert A[i] >= 0, "A must be non-negative"
+        A[i] = A[i] * 2
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16,), "int32")):
+    for i in range(16):
+        A[i] = T.max(A[i], 0) * 2
+"#,
+        from_passes_only: true,
+    },
+];

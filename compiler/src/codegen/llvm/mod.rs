@@ -1,0 +1,133 @@
+//! The LLVM backend (inkwell, LLVM 14 by default): lowered TIR to LLVM IR,
+//! optimised with the O3 pipeline for the target's CPU, then JIT-compiled
+//! ([`jit`]) or written as IR, assembly, an object or a shared library
+//! ([`emit`]).
+//!
+//! Inside: [`target`] parses TVM target strings; [`context`] holds the state;
+//! [`types`], [`arith`], [`expr`], [`memory`], [`intrinsics`], [`stmt`] and
+//! [`parallel`] generate code per IR construct; [`function`] gives every
+//! kernel the C ABI of [`crate::codegen::signature`]; [`raw`] reaches the
+//! LLVM C API where inkwell does not.
+//!
+//! Another LLVM version is a cargo feature away (`llvmNN` next to `llvm14`
+//! in `compiler/Cargo.toml`): the code sticks to calls that LLVM 14 to 18
+//! share, except `raw`'s typed-pointer casts.
+
+mod arith;
+pub mod context;
+pub mod emit;
+mod expr;
+pub mod function;
+mod intrinsics;
+pub mod jit;
+pub mod memory;
+pub mod optimize;
+pub mod parallel;
+mod raw;
+mod stmt;
+pub mod target;
+mod types;
+
+#[cfg(feature = "llvm14")]
+pub(crate) use llvm_sys_140 as llvm_sys;
+
+pub use context::{AssertInfo, CodegenError};
+pub use emit::EmitKind;
+pub use function::GeneratedKernel;
+pub use jit::{JitFunction, JitModule};
+pub use target::TargetSpec;
+
+use crate::diagnostics::Diagnostic;
+use crate::ir::{IRModule, PrimFunc};
+use context::Codegen;
+use inkwell::context::Context;
+use inkwell::module::Module;
+
+/// How to generate a module.
+#[derive(Clone, Debug)]
+pub struct CodegenOptions {
+    /// The target machine.
+    pub target: TargetSpec,
+    /// Put in front of every exported symbol (`matmul_` makes `matmul_main`).
+    pub symbol_prefix: String,
+    /// Also emit `__tirc_packed_<symbol>` wrappers (the JIT calls those).
+    pub packed_wrappers: bool,
+}
+
+impl CodegenOptions {
+    /// Options for the host with no symbol prefix.
+    pub fn host() -> CodegenOptions {
+        CodegenOptions {
+            target: TargetSpec::host(),
+            symbol_prefix: String::new(),
+            packed_wrappers: false,
+        }
+    }
+}
+
+/// A generated, verified and optimised LLVM module.
+pub struct LlvmModule<'ctx> {
+    /// The LLVM module.
+    pub module: Module<'ctx>,
+    /// What each kernel became, in module order.
+    pub kernels: Vec<GeneratedKernel>,
+    /// The target it was optimised for.
+    pub target: TargetSpec,
+}
+
+/// The exported symbol of a function: its `global_symbol` (else its name)
+/// after `prefix`.
+pub fn exported_symbol(func: &PrimFunc, prefix: &str) -> String {
+    let base = func
+        .attr("global_symbol")
+        .and_then(|value| value.as_str())
+        .unwrap_or(&func.name);
+    crate::codegen::c_header::c_identifier(&format!("{prefix}{base}"))
+}
+
+/// Generates every function of `module` into one LLVM module, verifies it
+/// and optimises it for the target. Every function that cannot be
+/// generated gives a diagnostic.
+pub fn generate_module<'ctx>(
+    context: &'ctx Context,
+    module: &IRModule,
+    options: &CodegenOptions,
+) -> Result<LlvmModule<'ctx>, Vec<Diagnostic>> {
+    let mut codegen = Codegen::new(context, "tirc", options.target.clone());
+    let mut kernels = Vec::new();
+    let mut diagnostics = Vec::new();
+    for func in &module.functions {
+        let symbol = exported_symbol(func, &options.symbol_prefix);
+        match codegen.emit_kernel(func, &symbol, options.packed_wrappers) {
+            Ok(kernel) => kernels.push(kernel),
+            Err(error) => diagnostics.push(*error.0),
+        }
+    }
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    let llvm_module = codegen.module;
+    if let Err(message) = llvm_module.verify() {
+        return Err(vec![
+            *CodegenError::internal(format!(
+                "LLVM rejected the generated module: {}",
+                message.to_string_lossy()
+            ))
+            .0,
+        ]);
+    }
+    let machine = options
+        .target
+        .target_machine()
+        .map_err(|message| vec![*CodegenError::internal(message).0])?;
+    llvm_module.set_data_layout(&machine.get_target_data().get_data_layout());
+    if options.target.opt_level > 0 {
+        optimize::optimize_module(&llvm_module, &machine, options.target.opt_level)
+            .map_err(|error| vec![*error.0])?;
+    }
+    Ok(LlvmModule {
+        module: llvm_module,
+        kernels,
+        target: options.target.clone(),
+    })
+}

@@ -1,0 +1,210 @@
+//! Compilation targets written as TVM writes them (`llvm -mcpu=znver3
+//! -mtriple=x86_64-linux-gnu -mattr=+avx2,+fma -opt-level=3`), and the LLVM
+//! target machine for one. Without options the target is the host: its
+//! triple, its CPU and every feature that CPU has.
+
+use inkwell::targets::{
+    CodeModel, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+};
+use inkwell::OptimizationLevel;
+use std::sync::Once;
+
+/// A parsed target string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetSpec {
+    /// The LLVM triple (`x86_64-unknown-linux-gnu`).
+    pub triple: String,
+    /// The CPU name (`znver3`, `skylake-avx512`, `generic`).
+    pub cpu: String,
+    /// Comma-separated feature flags (`+avx2,+fma`); empty for the CPU's own.
+    pub features: String,
+    /// LLVM optimisation level, 0 to 3.
+    pub opt_level: u8,
+    /// The target string as given (`llvm` for the host).
+    pub text: String,
+}
+
+static INITIALIZE_TARGETS: Once = Once::new();
+
+/// Registers the LLVM targets tirc can generate code for (once per process).
+pub fn initialize_targets() {
+    INITIALIZE_TARGETS.call_once(|| {
+        let config = InitializationConfig::default();
+        Target::initialize_x86(&config);
+        Target::initialize_aarch64(&config);
+    });
+}
+
+impl TargetSpec {
+    /// The machine tirc runs on: its triple, CPU and features.
+    pub fn host() -> TargetSpec {
+        initialize_targets();
+        TargetSpec {
+            triple: TargetMachine::get_default_triple()
+                .as_str()
+                .to_string_lossy()
+                .into_owned(),
+            cpu: TargetMachine::get_host_cpu_name().to_string(),
+            features: TargetMachine::get_host_cpu_features().to_string(),
+            opt_level: 3,
+            text: "llvm".to_string(),
+        }
+    }
+
+    /// Parses a TVM target string. `llvm` alone is the host; `-mtriple`
+    /// without `-mcpu` means a generic CPU of that architecture; `-mcpu`
+    /// without `-mattr` means that CPU's own features.
+    pub fn parse(text: &str) -> Result<TargetSpec, String> {
+        let mut words = text.split_whitespace();
+        match words.next() {
+            Some("llvm") => {}
+            Some(kind) => {
+                return Err(format!(
+                    "target kind `{kind}` is not supported here; use `llvm` (for example `llvm -mcpu=znver3`)"
+                ))
+            }
+            None => return Err("the target string is empty; use `llvm`".to_string()),
+        }
+        let host = TargetSpec::host();
+        let (mut triple, mut cpu, mut features, mut opt_level) = (None, None, None, 3u8);
+        for word in words {
+            let option = word.trim_start_matches('-');
+            let (key, value) = option.split_once('=').unwrap_or((option, ""));
+            match key {
+                "mtriple" => triple = Some(value.to_string()),
+                "mcpu" => cpu = Some(value.to_string()),
+                "mattr" => features = Some(value.to_string()),
+                "opt-level" => {
+                    opt_level = value
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|level| *level <= 3)
+                        .ok_or_else(|| {
+                            format!("`-opt-level={value}` is not a level from 0 to 3")
+                        })?
+                }
+                // Options TVM's llvm target accepts that do not change code here.
+                "keys" | "tag" | "num-cores" | "mabi" | "model" | "device" | "libs"
+                | "fast-math" | "jit" => {}
+                _ => {
+                    return Err(format!(
+                        "unknown target option `{word}`; tirc reads -mtriple, -mcpu, -mattr and -opt-level"
+                    ))
+                }
+            }
+        }
+        let same_machine = triple.as_deref().is_none_or(|t| t == host.triple);
+        let spec = match (same_machine, cpu) {
+            (true, None) => TargetSpec {
+                features: features.unwrap_or(host.features),
+                ..host
+            },
+            (_, Some(cpu)) => TargetSpec {
+                triple: triple.unwrap_or(host.triple),
+                cpu,
+                features: features.unwrap_or_default(),
+                ..host
+            },
+            (false, None) => TargetSpec {
+                triple: triple.unwrap_or(host.triple),
+                cpu: "generic".to_string(),
+                features: features.unwrap_or_default(),
+                ..host
+            },
+        };
+        let spec = TargetSpec {
+            opt_level,
+            text: text.trim().to_string(),
+            ..spec
+        };
+        spec.target_machine()?;
+        Ok(spec)
+    }
+
+    /// True when code for this target runs on this machine.
+    pub fn runs_on_host(&self) -> bool {
+        let host = TargetMachine::get_default_triple();
+        let host = host.as_str().to_string_lossy();
+        architecture(&host) == architecture(&self.triple)
+    }
+
+    /// The LLVM optimisation level.
+    pub fn optimization_level(&self) -> OptimizationLevel {
+        match self.opt_level {
+            0 => OptimizationLevel::None,
+            1 => OptimizationLevel::Less,
+            2 => OptimizationLevel::Default,
+            _ => OptimizationLevel::Aggressive,
+        }
+    }
+
+    /// The LLVM target machine, position-independent so objects can go into
+    /// shared libraries.
+    pub fn target_machine(&self) -> Result<TargetMachine, String> {
+        initialize_targets();
+        let triple = TargetTriple::create(&self.triple);
+        let target = Target::from_triple(&triple).map_err(|error| {
+            format!(
+                "LLVM cannot generate code for `{}`: {}",
+                self.triple,
+                error.to_string_lossy()
+            )
+        })?;
+        target
+            .create_target_machine(
+                &triple,
+                &self.cpu,
+                &self.features,
+                self.optimization_level(),
+                RelocMode::PIC,
+                CodeModel::Default,
+            )
+            .ok_or_else(|| {
+                format!(
+                    "LLVM cannot make a target machine for `{}` with CPU `{}`",
+                    self.triple, self.cpu
+                )
+            })
+    }
+}
+
+fn architecture(triple: &str) -> &str {
+    triple.split('-').next().unwrap_or(triple)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_llvm_is_the_host() {
+        let spec = TargetSpec::parse("llvm").unwrap();
+        assert_eq!(spec, TargetSpec::host());
+        assert!(spec.runs_on_host());
+    }
+
+    #[test]
+    fn options_in_tvm_syntax() {
+        let spec =
+            TargetSpec::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3 -opt-level=2").unwrap();
+        assert_eq!(spec.cpu, "znver3");
+        assert_eq!(spec.triple, "x86_64-linux-gnu");
+        assert_eq!(spec.features, "");
+        assert_eq!(spec.opt_level, 2);
+        let arm = TargetSpec::parse("llvm -mtriple=aarch64-linux-gnu").unwrap();
+        assert_eq!(arm.cpu, "generic");
+        assert!(!arm.runs_on_host() || cfg!(target_arch = "aarch64"));
+    }
+
+    #[test]
+    fn bad_targets_say_why() {
+        assert!(TargetSpec::parse("cuda")
+            .unwrap_err()
+            .contains("not supported"));
+        assert!(TargetSpec::parse("llvm -frobnicate=1")
+            .unwrap_err()
+            .contains("unknown target option"));
+        assert!(TargetSpec::parse("llvm -opt-level=7").is_err());
+        assert!(TargetSpec::parse("llvm -mtriple=nonsense-x-y").is_err());
+    }
+}

@@ -1,0 +1,277 @@
+//! Running a JIT-compiled kernel the way `tirc run` and the golden tests do:
+//! inputs from `.npy` files or seeded random data, one call, a comparison of
+//! every output with the interpreter's, and timed repetitions.
+
+use super::arguments::KernelCall;
+use super::npy::read_npy;
+use super::shape_binding::bind_shape_vars;
+use crate::codegen::llvm::JitFunction;
+use crate::interp::{
+    run_function_with_options, Arg, InterpOptions, SeededRandom, Tensor, Tolerance,
+};
+use crate::ir::visit::walk_stmts;
+use crate::ir::{PrimFunc, StmtKind, Var};
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Instant;
+
+/// The arguments of `func` in parameter order: `DIR/<param>.npy` for each
+/// parameter when `args_dir` is given (a 0-d array for a scalar), else
+/// seeded random data (tensor `k` of the parameters uses `seed + k`).
+pub fn prepare_inputs(
+    func: &PrimFunc,
+    args_dir: Option<&Path>,
+    seed: u64,
+) -> Result<Vec<Arg>, String> {
+    let mut args = Vec::with_capacity(func.params.len());
+    for (position, param) in func.params.iter().enumerate() {
+        let arg = match (func.buffer_of(param), args_dir) {
+            (Some(buffer), Some(dir)) => {
+                let path = dir.join(format!("{}.npy", param.name()));
+                Arg::Tensor(read_npy(&path, buffer.dtype())?)
+            }
+            (Some(buffer), None) => {
+                let shape = buffer.constant_shape().ok_or_else(|| {
+                    format!(
+                        "`{}` has the symbolic shape ({}); give its arrays with --args DIR",
+                        param.name(),
+                        buffer
+                            .shape()
+                            .iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })?;
+                let shape: Vec<usize> = shape.iter().map(|e| (*e).max(0) as usize).collect();
+                let tensor =
+                    Tensor::random(buffer.dtype(), &shape, seed.wrapping_add(position as u64))
+                        .map_err(|e| {
+                            format!("cannot make random data for `{}`: {e}", param.name())
+                        })?;
+                Arg::Tensor(tensor)
+            }
+            (None, Some(dir)) => {
+                let path = dir.join(format!("{}.npy", param.name()));
+                let tensor = read_npy(&path, param.dtype())?;
+                scalar_from_tensor(&tensor, param)?
+            }
+            (None, None) => {
+                let mut random = SeededRandom::new(seed.wrapping_add(position as u64));
+                if param.dtype().is_float() {
+                    Arg::Float(random.next_signed_unit())
+                } else {
+                    Arg::Int(1 + (random.next_u64() % 8) as i64)
+                }
+            }
+        };
+        args.push(arg);
+    }
+    Ok(args)
+}
+
+fn scalar_from_tensor(tensor: &Tensor, param: &Var) -> Result<Arg, String> {
+    if tensor.element_count() != 1 {
+        return Err(format!(
+            "`{}` is a scalar, but its array has shape {:?}",
+            param.name(),
+            tensor.shape()
+        ));
+    }
+    let value = tensor.to_f64_vec().map_err(|e| e.message)?[0];
+    Ok(if param.dtype().is_float() {
+        Arg::Float(value)
+    } else {
+        Arg::Int(value as i64)
+    })
+}
+
+/// The positions of the buffer parameters `func` stores into.
+pub fn output_positions(func: &PrimFunc) -> Vec<usize> {
+    let mut written: HashSet<Var> = HashSet::new();
+    walk_stmts(&func.body, &mut |stmt| {
+        if let StmtKind::BufferStore(store) = stmt.kind() {
+            written.insert(store.buffer.data().clone());
+        }
+    });
+    func.params
+        .iter()
+        .enumerate()
+        .filter(|(_, param)| {
+            func.buffer_of(param)
+                .is_some_and(|b| written.contains(b.data()))
+        })
+        .map(|(position, _)| position)
+        .collect()
+}
+
+/// Diagnostic code of a kernel that failed while running (an `assert` of
+/// the program, or arguments that do not fit it).
+pub const KERNEL_FAILED: &str = "E0605";
+
+/// Why a kernel call did not give results.
+#[derive(Clone, Debug)]
+pub enum KernelFailure {
+    /// The arguments do not fit the function.
+    BadArguments(String),
+    /// An `assert` of the program failed (1-based number and message).
+    AssertFailed(String),
+}
+
+impl std::fmt::Display for KernelFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KernelFailure::BadArguments(message) | KernelFailure::AssertFailed(message) => {
+                f.write_str(message)
+            }
+        }
+    }
+}
+
+/// A prepared call of a JIT kernel, reusable for timing.
+pub struct PreparedRun<'m> {
+    function: JitFunction<'m>,
+    call: KernelCall,
+}
+
+impl<'m> PreparedRun<'m> {
+    /// Binds `args` (parameter order) to the kernel of `func`.
+    pub fn new(
+        function: JitFunction<'m>,
+        func: &PrimFunc,
+        args: &[Arg],
+    ) -> Result<PreparedRun<'m>, KernelFailure> {
+        let call = KernelCall::prepare(func, &function.kernel.signature, args)
+            .map_err(KernelFailure::BadArguments)?;
+        Ok(PreparedRun { function, call })
+    }
+
+    /// Runs the kernel once.
+    pub fn run(&self) -> Result<(), KernelFailure> {
+        // SAFETY: `KernelCall::prepare` checked every array against the
+        // declared shapes and gave each buffer aligned storage of its size.
+        let code = unsafe { self.function.call_packed(self.call.slots()) }
+            .map_err(KernelFailure::BadArguments)?;
+        if code == 0 {
+            return Ok(());
+        }
+        let detail = usize::try_from(code)
+            .ok()
+            .and_then(|n| self.function.kernel.asserts.get(n.wrapping_sub(1)))
+            .map(|info| format!("{}: {}", info.kind, info.message))
+            .unwrap_or_else(|| format!("error code {code}"));
+        Err(KernelFailure::AssertFailed(format!(
+            "`{}` stopped at assert {code}: {detail}",
+            self.function.kernel.signature.function
+        )))
+    }
+
+    /// The arguments after the runs so far.
+    pub fn results(&self, args: &[Arg]) -> Result<Vec<Arg>, KernelFailure> {
+        self.call.results(args).map_err(KernelFailure::BadArguments)
+    }
+
+    /// Runs the kernel `runs` times after one warm-up run and times each.
+    pub fn benchmark(&self, runs: usize) -> Result<Timing, KernelFailure> {
+        self.run()?;
+        let mut times = Vec::with_capacity(runs.max(1));
+        for _ in 0..runs.max(1) {
+            let start = Instant::now();
+            self.run()?;
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(Timing {
+            runs: times.len(),
+            min_ms: times[0],
+            median_ms: if times.len() % 2 == 1 {
+                times[times.len() / 2]
+            } else {
+                (times[times.len() / 2 - 1] + times[times.len() / 2]) / 2.0
+            },
+        })
+    }
+}
+
+/// Timed repetitions of a kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// How many runs were timed.
+    pub runs: usize,
+    /// The fastest, in milliseconds.
+    pub min_ms: f64,
+    /// The median, in milliseconds.
+    pub median_ms: f64,
+}
+
+/// One output compared with the interpreter's.
+#[derive(Clone, Debug)]
+pub struct OutputCheck {
+    /// The parameter's name.
+    pub name: String,
+    /// Largest absolute difference.
+    pub max_abs_err: f64,
+    /// Largest difference relative to the interpreter's value.
+    pub max_rel_err: f64,
+    /// The tolerance used.
+    pub tolerance: Tolerance,
+    /// `None` when within tolerance, else what differs.
+    pub mismatch: Option<String>,
+}
+
+/// Runs the interpreter on `reference` with `inputs` and compares each of
+/// `outputs` (parameter positions) of `results` with what it computed.
+pub fn check_against_interpreter(
+    reference: &PrimFunc,
+    inputs: &[Arg],
+    results: &[Arg],
+    outputs: &[usize],
+) -> Result<Vec<OutputCheck>, String> {
+    let mut expected = inputs.to_vec();
+    // A check is asked for explicitly: let the interpreter run as long as
+    // the program needs (a 1024^3 matmul is a billion steps).
+    let options = InterpOptions {
+        step_budget: u64::MAX,
+        ..InterpOptions::default()
+    };
+    run_function_with_options(reference, &mut expected, &options)
+        .map_err(|e| format!("the interpreter failed: {e}"))?;
+    compare_outputs(reference, &expected, results, outputs)
+}
+
+/// Compares each of `outputs` of `actual` with `expected`, with the
+/// tolerance of its type.
+pub fn compare_outputs(
+    func: &PrimFunc,
+    expected: &[Arg],
+    actual: &[Arg],
+    outputs: &[usize],
+) -> Result<Vec<OutputCheck>, String> {
+    let mut checks = Vec::new();
+    for &position in outputs {
+        let (Some(Arg::Tensor(want)), Some(Arg::Tensor(got))) =
+            (expected.get(position), actual.get(position))
+        else {
+            continue;
+        };
+        let tolerance = Tolerance::for_dtype(got.dtype());
+        let name = func
+            .params
+            .get(position)
+            .map(|p| p.name().to_string())
+            .unwrap_or_default();
+        checks.push(OutputCheck {
+            max_abs_err: got.max_abs_error(want).map_err(|e| e.message.clone())?,
+            max_rel_err: got.max_rel_error(want).map_err(|e| e.message.clone())?,
+            tolerance,
+            mismatch: got.check_close(want, tolerance).err().map(|e| e.message),
+            name,
+        });
+    }
+    Ok(checks)
+}
+
+/// The shape variables' values for `args`, for FLOP counts.
+pub fn shape_values(func: &PrimFunc, args: &[Arg]) -> std::collections::HashMap<Var, i64> {
+    bind_shape_vars(func, args).unwrap_or_default()
+}

@@ -1,0 +1,164 @@
+//! Symbolic shapes bound from the arrays a kernel is called with, as the
+//! interpreter binds them: a dimension that is a variable not yet bound takes
+//! the array's extent; every other declared extent, stride and offset must
+//! then equal what the array has, or the error says which one differs.
+
+use crate::interp::Arg;
+use crate::ir::{BinaryOp, Expr, ExprKind, PrimFunc, Var};
+use std::collections::HashMap;
+
+/// The value of an integer expression over bound variables, when every
+/// variable in it is bound and the operations are integer arithmetic.
+pub fn evaluate_integer(expr: &Expr, values: &HashMap<Var, i64>) -> Option<i64> {
+    Some(match expr.kind() {
+        ExprKind::Int(value) => *value,
+        ExprKind::Var(var) => *values.get(var)?,
+        ExprKind::Cast(value) => evaluate_integer(value, values)?,
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (evaluate_integer(a, values)?, evaluate_integer(b, values)?);
+            match op {
+                BinaryOp::Add => a.checked_add(b)?,
+                BinaryOp::Sub => a.checked_sub(b)?,
+                BinaryOp::Mul => a.checked_mul(b)?,
+                BinaryOp::Div => a.checked_div(b)?,
+                BinaryOp::Mod => a.checked_rem(b)?,
+                BinaryOp::FloorDiv => floor_div(a, b)?,
+                BinaryOp::FloorMod => a.checked_sub(b.checked_mul(floor_div(a, b)?)?)?,
+                BinaryOp::Min => a.min(b),
+                BinaryOp::Max => a.max(b),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn floor_div(a: i64, b: i64) -> Option<i64> {
+    let (quotient, remainder) = (a.checked_div(b)?, a.checked_rem(b)?);
+    Some(if remainder != 0 && ((remainder < 0) != (b < 0)) {
+        quotient - 1
+    } else {
+        quotient
+    })
+}
+
+/// The row-major strides of `shape`, in elements.
+pub fn compact_strides(shape: &[usize]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for dimension in (0..shape.len().saturating_sub(1)).rev() {
+        strides[dimension] = strides[dimension + 1] * shape[dimension + 1] as i64;
+    }
+    strides
+}
+
+/// Binds every symbolic variable of `func`'s buffer parameters from the
+/// tensors in `args` (in parameter order) and checks every declared extent,
+/// stride and offset.
+pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<HashMap<Var, i64>, String> {
+    if args.len() != func.params.len() {
+        return Err(format!(
+            "`{}` takes {} arguments, {} were given",
+            func.name,
+            func.params.len(),
+            args.len()
+        ));
+    }
+    let mut values: HashMap<Var, i64> = HashMap::new();
+    let mut checks: Vec<(Expr, i64, String)> = Vec::new();
+    for (param, arg) in func.params.iter().zip(args) {
+        let Some(buffer) = func.buffer_of(param) else {
+            if let Arg::Int(value) = arg {
+                values.insert(param.clone(), *value);
+            }
+            continue;
+        };
+        let Arg::Tensor(tensor) = arg else {
+            return Err(format!(
+                "`{}` is a buffer, but a scalar was given",
+                param.name()
+            ));
+        };
+        if tensor.dtype() != buffer.dtype() {
+            return Err(format!(
+                "`{}` holds {}, but the array given for it holds {}",
+                param.name(),
+                buffer.dtype(),
+                tensor.dtype()
+            ));
+        }
+        if tensor.shape().len() != buffer.rank() {
+            return Err(format!(
+                "`{}` has {} dimensions {:?}, but the array given for it has shape {:?}",
+                param.name(),
+                buffer.rank(),
+                buffer
+                    .shape()
+                    .iter()
+                    .map(Expr::to_string)
+                    .collect::<Vec<_>>(),
+                tensor.shape()
+            ));
+        }
+        let node = buffer.node();
+        for (dimension, (declared, actual)) in node.shape.iter().zip(tensor.shape()).enumerate() {
+            checks.push((
+                declared.clone(),
+                *actual as i64,
+                format!(
+                    "dimension {dimension} of `{}` (array shape {:?})",
+                    param.name(),
+                    tensor.shape()
+                ),
+            ));
+        }
+        if !node.strides.is_empty() {
+            for (dimension, (declared, actual)) in node
+                .strides
+                .iter()
+                .zip(compact_strides(tensor.shape()))
+                .enumerate()
+            {
+                checks.push((
+                    declared.clone(),
+                    actual,
+                    format!(
+                        "stride {dimension} of `{}` (row-major arrays only)",
+                        param.name()
+                    ),
+                ));
+            }
+        }
+        checks.push((
+            node.elem_offset.clone(),
+            0,
+            format!("the element offset of `{}`", param.name()),
+        ));
+    }
+    for (declared, actual, _) in &checks {
+        if let Some(var) = declared.as_var() {
+            values.entry(var.clone()).or_insert(*actual);
+        }
+    }
+    for (declared, actual, what) in &checks {
+        match evaluate_integer(declared, &values) {
+            Some(value) if value == *actual => {}
+            Some(value) => {
+                let text = declared.to_string();
+                let declared_text = if text == value.to_string() {
+                    text
+                } else {
+                    format!("{text} = {value}")
+                };
+                return Err(format!(
+                    "{what} is {actual}, but the function declares {declared_text}"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "{what}: `{declared}` cannot be computed from the arrays' shapes"
+                ))
+            }
+        }
+    }
+    Ok(values)
+}

@@ -1,0 +1,52 @@
+//! LLVM IR snapshots over `tests/codegen/`: each lowered `.tir` file is
+//! generated for a fixed target (x86-64, generic CPU) without optimisation,
+//! so the snapshot `<case>.ll` shows exactly what tirc emits (vector
+//! accesses, outlined parallel bodies, loop metadata) on any machine.
+//! `TIRC_BLESS=1` rewrites the snapshots.
+
+use crate::support::{collect, display_path, tests_root, Failures};
+use tirc::check::{check_source, CheckOptions};
+use tirc::codegen::llvm::emit::module_to_llvm_ir;
+use tirc::codegen::llvm::{CodegenOptions, TargetSpec};
+use tirc::source::SourceMap;
+
+/// The target every snapshot is generated for.
+const SNAPSHOT_TARGET: &str = "llvm -mtriple=x86_64-unknown-linux-gnu -mcpu=x86-64 -opt-level=0";
+
+#[test]
+fn codegen() {
+    let files = collect(&tests_root().join("codegen"), ".tir");
+    let mut failures = Failures::default();
+    let target = TargetSpec::parse(SNAPSHOT_TARGET).expect("the snapshot target is valid");
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("readable test file");
+        let mut sources = SourceMap::new();
+        let checked = check_source(
+            &mut sources,
+            &display_path(path),
+            &text,
+            &CheckOptions::default(),
+        );
+        let has_errors = checked.has_errors();
+        let Some(program) = checked.program.filter(|_| !has_errors) else {
+            failures.add(
+                path,
+                tirc::diagnostics::render_text(&checked.diagnostics, &sources, false),
+            );
+            continue;
+        };
+        let options = CodegenOptions {
+            target: target.clone(),
+            symbol_prefix: String::new(),
+            packed_wrappers: false,
+        };
+        match module_to_llvm_ir(&program.module, &options) {
+            Ok(ir) => failures.expect_file(&path.with_extension("ll"), &ir),
+            Err(diagnostics) => failures.add(
+                path,
+                tirc::diagnostics::render_text(&diagnostics, &sources, false),
+            ),
+        }
+    }
+    failures.finish("codegen", files.len());
+}

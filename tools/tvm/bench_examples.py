@@ -1,0 +1,150 @@
+"""Benchmark tirc's examples against Apache TVM 0.27 and numpy, in one session.
+
+For each example (examples/<name>.tir: a block-level module and its schedule
+section) this script
+
+1. prints the module in TVM's dialect with `tirc fmt --dialect tirx` and
+   parses it with TVM; runs the file's schedule section on a TVM
+   `s_tir.Schedule` (the same primitives, `get_block` spelled `get_sblock`);
+2. times `tvm.compile(scheduled, target={"kind": "llvm", "mcpu": <host>})` and the compiled
+   function (median of --runs calls after a warm-up);
+3. lowers the scheduled module with TVM's pipeline (up to CommonSubexprElim,
+   as tests/run/ does) and times `tirc build --emit obj` and
+   `tirc run --bench` on that lowered TIR, so both compilers generate code
+   from the same lowered program;
+4. times numpy on the same computation where it has one (matmul).
+
+Run from the repository root after `cargo build --release -p tirc`:
+
+    /work/tvm-venv/bin/python tools/tvm/bench_examples.py --runs 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from tvm_common import REPO, lower_to  # noqa: E402
+
+import numpy as np  # noqa: E402
+import tvm  # noqa: E402
+from tvm import s_tir  # noqa: E402
+
+EXAMPLES = ["matmul", "conv2d_nchw", "softmax", "layernorm", "elementwise_chain"]
+
+
+def tvm_module_and_schedule(tirc: str, path: str):
+    text = subprocess.run([tirc, "fmt", "--dialect", "tirx", path], check=True, capture_output=True, text=True).stdout
+    cut = text.index("\ndef ")
+    module = tvm.script.from_source(text[:cut])
+    schedule_text = text[cut:].replace("get_block(", "get_sblock(").replace("T.Schedule", "s_tir.Schedule")
+    namespace = {"s_tir": s_tir}
+    exec(schedule_text, namespace)  # noqa: S102  (the example's own schedule section)
+    schedule = next(v for k, v in namespace.items() if callable(v) and k != "s_tir")
+    sch = s_tir.Schedule(module)
+    schedule(sch)
+    return sch.mod
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+
+def random_args(prim):
+    rng = np.random.default_rng(0)
+    return [rng.uniform(-1, 1, [int(e) for e in p.shape]).astype(str(p.dtype)) for p in prim.params]
+
+
+def flops_of(tirc: str, lowered_path: str) -> float:
+    out = subprocess.run([tirc, "run", lowered_path, "--json"], check=True, capture_output=True, text=True).stdout
+    return float(json.loads(out)["flops"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tirc", default=os.path.join(REPO, "target", "release", "tirc"))
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--examples", nargs="*", default=EXAMPLES)
+    args = parser.parse_args()
+    cpu = tvm.target.codegen.llvm_get_system_cpu()
+    # TVM 0.27 takes targets as dicts; tirc's "llvm" is its own host detection.
+    target = {"kind": "llvm", "mcpu": cpu}
+    scratch = tempfile.mkdtemp(prefix="tirc-bench-")
+    dev = tvm.cpu()
+    rows = []
+    for name in args.examples:
+        path = os.path.join(REPO, "examples", name + ".tir")
+        scheduled = tvm_module_and_schedule(args.tirc, path)
+        lowered_path = os.path.join(scratch, name + ".lowered.tir")
+        with open(lowered_path, "w") as f:
+            f.write(lower_to(scheduled, "cpu", "CommonSubexprElim").script() + "\n")
+
+        start = time.perf_counter()
+        lib = tvm.compile(scheduled, target=target)
+        tvm_build_s = time.perf_counter() - start
+        prim = scheduled["main"]
+        arrays = random_args(prim)
+        tensors = [tvm.runtime.tensor(a, dev) for a in arrays]
+        function = lib["main"]
+        function(*tensors)
+        tvm_times = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            function(*tensors)
+            tvm_times.append((time.perf_counter() - start) * 1e3)
+
+        start = time.perf_counter()
+        subprocess.run([args.tirc, "build", lowered_path, "--emit", "obj", "--target", "llvm", "-o",
+                        os.path.join(scratch, name + ".o")], check=True)
+        tirc_build_s = time.perf_counter() - start
+        tirc_out = subprocess.run([args.tirc, "run", lowered_path, "--bench", str(args.runs), "--json"],
+                                  check=True, capture_output=True, text=True).stdout
+        tirc = json.loads(tirc_out)
+        flops = float(tirc["flops"])
+
+        numpy_ms = None
+        if name == "matmul":
+            a, b = arrays[0], arrays[1]
+            a @ b
+            times = []
+            for _ in range(args.runs):
+                start = time.perf_counter()
+                a @ b
+                times.append((time.perf_counter() - start) * 1e3)
+            numpy_ms = median(times)
+        rows.append({
+            "example": name,
+            "gflop": flops / 1e9,
+            "tirc_ms": tirc["median_ms"],
+            "tvm_ms": median(tvm_times),
+            "numpy_ms": numpy_ms,
+            "tirc_gflops": flops / tirc["median_ms"] / 1e6,
+            "tvm_gflops": flops / median(tvm_times) / 1e6,
+            "numpy_gflops": flops / numpy_ms / 1e6 if numpy_ms else None,
+            "tirc_build_s": tirc_build_s,
+            "tvm_build_s": tvm_build_s,
+        })
+    print(f"host CPU {cpu}, {os.cpu_count()} cores, median of {args.runs} runs")
+    print(f"{'example':20} {'GFLOP':>7} {'tirc ms':>9} {'TVM ms':>9} {'numpy ms':>9} "
+          f"{'tirc GF/s':>10} {'TVM GF/s':>9} {'np GF/s':>8} {'tirc/TVM':>9} {'build tirc s':>12} {'build TVM s':>11}")
+    for r in rows:
+        numpy_ms = f"{r['numpy_ms']:9.3f}" if r["numpy_ms"] else f"{'-':>9}"
+        numpy_gf = f"{r['numpy_gflops']:8.1f}" if r["numpy_gflops"] else f"{'-':>8}"
+        print(f"{r['example']:20} {r['gflop']:7.3f} {r['tirc_ms']:9.3f} {r['tvm_ms']:9.3f} {numpy_ms} "
+              f"{r['tirc_gflops']:10.1f} {r['tvm_gflops']:9.1f} {numpy_gf} {r['tvm_ms'] / r['tirc_ms']:9.2f} "
+              f"{r['tirc_build_s']:12.3f} {r['tvm_build_s']:11.3f}")
+    print(json.dumps(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
