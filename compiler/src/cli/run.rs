@@ -37,9 +37,14 @@ pub struct RunArgs {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Compare every output with the interpreter's (exit 1 on a mismatch).
+    /// Compare every output with a reference's (exit 1 on a mismatch).
     #[arg(long)]
     check: bool,
+    /// The reference of `--check`: the interpreter, the program without its
+    /// schedule compiled by LLVM, or `auto` (the interpreter unless it would
+    /// take over a minute and there is a schedule to check).
+    #[arg(long, value_enum, default_value_t = CheckReference::Auto)]
+    check_with: CheckReference,
     /// Time N runs after a warm-up and report min, median and GFLOP/s.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
@@ -53,6 +58,25 @@ pub struct RunArgs {
     #[arg(long)]
     json: bool,
 }
+
+/// What `tirc run --check` compares the outputs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckReference {
+    /// The interpreter when it is quick enough, else the unscheduled program.
+    Auto,
+    /// The reference interpreter on the program as written (exact, slow:
+    /// about two million operations a second).
+    Interp,
+    /// The program without its schedule, lowered and JIT-compiled: checks
+    /// the schedule and the passes it enables (vectorize, parallel, unroll).
+    Unscheduled,
+}
+
+/// Seconds of interpreter time `--check-with auto` accepts.
+const AUTO_INTERPRETER_SECONDS: f64 = 60.0;
+
+/// Operations the interpreter executes per second, for its time estimate.
+const INTERPRETER_OPERATIONS_PER_SECOND: f64 = 2e6;
 
 /// Which schedule section to apply, if any.
 #[derive(Clone, Debug, Default)]
@@ -267,16 +291,38 @@ pub fn run(args: RunArgs) -> u8 {
 
     let mut code = EXIT_OK;
     let flops = count_flops(original, &shape_values(original, &inputs));
-    if args.check && flops > 5e7 && !args.json {
-        // The interpreter runs well under a billion operations a minute.
-        eprintln!(
-            "checking against the interpreter: {:.2} G operations, expect about {:.0} s",
-            flops / 1e9,
-            flops / 4e6
-        );
+    let interpreter_seconds = flops / INTERPRETER_OPERATIONS_PER_SECOND;
+    let reference = match args.check_with {
+        CheckReference::Auto
+            if prepared.schedule.is_some() && interpreter_seconds > AUTO_INTERPRETER_SECONDS =>
+        {
+            CheckReference::Unscheduled
+        }
+        CheckReference::Auto => CheckReference::Interp,
+        chosen => chosen,
+    };
+    if args.check && !args.json {
+        match reference {
+            CheckReference::Unscheduled => eprintln!(
+                "checking against `{}` without its schedule, compiled by LLVM (the interpreter \
+                 would take about {interpreter_seconds:.0} s; --check-with interp forces it)",
+                original.name
+            ),
+            _ if interpreter_seconds > 10.0 => eprintln!(
+                "checking against the interpreter: {:.2} G operations, expect about {interpreter_seconds:.0} s",
+                flops / 1e9
+            ),
+            _ => {}
+        }
     }
     let checks = if args.check {
-        match check_against_interpreter(original, &inputs, &results, &outputs) {
+        let checked = match reference {
+            CheckReference::Unscheduled => check_against_unscheduled(
+                original, &prepared, &options, &inputs, &results, &outputs,
+            ),
+            _ => check_against_interpreter(original, &inputs, &results, &outputs),
+        };
+        match checked {
             Ok(checks) => {
                 if checks.iter().any(|c| c.mismatch.is_some()) {
                     code = EXIT_DIAGNOSTICS;
@@ -368,8 +414,12 @@ pub fn run(args: RunArgs) -> u8 {
             Some(message) => format!("MISMATCH: {message}"),
         };
         println!(
-            "  check {}: max abs err {}, max rel err {} (tolerance {} + {} * |expected|): {verdict}",
+            "  check {} against {}: max abs err {}, max rel err {} (tolerance {} + {} * |expected|): {verdict}",
             check.name,
+            match reference {
+                CheckReference::Unscheduled => "the unscheduled program",
+                _ => "the interpreter",
+            },
             format_number(check.max_abs_err),
             format_number(check.max_rel_err),
             check.tolerance.absolute,
@@ -390,6 +440,43 @@ pub fn run(args: RunArgs) -> u8 {
         println!("  outputs saved in {}", dir.display());
     }
     code
+}
+
+/// Runs `original` as written (no schedule), lowered and JIT-compiled, on
+/// the same inputs and compares its outputs with `results`.
+#[cfg(feature = "llvm")]
+fn check_against_unscheduled(
+    original: &PrimFunc,
+    prepared: &PreparedModule,
+    options: &crate::codegen::llvm::CodegenOptions,
+    inputs: &[crate::interp::Arg],
+    results: &[crate::interp::Arg],
+    outputs: &[usize],
+) -> Result<Vec<crate::runtime::execute::OutputCheck>, String> {
+    use crate::codegen::llvm::JitModule;
+    use crate::runtime::execute::{compare_outputs, PreparedRun};
+    let render = |diagnostics: &[Diagnostic]| {
+        crate::diagnostics::render_text(diagnostics, &prepared.sources, false)
+    };
+    let module = IRModule {
+        name: prepared.program.module.name.clone(),
+        functions: vec![original.clone()],
+        attrs: prepared.program.module.attrs.clone(),
+    };
+    let lowered = crate::codegen::lower_for_codegen(&module).map_err(|d| render(&d))?;
+    let jit = JitModule::compile(&lowered, options).map_err(|d| render(&d))?;
+    let (Some(function), Some(func)) = (
+        jit.function(&original.name),
+        lowered.function(&original.name),
+    ) else {
+        return Err(format!("the unscheduled module lost `{}`", original.name));
+    };
+    let kernel = PreparedRun::new(function, func, inputs).map_err(|e| e.to_string())?;
+    kernel
+        .run()
+        .map_err(|e| format!("the unscheduled program failed: {e}"))?;
+    let expected = kernel.results(inputs).map_err(|e| e.to_string())?;
+    compare_outputs(original, &expected, results, outputs)
 }
 
 /// Without the LLVM backend, `tirc run` explains how to get it.

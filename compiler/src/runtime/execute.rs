@@ -67,6 +67,11 @@ pub fn prepare_inputs(
         };
         args.push(arg);
     }
+    if let Some(dir) = args_dir {
+        // Shapes and dtypes are checked here, where the files can be named.
+        super::shape_binding::bind_shape_vars(func, &args)
+            .map_err(|message| format!("{message} (arrays read from {})", dir.display()))?;
+    }
     Ok(args)
 }
 

@@ -88,14 +88,14 @@ pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<HashMap<Var, i64
         }
         if tensor.shape().len() != buffer.rank() {
             return Err(format!(
-                "`{}` has {} dimensions {:?}, but the array given for it has shape {:?}",
+                "`{}` has shape [{}], but the array given for it has shape {:?}",
                 param.name(),
-                buffer.rank(),
                 buffer
                     .shape()
                     .iter()
                     .map(Expr::to_string)
-                    .collect::<Vec<_>>(),
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 tensor.shape()
             ));
         }

@@ -1,0 +1,135 @@
+//! `tirc run` as a user runs it: the JSON report, outputs saved as `.npy`
+//! and read back with `--args`, the `--check` references, and clear errors
+//! for arrays that do not fit.
+#![cfg(feature = "llvm")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tirc"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("tirc runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tirc-cli-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn json_report_has_the_documented_fields() {
+    let output = run(&[
+        "run",
+        "examples/matmul_128.tir",
+        "--check",
+        "--bench",
+        "3",
+        "--json",
+    ]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    for field in [
+        "\"median_ms\"",
+        "\"min_ms\"",
+        "\"gflops\"",
+        "\"max_abs_err\"",
+        "\"ok\": true",
+    ] {
+        assert!(stdout.contains(field), "{field} missing from {stdout}");
+    }
+    // 2 * 128^3 multiply-adds.
+    assert!(stdout.contains("\"flops\": 4194304"), "{stdout}");
+}
+
+#[test]
+fn saved_outputs_read_back_as_arguments_give_the_same_outputs() {
+    let first = scratch("first");
+    let second = scratch("second");
+    let saved = run(&[
+        "run",
+        "examples/vector_add.tir",
+        "--seed",
+        "7",
+        "--save-outputs",
+        first.to_str().unwrap(),
+    ]);
+    assert!(saved.status.success(), "{}", text(&saved.stderr));
+    for name in ["A.npy", "B.npy", "C.npy"] {
+        assert!(first.join(name).is_file(), "{name} not saved");
+    }
+    // C = A + B again, from the saved A and B (the saved C is overwritten).
+    let again = run(&[
+        "run",
+        "examples/vector_add.tir",
+        "--args",
+        first.to_str().unwrap(),
+        "--check",
+        "--save-outputs",
+        second.to_str().unwrap(),
+    ]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    for name in ["A.npy", "B.npy", "C.npy"] {
+        let a = std::fs::read(first.join(name)).unwrap();
+        let b = std::fs::read(second.join(name)).unwrap();
+        assert_eq!(a, b, "{name} differs between the runs");
+    }
+}
+
+#[test]
+fn arrays_of_the_wrong_shape_are_a_clear_error() {
+    let dir = scratch("wrong-shape");
+    let saved = run(&[
+        "run",
+        "examples/matmul_128.tir",
+        "--save-outputs",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(saved.status.success(), "{}", text(&saved.stderr));
+    let output = run(&[
+        "run",
+        "examples/vector_add.tir",
+        "--args",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("`A` has shape [1024]")
+            && stderr.contains("[128, 128]")
+            && stderr.contains(dir.to_str().unwrap()),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn check_with_unscheduled_compares_against_the_program_as_written() {
+    let output = run(&[
+        "run",
+        "examples/matmul_128.tir",
+        "--check",
+        "--check-with",
+        "unscheduled",
+    ]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    assert!(
+        stdout.contains("check C against the unscheduled program") && stdout.contains(": ok"),
+        "{stdout}"
+    );
+    let interp = run(&[
+        "run",
+        "examples/matmul_128.tir",
+        "--check",
+        "--check-with",
+        "interp",
+    ]);
+    assert!(text(&interp.stdout).contains("check C against the interpreter"));
+}
