@@ -15,6 +15,7 @@
 
 mod arith;
 pub mod context;
+mod cpu_names;
 pub mod emit;
 mod expr;
 pub mod function;

@@ -93,6 +93,7 @@ impl TargetSpec {
                 }
             }
         }
+        let names_given = cpu.is_some() || features.is_some();
         let same_machine = triple.as_deref().is_none_or(|t| t == host.triple);
         let spec = match (same_machine, cpu) {
             (true, None) => TargetSpec {
@@ -117,6 +118,9 @@ impl TargetSpec {
             text: text.trim().to_string(),
             ..spec
         };
+        if names_given {
+            check_names(&spec)?;
+        }
         spec.target_machine()?;
         Ok(spec)
     }
@@ -168,6 +172,35 @@ impl TargetSpec {
     }
 }
 
+/// Refuses a CPU or feature LLVM does not know for the triple's
+/// architecture: LLVM would warn, then abort while generating code.
+fn check_names(spec: &TargetSpec) -> Result<(), String> {
+    use super::cpu_names::{AARCH64_CPUS, AARCH64_FEATURES, X86_CPUS, X86_FEATURES};
+    let (cpus, features) = match architecture(&spec.triple) {
+        "x86_64" => (X86_CPUS, X86_FEATURES),
+        "aarch64" | "arm64" => (AARCH64_CPUS, AARCH64_FEATURES),
+        _ => return Ok(()),
+    };
+    let unknown = |kind: &str, name: &str, known: &[&str]| {
+        let hint = crate::frontend::suggest(name, known.iter().copied())
+            .map_or(String::new(), |close| format!(" (did you mean `{close}`?)"));
+        format!(
+            "LLVM 14 knows no {kind} `{name}` for `{}`{hint}; `llc-14 -mtriple={} -mcpu=help` lists them",
+            spec.triple, spec.triple
+        )
+    };
+    if !cpus.contains(&spec.cpu.as_str()) {
+        return Err(unknown("CPU", &spec.cpu, cpus));
+    }
+    for flag in spec.features.split(',').filter(|f| !f.is_empty()) {
+        let name = flag.trim_start_matches(['+', '-']);
+        if !features.contains(&name) {
+            return Err(unknown("feature", name, features));
+        }
+    }
+    Ok(())
+}
+
 fn architecture(triple: &str) -> &str {
     triple.split('-').next().unwrap_or(triple)
 }
@@ -206,5 +239,21 @@ mod tests {
             .contains("unknown target option"));
         assert!(TargetSpec::parse("llvm -opt-level=7").is_err());
         assert!(TargetSpec::parse("llvm -mtriple=nonsense-x-y").is_err());
+    }
+
+    #[test]
+    fn unknown_cpus_and_features_are_refused_before_llvm_aborts() {
+        let cpu = TargetSpec::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver33").unwrap_err();
+        assert!(
+            cpu.contains("no CPU `znver33`") && cpu.contains("did you mean `znver3`"),
+            "{cpu}"
+        );
+        let feature =
+            TargetSpec::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3 -mattr=+avx2,+bogus")
+                .unwrap_err();
+        assert!(feature.contains("no feature `bogus`"), "{feature}");
+        let arm =
+            TargetSpec::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1 -mattr=+neon");
+        assert!(arm.is_ok(), "{arm:?}");
     }
 }
