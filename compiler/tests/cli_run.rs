@@ -133,3 +133,27 @@ fn check_with_unscheduled_compares_against_the_program_as_written() {
     ]);
     assert!(text(&interp.stdout).contains("check C against the interpreter"));
 }
+
+#[test]
+fn externs_the_process_lacks_are_refused_and_those_it_has_are_called() {
+    let dir = scratch("externs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = |callee: &str| {
+        format!(
+            "@T.prim_func\ndef main(A: T.Buffer((8,), \"float32\")):\n    for i in range(8):\n        A[i] = T.call_extern(\"float32\", \"{callee}\", A[i])\n"
+        )
+    };
+    let missing = dir.join("missing.tir");
+    std::fs::write(&missing, program("tirc_no_such_function")).unwrap();
+    let output = run(&["run", missing.to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("E0602") && stderr.contains("tirc_no_such_function"),
+        "{stderr}"
+    );
+    let present = dir.join("present.tir");
+    std::fs::write(&present, program("fabsf")).unwrap();
+    let output = run(&["run", present.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+}

@@ -103,8 +103,32 @@ impl JitModule {
         if let Some(free) = generated.module.get_function(WORKSPACE_FREE_SYMBOL) {
             engine.add_global_mapping(&free, workspace::tirc_workspace_free as *const () as usize);
         }
+        let mut mapped: Vec<String> = Vec::new();
         for (function, address) in helpers {
             engine.add_global_mapping(&function, address);
+            mapped.push(function.get_name().to_string_lossy().into_owned());
+        }
+        // An external function the process does not have would be called
+        // through a null pointer: refuse it here instead.
+        for function in generated.module.get_functions() {
+            let name = function.get_name().to_string_lossy().into_owned();
+            let builtin = name.starts_with("llvm.")
+                || mapped.contains(&name)
+                || [
+                    PARALLEL_LAUNCH_SYMBOL,
+                    WORKSPACE_ALLOCATE_SYMBOL,
+                    WORKSPACE_FREE_SYMBOL,
+                ]
+                .contains(&name.as_str());
+            if function.count_basic_blocks() == 0 && !builtin && !process_has_symbol(&name) {
+                return Err(vec![*CodegenError::unsupported(
+                    format!(
+                        "the program calls `{name}`, which this process does not define, so the JIT cannot run it (`tirc build --emit obj` leaves it to your linker)"
+                    ),
+                    crate::source::Span::NONE,
+                )
+                .0]);
+            }
         }
         let mut kernels = Vec::new();
         for kernel in generated.kernels {
@@ -167,4 +191,20 @@ impl JitFunction<'_> {
         // the packed wrapper of this kernel.
         Ok(unsafe { (self.entry)(slots.as_ptr()) })
     }
+}
+
+/// True when `name` is a symbol of this process or a library it loaded
+/// (libc and libm for the math functions a kernel calls).
+fn process_has_symbol(name: &str) -> bool {
+    use super::llvm_sys::support::{LLVMLoadLibraryPermanently, LLVMSearchForAddressOfSymbol};
+    static LOAD_PROCESS: std::sync::Once = std::sync::Once::new();
+    // SAFETY: a null file name makes LLVM search the process's own symbols.
+    LOAD_PROCESS.call_once(|| unsafe {
+        LLVMLoadLibraryPermanently(std::ptr::null());
+    });
+    let Ok(name) = std::ffi::CString::new(name) else {
+        return false;
+    };
+    // SAFETY: `name` is a valid C string for the duration of the call.
+    !unsafe { LLVMSearchForAddressOfSymbol(name.as_ptr()) }.is_null()
 }
