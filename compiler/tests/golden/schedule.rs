@@ -15,7 +15,9 @@
 //! case may allow a verifier code with `# test: verifier refuses CODE: why`),
 //! the module prints and reads back unchanged, the reference interpreter gets
 //! the same results from it as from the program before any step (on seeded
-//! random inputs; cases too large for it are listed as skipped), and the printed
+//! random inputs; cases too large for it are compiled by LLVM instead, every
+//! changed step or, for the largest, the final module; what neither can run
+//! is listed as skipped), and the printed
 //! trace, run again on the program, gives the same module. A schedule written
 //! as TVM's `apply_trace` must print back as exactly that trace.
 //!
@@ -28,7 +30,7 @@ use tirc::diagnostics::render_text;
 use tirc::frontend::{parse_program, Program, ScheduleDef};
 use tirc::interp::{run_function, Arg, Tensor, Tolerance};
 use tirc::ir::structural::module_equal;
-use tirc::ir::{IRModule, Stmt, StmtKind};
+use tirc::ir::{IRModule, PrimFunc, Stmt, StmtKind};
 use tirc::printer::Dialect;
 use tirc::schedule::{apply_schedule, print_scheduled, report, step_check, ScheduleRun};
 use tirc::source::{SourceMap, Span};
@@ -127,27 +129,115 @@ fn run_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
                 "{work} block executions, above {limit}"
             )));
         }
-        let mut args = Vec::with_capacity(func.params.len());
-        for (position, param) in func.params.iter().enumerate() {
-            let Some(buffer) = func.buffer_of(param) else {
-                return Err(NotRun::Skipped("a scalar parameter".to_string()));
-            };
-            let shape: Option<Vec<usize>> = buffer
-                .constant_shape()
-                .and_then(|dims| dims.into_iter().map(|d| usize::try_from(d).ok()).collect());
-            let Some(shape) = shape else {
-                return Err(NotRun::Skipped("a symbolic buffer shape".to_string()));
-            };
-            let tensor = Tensor::random(buffer.dtype(), &shape, 17 + position as u64)
-                .map_err(|e| NotRun::Skipped(format!("no random input: {e}")))?;
-            args.push(Arg::Tensor(tensor));
-        }
+        let mut args = random_arguments(func)?;
         run_function(func, &mut args)
             .map_err(|e| NotRun::Failed(format!("`{}` does not run: {e}", func.name)))?;
         let tensors = args.iter().filter_map(|a| a.tensor().cloned()).collect();
         outputs.push((func.name.clone(), tensors));
     }
     Ok(outputs)
+}
+
+/// Seeded random arrays for every parameter of `func`, the same for every
+/// step of a case.
+fn random_arguments(func: &PrimFunc) -> Result<Vec<Arg>, NotRun> {
+    let mut args = Vec::with_capacity(func.params.len());
+    for (position, param) in func.params.iter().enumerate() {
+        let Some(buffer) = func.buffer_of(param) else {
+            return Err(NotRun::Skipped("a scalar parameter".to_string()));
+        };
+        let shape: Option<Vec<usize>> = buffer
+            .constant_shape()
+            .and_then(|dims| dims.into_iter().map(|d| usize::try_from(d).ok()).collect());
+        let Some(shape) = shape else {
+            return Err(NotRun::Skipped("a symbolic buffer shape".to_string()));
+        };
+        let tensor = Tensor::random(buffer.dtype(), &shape, 17 + position as u64)
+            .map_err(|e| NotRun::Skipped(format!("no random input: {e}")))?;
+        args.push(Arg::Tensor(tensor));
+    }
+    Ok(args)
+}
+
+/// Block executions above which the JIT compares only the final module
+/// with the program (each run of a naive 1024^3 matmul takes seconds).
+const JIT_EVERY_STEP_LIMIT: u64 = 1 << 22;
+
+/// Runs every function of `module`, lowered and compiled by LLVM, on the
+/// inputs the interpreter gets: the check for cases too large for it.
+#[cfg(feature = "llvm")]
+fn run_compiled_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
+    use tirc::codegen::llvm::{CodegenOptions, JitModule};
+    use tirc::runtime::execute::PreparedRun;
+    let lowered = tirc::codegen::lower_for_codegen(module)
+        .map_err(|d| NotRun::Failed(format!("lowering refuses it: {}", d[0].message)))?;
+    // GPU thread bindings and the like: the CPU backend refuses them.
+    let jit = JitModule::compile(&lowered, &CodegenOptions::host())
+        .map_err(|d| NotRun::Skipped(format!("the CPU backend refuses it: {}", d[0].message)))?;
+    let mut outputs = Vec::new();
+    for func in &lowered.functions {
+        let args = random_arguments(func)?;
+        let function = jit
+            .function(&func.name)
+            .ok_or_else(|| NotRun::Failed(format!("the JIT lost `{}`", func.name)))?;
+        let kernel =
+            PreparedRun::new(function, func, &args).map_err(|e| NotRun::Failed(e.to_string()))?;
+        kernel.run().map_err(|e| NotRun::Failed(e.to_string()))?;
+        let results = kernel
+            .results(&args)
+            .map_err(|e| NotRun::Failed(e.to_string()))?;
+        let tensors = results.iter().filter_map(|a| a.tensor().cloned()).collect();
+        outputs.push((func.name.clone(), tensors));
+    }
+    Ok(outputs)
+}
+
+/// Compares, compiled by LLVM, the program before any step with every
+/// changed step (or, for large cases, with the final module). Returns why
+/// results were not compared, when they were not.
+#[cfg(feature = "llvm")]
+fn check_steps_compiled(run: &ScheduleRun) -> Result<Option<String>, String> {
+    let expected = match run_compiled_on_random_inputs(&run.initial) {
+        Ok(outputs) => outputs,
+        Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
+        Err(NotRun::Failed(error)) => {
+            return Ok(Some(format!(
+                "the program itself does not run compiled: {error}"
+            )))
+        }
+    };
+    let work = run
+        .initial
+        .functions
+        .iter()
+        .map(|f| block_executions(&f.body).unwrap_or(u64::MAX))
+        .max()
+        .unwrap_or(0);
+    let changed: Vec<_> = run.steps.iter().filter(|s| s.changed).collect();
+    let checked = if work <= JIT_EVERY_STEP_LIMIT {
+        changed
+    } else {
+        changed.last().copied().into_iter().collect()
+    };
+    for step in checked {
+        let actual = match run_compiled_on_random_inputs(&step.module) {
+            Ok(outputs) => outputs,
+            Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
+            Err(NotRun::Failed(error)) => {
+                return Err(format!(
+                    "after step {} ({}), compiled: {error}",
+                    step.number, step.text
+                ))
+            }
+        };
+        same_results(&expected, &actual).map_err(|difference| {
+            format!(
+                "after step {} ({}), compiled by LLVM, the results differ: {difference}",
+                step.number, step.text
+            )
+        })?;
+    }
+    Ok(None)
 }
 
 /// Compares the outputs of a step with those of the program before any step.
@@ -286,6 +376,7 @@ fn schedule() {
     let mut structural_only = Vec::new();
     let mut known_differences = Vec::new();
     let mut results_compared = 0;
+    let mut results_compared_compiled = 0;
     let mut results_skipped = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test file");
@@ -315,6 +406,14 @@ fn schedule() {
         }
         match check_steps(&run, &program) {
             Ok(None) => results_compared += 1,
+            #[cfg(feature = "llvm")]
+            Ok(Some(reason)) if reason.contains("block executions") => {
+                match check_steps_compiled(&run) {
+                    Ok(None) => results_compared_compiled += 1,
+                    Ok(Some(why)) => results_skipped.push(format!("{name} ({reason}; {why})")),
+                    Err(problem) => failures.add(path, problem),
+                }
+            }
             Ok(Some(reason)) => results_skipped.push(format!("{name} ({reason})")),
             Err(problem) => failures.add(path, problem),
         }
@@ -395,6 +494,9 @@ fn schedule() {
     }
     eprintln!(
         "schedule: results before and after every step compared by the interpreter in {results_compared} cases"
+    );
+    eprintln!(
+        "schedule: results compared compiled by LLVM (too large for the interpreter) in {results_compared_compiled} cases"
     );
     for skipped in &results_skipped {
         eprintln!("schedule: skipped: results not compared: {skipped}");
