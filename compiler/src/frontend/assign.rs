@@ -355,17 +355,7 @@ impl Lowerer {
     /// `n = T.int32()`: declares symbolic variables (reusing a variable a quoted
     /// signature shape already introduced under that name).
     pub(crate) fn declare_vars(&mut self, target: &ast::Expr, dtypes: &[DataType]) {
-        let names: Vec<(&String, ast::Span)> = match &target.kind {
-            ast::ExprKind::Name(n) => vec![(n, target.span)],
-            ast::ExprKind::Tuple(items) => items
-                .iter()
-                .filter_map(|t| match &t.kind {
-                    ast::ExprKind::Name(n) => Some((n, t.span)),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let names = super::target_names(target);
         if names.len() != dtypes.len() {
             self.error(
                 codes::BAD_ASSIGNMENT,

@@ -270,17 +270,7 @@ impl Lowerer {
             ast::ExprKind::List(items) | ast::ExprKind::Tuple(items) => items.iter().collect(),
             _ => vec![&args[1]],
         };
-        let names: Vec<(&String, ast::Span)> = match &target.kind {
-            ast::ExprKind::Name(n) => vec![(n, target.span)],
-            ast::ExprKind::Tuple(items) => items
-                .iter()
-                .filter_map(|t| match &t.kind {
-                    ast::ExprKind::Name(n) => Some((n, t.span)),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let names = super::target_names(target);
         if kinds.chars().count() != bindings.len() || names.len() != bindings.len() {
             self.report(
                 Diagnostic::error(

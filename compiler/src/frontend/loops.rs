@@ -34,17 +34,7 @@ impl Lowerer {
             self.poison_loop_targets(target);
             return None;
         };
-        let targets: Vec<(&String, ast::Span)> = match &target.kind {
-            ast::ExprKind::Name(n) => vec![(n, target.span)],
-            ast::ExprKind::Tuple(items) => items
-                .iter()
-                .filter_map(|t| match &t.kind {
-                    ast::ExprKind::Name(n) => Some((n, t.span)),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let targets = super::target_names(target);
         // Each loop: (min, extent, kind, thread, annotations).
         let mut loops: Vec<(Expr, Expr, ForKind, Option<String>, Annotations)> = Vec::new();
         if name == "grid" {

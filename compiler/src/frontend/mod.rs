@@ -277,6 +277,22 @@ impl Lowerer {
     }
 }
 
+/// The names an assignment or loop target binds (`a` or `a, b`), with their
+/// spans; parts that are not plain names bind nothing.
+pub(crate) fn target_names(target: &ast::Expr) -> Vec<(&String, ast::Span)> {
+    match &target.kind {
+        ast::ExprKind::Name(n) => vec![(n, target.span)],
+        ast::ExprKind::Tuple(items) => items
+            .iter()
+            .filter_map(|t| match &t.kind {
+                ast::ExprKind::Name(n) => Some((n, t.span)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The closest candidate within a small edit distance, for "did you mean".
 pub(crate) fn suggest<'a>(
     name: &str,
