@@ -254,6 +254,29 @@ impl<'ctx> Codegen<'ctx> {
         ))
     }
 
+    /// The address, vector type and alignment of a contiguous access of
+    /// `lanes` elements of `buffer` from element `base`.
+    fn vector_access(
+        &mut self,
+        buffer: &Buffer,
+        pointer: PointerValue<'ctx>,
+        element: BasicTypeEnum<'ctx>,
+        base: &Expr,
+        lanes: u16,
+    ) -> CodegenResult<(PointerValue<'ctx>, BasicTypeEnum<'ctx>, u32)> {
+        let address = self.element_pointer(pointer, element, base)?;
+        let vector_type = vector_of(element, u32::from(lanes))?;
+        let vector_pointer =
+            self.builder
+                .build_pointer_cast(address, pointer_to(vector_type), "")?;
+        let alignment = self.access_alignment(
+            buffer,
+            base,
+            memory_bytes(buffer.dtype()) * u32::from(lanes),
+        );
+        Ok((vector_pointer, vector_type, alignment))
+    }
+
     /// A value loaded from memory in its register form (bool bytes to `i1`).
     fn register_form(
         &self,
@@ -305,16 +328,8 @@ impl<'ctx> Codegen<'ctx> {
                 self.register_form(value, element_dtype, span)
             }
             FlatIndex::Contiguous { base, lanes } => {
-                let address = self.element_pointer(pointer, element, &base)?;
-                let vector_type = vector_of(element, u32::from(lanes))?;
-                let vector_pointer =
-                    self.builder
-                        .build_pointer_cast(address, pointer_to(vector_type), "")?;
-                let alignment = self.access_alignment(
-                    buffer,
-                    &base,
-                    memory_bytes(element_dtype) * u32::from(lanes),
-                );
+                let (vector_pointer, vector_type, alignment) =
+                    self.vector_access(buffer, pointer, element, &base, lanes)?;
                 let value = raw::load(&self.builder, vector_type, vector_pointer, alignment);
                 self.register_form(value, element_dtype.with_lanes(lanes), span)
             }
@@ -381,16 +396,8 @@ impl<'ctx> Codegen<'ctx> {
                     .map_err(|e| CodegenError::internal(e.to_string()))?;
             }
             FlatIndex::Contiguous { base, lanes } => {
-                let address = self.element_pointer(pointer, element, &base)?;
-                let vector_type = vector_of(element, u32::from(lanes))?;
-                let vector_pointer =
-                    self.builder
-                        .build_pointer_cast(address, pointer_to(vector_type), "")?;
-                let alignment = self.access_alignment(
-                    buffer,
-                    &base,
-                    memory_bytes(element_dtype) * u32::from(lanes),
-                );
+                let (vector_pointer, _, alignment) =
+                    self.vector_access(buffer, pointer, element, &base, lanes)?;
                 let stored = self.memory_form(computed, target_dtype, span)?;
                 self.builder
                     .build_store(vector_pointer, stored)?
