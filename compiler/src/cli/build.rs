@@ -2,8 +2,6 @@
 //! lowering) to LLVM IR, assembly, an object file, or a shared library with
 //! a C header declaring each function.
 
-use super::run::{prepare_module, ScheduleChoice};
-use super::EXIT_USAGE;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -49,25 +47,19 @@ pub struct BuildArgs {
 /// Runs `tirc build`.
 #[cfg(feature = "llvm")]
 pub fn run(args: BuildArgs) -> u8 {
+    use super::run::{prepare_for_target, ScheduleChoice};
     use super::{emit_diagnostics, DiagnosticFormat, EXIT_DIAGNOSTICS, EXIT_OK};
     use crate::codegen::c_header::{c_identifier, write_header};
-    use crate::codegen::llvm::{generate_module, CodegenOptions, TargetSpec};
+    use crate::codegen::llvm::{generate_module, CodegenOptions};
     use inkwell::context::Context;
 
     let choice = ScheduleChoice {
         none: args.no_schedule,
         name: args.schedule.clone(),
     };
-    let prepared = match prepare_module(&args.file, &choice) {
+    let (prepared, target) = match prepare_for_target(&args.file, &choice, &args.target) {
         Ok(prepared) => prepared,
         Err(code) => return code,
-    };
-    let target = match TargetSpec::parse(&args.target) {
-        Ok(target) => target,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return EXIT_USAGE;
-        }
     };
     let stem = args
         .file
@@ -133,6 +125,7 @@ pub fn run(args: BuildArgs) -> u8 {
 /// Without the LLVM backend, `tirc build` explains how to get it.
 #[cfg(not(feature = "llvm"))]
 pub fn run(_args: BuildArgs) -> u8 {
+    use super::EXIT_USAGE;
     eprintln!(
         "error: this tirc was built without the LLVM backend; rebuild with `--features llvm14`"
     );

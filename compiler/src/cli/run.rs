@@ -1,6 +1,8 @@
 //! `tirc run`: apply the schedule, lower, JIT-compile and run a function on
 //! `.npy` or seeded random inputs; optionally check every output against the
 //! interpreter, time repeated runs and save the outputs.
+// Without the LLVM backend only the stub `run` at the end is compiled in use.
+#![cfg_attr(not(feature = "llvm"), allow(dead_code, unused_imports))]
 
 use super::{
     emit_diagnostics, read_input, DiagnosticFormat, EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE,
@@ -197,7 +199,7 @@ fn json_number(value: f64) -> String {
 /// Runs `tirc run`.
 #[cfg(feature = "llvm")]
 pub fn run(args: RunArgs) -> u8 {
-    use crate::codegen::llvm::{CodegenOptions, JitModule, TargetSpec};
+    use crate::codegen::llvm::{CodegenOptions, JitModule};
     use crate::runtime::execute::{
         check_against_interpreter, output_positions, prepare_inputs, shape_values, PreparedRun,
     };
@@ -207,16 +209,9 @@ pub fn run(args: RunArgs) -> u8 {
         none: args.no_schedule,
         name: args.schedule.clone(),
     };
-    let prepared = match prepare_module(&args.file, &choice) {
+    let (prepared, target) = match prepare_for_target(&args.file, &choice, &args.target) {
         Ok(prepared) => prepared,
         Err(code) => return code,
-    };
-    let target = match TargetSpec::parse(&args.target) {
-        Ok(target) => target,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return EXIT_USAGE;
-        }
     };
     let (original, lowered) = match (
         select_entry(&prepared.program.module, args.entry.as_deref()),
@@ -442,6 +437,22 @@ pub fn run(args: RunArgs) -> u8 {
     code
 }
 
+/// [`prepare_module`] and the target string read: where `tirc run` and
+/// `tirc build` start. On failure the error is printed and the exit code returned.
+#[cfg(feature = "llvm")]
+pub(crate) fn prepare_for_target(
+    path: &PathBuf,
+    choice: &ScheduleChoice,
+    target: &str,
+) -> Result<(PreparedModule, crate::codegen::llvm::TargetSpec), u8> {
+    let prepared = prepare_module(path, choice)?;
+    let target = crate::codegen::llvm::TargetSpec::parse(target).map_err(|message| {
+        eprintln!("error: {message}");
+        EXIT_USAGE
+    })?;
+    Ok((prepared, target))
+}
+
 /// Runs `original` as written (no schedule), lowered and JIT-compiled, on
 /// the same inputs and compares its outputs with `results`.
 #[cfg(feature = "llvm")]
@@ -453,29 +464,21 @@ fn check_against_unscheduled(
     results: &[crate::interp::Arg],
     outputs: &[usize],
 ) -> Result<Vec<crate::runtime::execute::OutputCheck>, String> {
-    use crate::codegen::llvm::JitModule;
-    use crate::runtime::execute::{compare_outputs, PreparedRun};
-    let render = |diagnostics: &[Diagnostic]| {
-        crate::diagnostics::render_text(diagnostics, &prepared.sources, false)
-    };
+    use crate::runtime::execute::{compare_outputs, run_compiled, CompiledRunError};
     let module = IRModule {
         name: prepared.program.module.name.clone(),
         functions: vec![original.clone()],
         attrs: prepared.program.module.attrs.clone(),
     };
-    let lowered = crate::codegen::lower_for_codegen(&module).map_err(|d| render(&d))?;
-    let jit = JitModule::compile(&lowered, options).map_err(|d| render(&d))?;
-    let (Some(function), Some(func)) = (
-        jit.function(&original.name),
-        lowered.function(&original.name),
-    ) else {
-        return Err(format!("the unscheduled module lost `{}`", original.name));
-    };
-    let kernel = PreparedRun::new(function, func, inputs).map_err(|e| e.to_string())?;
-    kernel
-        .run()
-        .map_err(|e| format!("the unscheduled program failed: {e}"))?;
-    let expected = kernel.results(inputs).map_err(|e| e.to_string())?;
+    let expected =
+        run_compiled(&module, &original.name, inputs, options).map_err(|error| match error {
+            CompiledRunError::Lowering(diagnostics) | CompiledRunError::Refused(diagnostics) => {
+                crate::diagnostics::render_text(&diagnostics, &prepared.sources, false)
+            }
+            CompiledRunError::Failed(message) => {
+                format!("the unscheduled program failed: {message}")
+            }
+        })?;
     compare_outputs(original, &expected, results, outputs)
 }
 

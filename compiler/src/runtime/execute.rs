@@ -5,12 +5,13 @@
 use super::arguments::KernelCall;
 use super::npy::read_npy;
 use super::shape_binding::bind_shape_vars;
-use crate::codegen::llvm::JitFunction;
+use crate::codegen::llvm::{CodegenOptions, JitFunction, JitModule};
+use crate::diagnostics::Diagnostic;
 use crate::interp::{
     run_function_with_options, Arg, InterpOptions, SeededRandom, Tensor, Tolerance,
 };
 use crate::ir::visit::walk_stmts;
-use crate::ir::{PrimFunc, StmtKind, Var};
+use crate::ir::{IRModule, PrimFunc, StmtKind, Var};
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
@@ -242,6 +243,41 @@ pub fn check_against_interpreter(
     run_function_with_options(reference, &mut expected, &options)
         .map_err(|e| format!("the interpreter failed: {e}"))?;
     compare_outputs(reference, &expected, results, outputs)
+}
+
+/// Why [`run_compiled`] gave no results.
+#[derive(Debug)]
+pub enum CompiledRunError {
+    /// A lowering pass refused the module.
+    Lowering(Vec<Diagnostic>),
+    /// Code generation refused the lowered module (GPU thread bindings, an
+    /// extern the process lacks, ...).
+    Refused(Vec<Diagnostic>),
+    /// The function is missing, its arguments do not fit, or it failed.
+    Failed(String),
+}
+
+/// Lowers `module` (where it still has blocks), JIT-compiles it and runs
+/// its function `name` once on `inputs`: the arguments after the run. The
+/// reference that `tirc run --check-with unscheduled` and the schedule
+/// golden tests compare with.
+pub fn run_compiled(
+    module: &IRModule,
+    name: &str,
+    inputs: &[Arg],
+    options: &CodegenOptions,
+) -> Result<Vec<Arg>, CompiledRunError> {
+    let lowered = crate::codegen::lower_for_codegen(module).map_err(CompiledRunError::Lowering)?;
+    let jit = JitModule::compile(&lowered, options).map_err(CompiledRunError::Refused)?;
+    let (Some(function), Some(func)) = (jit.function(name), lowered.function(name)) else {
+        return Err(CompiledRunError::Failed(format!(
+            "the compiled module has no `{name}`"
+        )));
+    };
+    let failed = |e: KernelFailure| CompiledRunError::Failed(e.to_string());
+    let kernel = PreparedRun::new(function, func, inputs).map_err(failed)?;
+    kernel.run().map_err(failed)?;
+    kernel.results(inputs).map_err(failed)
 }
 
 /// Compares each of `outputs` of `actual` with `expected`, with the

@@ -32,7 +32,9 @@ use tirc::interp::{run_function, Arg, Tensor, Tolerance};
 use tirc::ir::structural::module_equal;
 use tirc::ir::{IRModule, PrimFunc, Stmt, StmtKind};
 use tirc::printer::Dialect;
-use tirc::schedule::{apply_schedule, print_scheduled, report, step_check, ScheduleRun};
+use tirc::schedule::{
+    apply_schedule, print_scheduled, report, step_check, AppliedStep, ScheduleRun,
+};
 use tirc::source::{SourceMap, Span};
 
 /// The `.tir` inputs of a folder (expectation and reference files excluded).
@@ -167,25 +169,24 @@ const JIT_EVERY_STEP_LIMIT: u64 = 1 << 22;
 /// inputs the interpreter gets: the check for cases too large for it.
 #[cfg(feature = "llvm")]
 fn run_compiled_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
-    use tirc::codegen::llvm::{CodegenOptions, JitModule};
-    use tirc::runtime::execute::PreparedRun;
-    let lowered = tirc::codegen::lower_for_codegen(module)
-        .map_err(|d| NotRun::Failed(format!("lowering refuses it: {}", d[0].message)))?;
-    // GPU thread bindings and the like: the CPU backend refuses them.
-    let jit = JitModule::compile(&lowered, &CodegenOptions::host())
-        .map_err(|d| NotRun::Skipped(format!("the CPU backend refuses it: {}", d[0].message)))?;
+    use tirc::codegen::llvm::CodegenOptions;
+    use tirc::runtime::execute::{run_compiled, CompiledRunError};
     let mut outputs = Vec::new();
-    for func in &lowered.functions {
+    for func in &module.functions {
         let args = random_arguments(func)?;
-        let function = jit
-            .function(&func.name)
-            .ok_or_else(|| NotRun::Failed(format!("the JIT lost `{}`", func.name)))?;
-        let kernel =
-            PreparedRun::new(function, func, &args).map_err(|e| NotRun::Failed(e.to_string()))?;
-        kernel.run().map_err(|e| NotRun::Failed(e.to_string()))?;
-        let results = kernel
-            .results(&args)
-            .map_err(|e| NotRun::Failed(e.to_string()))?;
+        let results =
+            run_compiled(module, &func.name, &args, &CodegenOptions::host()).map_err(|error| {
+                match error {
+                    // GPU thread bindings and the like.
+                    CompiledRunError::Refused(d) => {
+                        NotRun::Skipped(format!("the CPU backend refuses it: {}", d[0].message))
+                    }
+                    CompiledRunError::Lowering(d) => {
+                        NotRun::Failed(format!("lowering refuses it: {}", d[0].message))
+                    }
+                    CompiledRunError::Failed(message) => NotRun::Failed(message),
+                }
+            })?;
         let tensors = results.iter().filter_map(|a| a.tensor().cloned()).collect();
         outputs.push((func.name.clone(), tensors));
     }
@@ -197,15 +198,6 @@ fn run_compiled_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
 /// results were not compared, when they were not.
 #[cfg(feature = "llvm")]
 fn check_steps_compiled(run: &ScheduleRun) -> Result<Option<String>, String> {
-    let expected = match run_compiled_on_random_inputs(&run.initial) {
-        Ok(outputs) => outputs,
-        Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
-        Err(NotRun::Failed(error)) => {
-            return Ok(Some(format!(
-                "the program itself does not run compiled: {error}"
-            )))
-        }
-    };
     let work = run
         .initial
         .functions
@@ -213,26 +205,52 @@ fn check_steps_compiled(run: &ScheduleRun) -> Result<Option<String>, String> {
         .map(|f| block_executions(&f.body).unwrap_or(u64::MAX))
         .max()
         .unwrap_or(0);
-    let changed: Vec<_> = run.steps.iter().filter(|s| s.changed).collect();
+    let changed: Vec<&AppliedStep> = run.steps.iter().filter(|s| s.changed).collect();
     let checked = if work <= JIT_EVERY_STEP_LIMIT {
         changed
     } else {
         changed.last().copied().into_iter().collect()
     };
-    for step in checked {
-        let actual = match run_compiled_on_random_inputs(&step.module) {
+    compare_steps(
+        &run.initial,
+        &checked,
+        run_compiled_on_random_inputs,
+        ", compiled by LLVM",
+    )
+}
+
+/// Runs the program before any step and each of `steps` with `execute` and
+/// compares the results; `how` names the way they ran in messages. Returns
+/// why results were not compared, when they were not.
+fn compare_steps(
+    initial: &IRModule,
+    steps: &[&AppliedStep],
+    execute: fn(&IRModule) -> Result<Outputs, NotRun>,
+    how: &str,
+) -> Result<Option<String>, String> {
+    let expected = match execute(initial) {
+        Ok(outputs) => outputs,
+        Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
+        Err(NotRun::Failed(error)) => {
+            return Ok(Some(format!(
+                "the program itself does not run{how}: {error}"
+            )))
+        }
+    };
+    for step in steps {
+        let actual = match execute(&step.module) {
             Ok(outputs) => outputs,
             Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
             Err(NotRun::Failed(error)) => {
                 return Err(format!(
-                    "after step {} ({}), compiled: {error}",
+                    "after step {} ({}){how}: {error}",
                     step.number, step.text
                 ))
             }
         };
         same_results(&expected, &actual).map_err(|difference| {
             format!(
-                "after step {} ({}), compiled by LLVM, the results differ: {difference}",
+                "after step {} ({}){how}, the results differ: {difference}",
                 step.number, step.text
             )
         })?;
@@ -275,32 +293,8 @@ fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<String>, S
         )));
     }
     // A step that changes the program must not change what it computes.
-    let expected = match run_on_random_inputs(&run.initial) {
-        Ok(outputs) => outputs,
-        Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
-        Err(NotRun::Failed(error)) => {
-            return Ok(Some(format!("the program itself does not run: {error}")))
-        }
-    };
-    for step in run.steps.iter().filter(|s| s.changed) {
-        let actual = match run_on_random_inputs(&step.module) {
-            Ok(outputs) => outputs,
-            Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
-            Err(NotRun::Failed(error)) => {
-                return Err(format!(
-                    "after step {} ({}): {error}",
-                    step.number, step.text
-                ))
-            }
-        };
-        same_results(&expected, &actual).map_err(|difference| {
-            format!(
-                "after step {} ({}), the results differ: {difference}",
-                step.number, step.text
-            )
-        })?;
-    }
-    Ok(None)
+    let changed: Vec<&AppliedStep> = run.steps.iter().filter(|s| s.changed).collect();
+    compare_steps(&run.initial, &changed, run_on_random_inputs, "")
 }
 
 /// Runs the printed trace on the program again; it must give the same module.
