@@ -6,10 +6,10 @@
 
 use crate::arith::int_set::{eval_range, eval_set, IntSet};
 use crate::arith::Analyzer;
+use crate::ir::identity::{BufferMap, VarMap};
 use crate::ir::mutate::substitute;
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
-use crate::ir::{Block, Buffer, BufferRegion, Expr, ExprKind, Range, Stmt, StmtKind, Var};
-use std::collections::HashMap;
+use crate::ir::{Block, Buffer, BufferRegion, Expr, ExprKind, Range, Stmt, StmtKind};
 
 /// Simplifies an integer index expression (the region extents of
 /// `A[i * 4:i * 4 + 4]`, slice lengths) as TVM's parser does.
@@ -19,11 +19,11 @@ pub fn simplify_index(e: &Expr) -> Expr {
 
 struct Detector<'b> {
     /// Loops inside the block, as integer sets.
-    domains: HashMap<Var, IntSet>,
+    domains: VarMap<IntSet>,
     /// Buffers the block itself allocates: not part of its signature.
     local: &'b [Buffer],
     /// Matched buffers map back to the region they view.
-    matched: HashMap<Buffer, BufferRegion>,
+    matched: BufferMap<BufferRegion>,
     reads: Vec<(Buffer, Vec<IntSet>)>,
     writes: Vec<(Buffer, Vec<IntSet>)>,
 }
@@ -87,7 +87,7 @@ impl Visitor for Detector<'_> {
             }
             StmtKind::BlockRealize(realize) => {
                 // A child block counts with its declared regions, bound and relaxed.
-                let bindings: HashMap<Var, Expr> = realize
+                let bindings: VarMap<Expr> = realize
                     .block
                     .iter_vars
                     .iter()
@@ -158,7 +158,7 @@ fn to_regions(entries: Vec<(Buffer, Vec<IntSet>)>) -> Vec<BufferRegion> {
 /// The read and write regions of a block, in terms of its iteration variables.
 pub fn infer_block_regions(block: &Block) -> (Vec<BufferRegion>, Vec<BufferRegion>) {
     let mut detector = Detector {
-        domains: HashMap::new(),
+        domains: Default::default(),
         local: &block.alloc_buffers,
         matched: block
             .match_buffers

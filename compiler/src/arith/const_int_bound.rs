@@ -4,8 +4,8 @@
 
 use super::build::{floor_div_i64, gcd};
 use super::modular_set::ModularSetAnalyzer;
+use crate::ir::identity::VarMap;
 use crate::ir::{BinaryOp, DataType, Expr, ExprKind, Range, TypeCode, Var};
-use std::collections::HashMap;
 use std::fmt;
 
 /// An inclusive interval of integers; [`ConstIntBound::POS_INF`] and
@@ -244,7 +244,7 @@ pub(crate) fn split_conjunction(condition: &Expr) -> Vec<Expr> {
 /// Bounds of variables and scoped facts, the state of the bound analysis.
 #[derive(Clone, Debug, Default)]
 pub struct ConstIntBoundAnalyzer {
-    var_bounds: HashMap<Var, ConstIntBound>,
+    var_bounds: VarMap<ConstIntBound>,
     constraints: Vec<BoundConstraint>,
 }
 
@@ -304,7 +304,7 @@ impl ConstIntBoundAnalyzer {
 
 /// Everything one bound evaluation reads.
 pub(crate) struct BoundContext<'a> {
-    var_bounds: &'a HashMap<Var, ConstIntBound>,
+    var_bounds: &'a VarMap<ConstIntBound>,
     constraints: &'a [BoundConstraint],
     extra_constraints: &'a [BoundConstraint],
     modular: Option<&'a ModularSetAnalyzer>,
@@ -315,7 +315,7 @@ impl BoundContext<'_> {
     pub(crate) fn bound(&self, expr: &Expr) -> ConstIntBound {
         BoundEvaluator {
             context: self,
-            let_bounds: HashMap::new(),
+            let_bounds: Default::default(),
         }
         .visit(expr)
     }
@@ -323,7 +323,7 @@ impl BoundContext<'_> {
 
 struct BoundEvaluator<'c, 'a> {
     context: &'c BoundContext<'a>,
-    let_bounds: HashMap<Var, ConstIntBound>,
+    let_bounds: VarMap<ConstIntBound>,
 }
 
 impl BoundEvaluator<'_, '_> {

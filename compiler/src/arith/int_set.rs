@@ -7,10 +7,10 @@
 
 use super::build;
 use super::Analyzer;
+use crate::ir::identity::{VarMap, VarSet};
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{operators, BinaryOp, DataType, Expr, ExprKind, Range, Var};
-use std::collections::{HashMap, HashSet};
 
 /// A set of integers: empty, or every value between two symbolic bounds.
 #[derive(Clone, Debug)]
@@ -254,12 +254,12 @@ fn upper_min(a: Option<&Expr>, b: Option<&Expr>) -> Option<Expr> {
 
 /// The values `expr` takes when each variable of `dom_map` ranges over its set;
 /// variables not in the map stay symbolic.
-pub fn eval_set(expr: &Expr, dom_map: &HashMap<Var, IntSet>) -> IntSet {
+pub fn eval_set(expr: &Expr, dom_map: &VarMap<IntSet>) -> IntSet {
     eval_set_with(&Analyzer::new(), expr, dom_map)
 }
 
 /// The values a range's members take: `[min, min + extent - 1]` relaxed over `dom_map`.
-pub fn eval_range(range: &Range, dom_map: &HashMap<Var, IntSet>) -> IntSet {
+pub fn eval_range(range: &Range, dom_map: &VarMap<IntSet>) -> IntSet {
     let analyzer = Analyzer::new();
     if range.min.dtype().is_integer()
         && analyzer.can_prove_equal(&range.extent, &Expr::int(1, range.extent.dtype()))
@@ -276,30 +276,26 @@ pub fn eval_range(range: &Range, dom_map: &HashMap<Var, IntSet>) -> IntSet {
 }
 
 /// [`eval_set`] with `analyzer` proving signs.
-pub(crate) fn eval_set_with(
-    analyzer: &Analyzer,
-    expr: &Expr,
-    dom_map: &HashMap<Var, IntSet>,
-) -> IntSet {
+pub(crate) fn eval_set_with(analyzer: &Analyzer, expr: &Expr, dom_map: &VarMap<IntSet>) -> IntSet {
     SetEvaluator::new(analyzer, dom_map).eval(expr)
 }
 
 struct SetEvaluator<'a> {
     analyzer: &'a Analyzer,
-    dom_map: &'a HashMap<Var, IntSet>,
+    dom_map: &'a VarMap<IntSet>,
     relax_depth: usize,
-    relaxed: HashMap<Var, IntSet>,
-    relaxing: HashSet<Var>,
+    relaxed: VarMap<IntSet>,
+    relaxing: VarSet,
 }
 
 impl<'a> SetEvaluator<'a> {
-    fn new(analyzer: &'a Analyzer, dom_map: &'a HashMap<Var, IntSet>) -> SetEvaluator<'a> {
+    fn new(analyzer: &'a Analyzer, dom_map: &'a VarMap<IntSet>) -> SetEvaluator<'a> {
         SetEvaluator {
             analyzer,
             dom_map,
             relax_depth: 0,
-            relaxed: HashMap::new(),
-            relaxing: HashSet::new(),
+            relaxed: Default::default(),
+            relaxing: Default::default(),
         }
     }
 
@@ -673,7 +669,7 @@ mod tests {
         (show(set.min()), show(set.max()))
     }
 
-    fn domains(entries: &[(&Var, IntSet)]) -> HashMap<Var, IntSet> {
+    fn domains(entries: &[(&Var, IntSet)]) -> VarMap<IntSet> {
         entries
             .iter()
             .map(|(v, s)| ((*v).clone(), s.clone()))

@@ -32,9 +32,9 @@ pub use iter_map::{
 };
 pub use modular_set::{ModularSet, ModularSetAnalyzer};
 
+use crate::ir::identity::VarMap;
 use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};
 use simplify::Simplifier;
-use std::collections::HashMap;
 
 /// What is known about variables, and the queries that use it.
 ///
@@ -45,8 +45,8 @@ use std::collections::HashMap;
 pub struct Analyzer {
     pub(crate) bounds: ConstIntBoundAnalyzer,
     pub(crate) modular: ModularSetAnalyzer,
-    pub(crate) var_values: HashMap<Var, Expr>,
-    pub(crate) int_set_domains: HashMap<Var, IntSet>,
+    pub(crate) var_values: VarMap<Expr>,
+    pub(crate) int_set_domains: VarMap<IntSet>,
     pub(crate) literal_constraints: Vec<Expr>,
 }
 
@@ -149,7 +149,7 @@ impl Analyzer {
 
     /// The values `expr` takes when each variable in `dom_map` ranges over its set
     /// (other variables stay symbolic).
-    pub fn eval_set(&self, expr: &Expr, dom_map: &HashMap<Var, IntSet>) -> IntSet {
+    pub fn eval_set(&self, expr: &Expr, dom_map: &VarMap<IntSet>) -> IntSet {
         int_set::eval_set_with(self, expr, dom_map)
     }
 

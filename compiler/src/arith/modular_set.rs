@@ -4,8 +4,8 @@
 
 use super::build::gcd;
 use super::const_int_bound::BoundContext;
+use crate::ir::identity::VarMap;
 use crate::ir::{BinaryOp, Expr, ExprKind, Var};
-use std::collections::HashMap;
 
 /// The set `{coeff * k + base | k integer}`; `coeff == 0` is the single value `base`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl ModularSet {
 /// Modular facts about variables, as set by `Analyzer::bind` with a value.
 #[derive(Clone, Debug, Default)]
 pub struct ModularSetAnalyzer {
-    var_sets: HashMap<Var, ModularSet>,
+    var_sets: VarMap<ModularSet>,
 }
 
 impl ModularSetAnalyzer {
@@ -84,7 +84,7 @@ impl ModularSetAnalyzer {
         ModularEvaluator {
             vars: &self.var_sets,
             bounds: None,
-            let_sets: HashMap::new(),
+            let_sets: Default::default(),
         }
         .visit(expr)
     }
@@ -93,16 +93,16 @@ impl ModularSetAnalyzer {
         ModularEvaluator {
             vars: &self.var_sets,
             bounds: Some(bounds),
-            let_sets: HashMap::new(),
+            let_sets: Default::default(),
         }
         .visit(expr)
     }
 }
 
 struct ModularEvaluator<'a> {
-    vars: &'a HashMap<Var, ModularSet>,
+    vars: &'a VarMap<ModularSet>,
     bounds: Option<&'a BoundContext<'a>>,
-    let_sets: HashMap<Var, ModularSet>,
+    let_sets: VarMap<ModularSet>,
 }
 
 fn checked(coeff: Option<i64>, base: Option<i64>) -> ModularSet {

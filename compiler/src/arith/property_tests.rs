@@ -6,9 +6,9 @@ use super::testing::{
     build_condition, build_tree, condition, evaluate, fresh_vars, ranges, sample_points, tree,
 };
 use super::{Analyzer, IntSet};
+use crate::ir::identity::VarMap;
 use crate::ir::{Expr, Range, Var};
 use proptest::prelude::*;
-use std::collections::HashMap;
 
 const VARS: usize = 3;
 
@@ -20,7 +20,7 @@ fn bound_analyzer(vars: &[Var], ranges: &[(i64, i64)]) -> Analyzer {
     analyzer
 }
 
-fn environment(vars: &[Var], point: &[i64]) -> HashMap<Var, i64> {
+fn environment(vars: &[Var], point: &[i64]) -> VarMap<i64> {
     vars.iter().cloned().zip(point.iter().copied()).collect()
 }
 
@@ -104,13 +104,13 @@ proptest! {
     ) {
         let vars = fresh_vars(VARS);
         let expr = build_tree(&generated, &vars);
-        let dom: HashMap<Var, IntSet> = vars
+        let dom: VarMap<IntSet> = vars
             .iter()
             .zip(&ranges)
             .map(|(v, (min, extent))| (v.clone(), IntSet::from_range(&Range::new(Expr::i32(*min), Expr::i32(*extent)))))
             .collect();
         let set = super::eval_set(&expr, &dom);
-        let empty = HashMap::new();
+        let empty = VarMap::default();
         let lower = set.min().map(|e| evaluate(e, &empty));
         let upper = set.max().map(|e| evaluate(e, &empty));
         for point in sample_points(&ranges, &seeds) {
@@ -379,7 +379,7 @@ proptest! {
     #[test]
     fn hostile_inputs_do_not_panic(expr in hostile_tree(), bound_vars in any::<bool>()) {
         let mut analyzer = Analyzer::new();
-        let mut dom = HashMap::new();
+        let mut dom = VarMap::default();
         if bound_vars {
             let mut seen = Vec::new();
             crate::ir::visit::walk_exprs(&expr, &mut |e| {

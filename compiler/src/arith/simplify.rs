@@ -13,10 +13,10 @@ use super::canonical_form::{safe, DivMode, SplitTerm, SumForm, NO_UPPER};
 use super::const_int_bound::{detect_bound_constraints, BoundConstraint, ConstIntBound};
 use super::modular_set::ModularSet;
 use super::Analyzer;
+use crate::ir::identity::{AddressMap, VarMap};
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{BinaryOp, BufferLoad, DataType, Expr, ExprKind, Var};
-use std::collections::HashMap;
 
 /// How many times a rewrite may feed its result back into the rewriter
 /// (TVM's `kMaxRecurDepth`).
@@ -84,11 +84,11 @@ pub(crate) struct Simplifier<'a> {
     pub(super) analyzer: &'a Analyzer,
     pub(super) scoped_bounds: Vec<BoundConstraint>,
     pub(super) scoped_literals: Vec<Expr>,
-    let_values: HashMap<Var, Expr>,
+    let_values: VarMap<Expr>,
     /// Results of `mutate` in the current scope, by node address (the node is
     /// kept alive with its result): proofs re-simplify operands that are
     /// already simplified, which would otherwise cost a pass per nesting level.
-    memo: HashMap<usize, (Expr, Canon)>,
+    memo: AddressMap<(Expr, Canon)>,
     pub(super) rewrite_depth: u32,
     proof_depth: u32,
 }
@@ -100,8 +100,8 @@ impl<'a> Simplifier<'a> {
             analyzer,
             scoped_bounds: Vec::new(),
             scoped_literals: Vec::new(),
-            let_values: HashMap::new(),
-            memo: HashMap::new(),
+            let_values: Default::default(),
+            memo: AddressMap::default(),
             rewrite_depth: 0,
             proof_depth: 0,
         }

@@ -1,15 +1,15 @@
 //! Test support: an exact evaluator for integer expressions with TVM's
 //! division semantics, and random expression generation for property tests.
 
+use crate::ir::identity::VarMap;
 use crate::ir::operators;
 use crate::ir::{BinaryOp, DataType, Expr, ExprKind, Var};
 use crate::source::Span;
 use proptest::prelude::*;
-use std::collections::HashMap;
 
 /// The value of an integer or bool expression (bools as 0/1), or `None` for
 /// division by zero, overflow, or a node the evaluator does not know.
-pub(crate) fn evaluate(expr: &Expr, env: &HashMap<Var, i64>) -> Option<i64> {
+pub(crate) fn evaluate(expr: &Expr, env: &VarMap<i64>) -> Option<i64> {
     let value = match expr.kind() {
         ExprKind::Int(v) => *v,
         ExprKind::Var(v) => *env.get(v)?,

@@ -19,6 +19,7 @@ pub mod symbols;
 mod value;
 
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::VarMap;
 use crate::ir::{IRModule, Var};
 use crate::printer::Dialect;
 use crate::source::{FileId, Span};
@@ -180,7 +181,7 @@ pub(crate) struct Lowerer {
     /// Enclosing loops with their domains, innermost last.
     loops: Vec<(Var, crate::ir::Range)>,
     /// Thread variables declared by `T.env_thread`, with their tags.
-    env_threads: HashMap<Var, String>,
+    env_threads: VarMap<String>,
     /// True while lowering a function declared `s_tir=True` (tirx dialect).
     s_tir: bool,
     /// The module class name, for calls between its functions.
@@ -207,7 +208,7 @@ impl Lowerer {
             blocks: Vec::new(),
             function: None,
             loops: Vec::new(),
-            env_threads: HashMap::new(),
+            env_threads: Default::default(),
             s_tir: false,
             module_class: None,
             module_functions: HashMap::new(),

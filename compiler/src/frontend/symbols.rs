@@ -9,6 +9,7 @@
 //! without a scope.
 
 use super::value::Value;
+use crate::ir::identity::AddressMap;
 use crate::ir::{Buffer, Var};
 use crate::source::{FileId, Span};
 use std::collections::HashMap;
@@ -82,7 +83,7 @@ pub struct SymbolIndex {
     /// The occurrences, sorted by position once lowering is done.
     pub occurrences: Vec<Occurrence>,
     /// Symbols by the identity of their IR object.
-    by_identity: HashMap<usize, SymbolId>,
+    by_identity: AddressMap<SymbolId>,
 }
 
 impl SymbolIndex {

@@ -6,10 +6,10 @@ use super::buffer_access::BufferGeometry;
 use super::error::{InterpError, InterpResult};
 use super::memory::{Memory, UninitializedMemory};
 use super::value::Value;
+use crate::ir::identity::AddressMap;
 use crate::ir::Var;
 use crate::source::Span;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 /// Limits and choices of one run.
@@ -36,28 +36,8 @@ impl Default for InterpOptions {
     }
 }
 
-/// Hashes a variable's address, which is already unique; SipHash would be
-/// most of the cost of a variable lookup.
-#[derive(Default)]
-pub struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
-        }
-    }
-    fn write_usize(&mut self, address: usize) {
-        // Addresses are aligned, so spread the low bits that vary.
-        self.0 = (address as u64 >> 3).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
 /// Variable values by variable identity.
-pub type Bindings = HashMap<usize, Value, BuildHasherDefault<AddressHasher>>;
+pub type Bindings = AddressMap<Value>;
 
 /// A binding replaced by a scope, to put back when the scope ends.
 pub type SavedBinding = (Var, Option<Value>);
@@ -72,15 +52,15 @@ pub struct Interpreter<'options> {
     /// the threads of a block run together, the running thread's.
     pub(super) bindings: Bindings,
     /// Whether each statement (by node address) contains a barrier.
-    pub(super) barrier_cache: HashMap<usize, bool, BuildHasherDefault<AddressHasher>>,
+    pub(super) barrier_cache: AddressMap<bool>,
     steps_taken: u64,
     /// The layout of each `match_buffer` view in scope, by buffer identity:
     /// a view indexes its source with the source's strides whatever strides
     /// it declares, as TVM's `LowerMatchBuffer` rewrites it.
-    pub buffer_views: HashMap<usize, Rc<BufferGeometry>, BuildHasherDefault<AddressHasher>>,
+    pub buffer_views: AddressMap<Rc<BufferGeometry>>,
     /// The layout of every buffer whose shape, strides and offset are all
     /// literals, computed once: most accesses are to such buffers.
-    pub constant_geometries: HashMap<usize, Rc<BufferGeometry>, BuildHasherDefault<AddressHasher>>,
+    pub constant_geometries: AddressMap<Rc<BufferGeometry>>,
     /// How many threads of one GPU block are live (the product of the
     /// `threadIdx` extents being iterated); barriers are only sound at 1.
     pub threads_per_block: u64,

@@ -5,12 +5,12 @@
 //! rewrite that touches nothing returns the very same nodes.
 
 use super::buffer::Buffer;
-use super::expr::{BufferLoad, Expr, ExprKind, Range, Var};
+use super::expr::{BufferLoad, Expr, ExprKind, Range};
+use super::identity::VarMap;
 use super::stmt::{
     Allocate, AttrNode, AttrStmt, Block, BlockRealize, BufferRegion, BufferStore, For, IterVar,
     MatchBufferRegion, Stmt, StmtKind,
 };
-use std::collections::HashMap;
 
 /// A rewrite; every method defaults to rewriting the children.
 pub trait Mutator {
@@ -360,7 +360,7 @@ pub fn mutate_stmt_children<M: Mutator + ?Sized>(mutator: &mut M, stmt: &Stmt) -
 
 /// Replaces variables by expressions.
 pub struct Substitute<'m> {
-    map: &'m HashMap<Var, Expr>,
+    map: &'m VarMap<Expr>,
 }
 
 impl Mutator for Substitute<'_> {
@@ -376,7 +376,7 @@ impl Mutator for Substitute<'_> {
 }
 
 /// `expr` with each variable in `map` replaced by its expression.
-pub fn substitute(expr: &Expr, map: &HashMap<Var, Expr>) -> Expr {
+pub fn substitute(expr: &Expr, map: &VarMap<Expr>) -> Expr {
     if map.is_empty() {
         return expr.clone();
     }
@@ -384,7 +384,7 @@ pub fn substitute(expr: &Expr, map: &HashMap<Var, Expr>) -> Expr {
 }
 
 /// `stmt` with each variable in `map` replaced by its expression.
-pub fn substitute_stmt(stmt: &Stmt, map: &HashMap<Var, Expr>) -> Stmt {
+pub fn substitute_stmt(stmt: &Stmt, map: &VarMap<Expr>) -> Stmt {
     if map.is_empty() {
         return stmt.clone();
     }

@@ -10,6 +10,7 @@ use super::buffer::{Buffer, BufferType};
 use super::dtype::DataType;
 use super::expr::{Expr, ExprKind, Range, Var};
 use super::function::{IRModule, PrimFunc};
+use super::identity::{BufferMap, VarMap};
 use super::stmt::{AttrNode, AttrValue, Block, BufferRegion, ForKind, IterKind, Stmt, StmtKind};
 use crate::source::Span;
 use std::collections::HashMap;
@@ -47,8 +48,8 @@ impl fmt::Display for Token {
 
 struct Serializer {
     tokens: Vec<(Token, Span)>,
-    vars: HashMap<Var, u32>,
-    buffers: HashMap<Buffer, u32>,
+    vars: VarMap<u32>,
+    buffers: BufferMap<u32>,
     names: HashMap<u32, String>,
     span: Span,
 }
@@ -57,8 +58,8 @@ impl Serializer {
     fn new() -> Serializer {
         Serializer {
             tokens: Vec::new(),
-            vars: HashMap::new(),
-            buffers: HashMap::new(),
+            vars: Default::default(),
+            buffers: Default::default(),
             names: HashMap::new(),
             span: Span::NONE,
         }

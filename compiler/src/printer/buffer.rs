@@ -4,9 +4,9 @@
 use super::expr::quote;
 use super::Printer;
 use crate::ir::buffer::DEFAULT_ALIGNMENT;
+use crate::ir::identity::VarSet;
 use crate::ir::visit::walk_exprs;
 use crate::ir::{Buffer, BufferType, DataType, ExprKind, Var};
-use std::collections::HashSet;
 
 /// Which construct declares the buffer; it decides which fields are implicit.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -88,7 +88,7 @@ impl Printer {
         name: &str,
         kind: DeclKind,
         data: Option<&Var>,
-        stringify: &mut HashSet<Var>,
+        stringify: &mut VarSet,
     ) -> BufferDecl {
         let node = buffer.node();
         let mut new_vars: Vec<Var> = Vec::new();

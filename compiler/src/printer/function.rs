@@ -5,9 +5,9 @@ use super::buffer::DeclKind;
 use super::expr::quote;
 use super::stmt::implicit_root_block;
 use super::{header_lines, render_lines, Dialect, Line, PrintOptions, Printer};
+use crate::ir::identity::VarSet;
 use crate::ir::visit::{walk_exprs, Visitor};
 use crate::ir::{AttrValue, Buffer, DataType, ExprKind, IRModule, PrimFunc, Stmt, StmtKind, Var};
-use std::collections::HashSet;
 
 /// The attribute that marks a schedulable (block-level) function in TVM 0.27.
 pub const S_TIR_ATTR: &str = "s_tir";
@@ -52,10 +52,10 @@ pub(crate) fn type_vars(func: &PrimFunc) -> Vec<Var> {
 }
 
 /// Every variable the function uses but never defines, in first-use order.
-fn free_vars(func: &PrimFunc, already: &HashSet<Var>) -> Vec<Var> {
+fn free_vars(func: &PrimFunc, already: &VarSet) -> Vec<Var> {
     struct Collector<'a> {
-        defined: HashSet<Var>,
-        already: &'a HashSet<Var>,
+        defined: VarSet,
+        already: &'a VarSet,
         free: Vec<Var>,
     }
     impl Collector<'_> {
@@ -184,7 +184,7 @@ impl Printer {
                 self.names.define_var(param);
             }
         }
-        let mut bound: HashSet<Var> = func
+        let mut bound: VarSet = func
             .params
             .iter()
             .filter(|p| func.buffer_of(p).is_none())
@@ -195,7 +195,7 @@ impl Printer {
             match func.buffer_of(param) {
                 Some(buffer) => {
                     // The first use of an unbound signature variable is quoted.
-                    let mut stringify: HashSet<Var> = HashSet::new();
+                    let mut stringify: VarSet = Default::default();
                     for extent in buffer.shape() {
                         walk_exprs(extent, &mut |e| {
                             if let ExprKind::Var(v) = e.kind() {
@@ -230,7 +230,7 @@ impl Printer {
 
         // Variables used but never defined are declared just before the first
         // function-level statement that uses them, as TVM's printer does.
-        let mut known: HashSet<Var> = type_vars.iter().cloned().collect();
+        let mut known: VarSet = type_vars.iter().cloned().collect();
         known.extend(bound.iter().cloned());
         let free = free_vars(func, &known);
         self.pending_free_vars = free
@@ -284,7 +284,7 @@ impl Printer {
                         &name,
                         DeclKind::Statement,
                         None,
-                        &mut HashSet::new(),
+                        &mut Default::default(),
                     );
                     body.extend(decl.var_defs.into_iter().map(Line::Text));
                     body.push(Line::Text(format!(

@@ -5,15 +5,16 @@
 //! sibling loops may both print `i`. Names that are not Python identifiers
 //! (`threadIdx.x`) have their invalid characters replaced by `_`.
 
+use crate::ir::identity::{BufferMap, VarMap};
 use crate::ir::{Buffer, Var};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The names defined so far, by scope.
 #[derive(Default)]
 pub struct Names {
     live: HashSet<String>,
-    vars: HashMap<Var, String>,
-    buffers: HashMap<Buffer, String>,
+    vars: VarMap<String>,
+    buffers: BufferMap<String>,
     scopes: Vec<Vec<String>>,
 }
 

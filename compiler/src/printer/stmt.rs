@@ -4,14 +4,14 @@
 use super::buffer::DeclKind;
 use super::expr::quote;
 use super::{Dialect, Line, Printer};
+use crate::ir::identity::VarSet;
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
     AttrNode, AttrStmt, AttrValue, Block, BlockRealize, Buffer, BufferRegion, ExprKind, For,
-    ForKind, IterKind, Stmt, StmtKind, Var,
+    ForKind, IterKind, Stmt, StmtKind,
 };
-use std::collections::HashSet;
 
 impl Printer {
     /// The statements of a body, in a new naming scope.
@@ -248,7 +248,7 @@ impl Printer {
                     &name,
                     DeclKind::Statement,
                     None,
-                    &mut HashSet::new(),
+                    &mut Default::default(),
                 );
                 out.extend(decl.var_defs.into_iter().map(Line::Text));
                 let mut args = decl.args;
@@ -278,7 +278,7 @@ impl Printer {
                             &name,
                             DeclKind::Statement,
                             data.as_ref(),
-                            &mut HashSet::new(),
+                            &mut Default::default(),
                         );
                         out.extend(decl.var_defs.into_iter().map(Line::Text));
                         out.push(Line::Text(format!("{name} = T.decl_buffer({})", decl.args)));
@@ -464,7 +464,7 @@ impl Printer {
         // `T.grid` groups directly nested serial loops from 0 without annotations
         // whose extents do not depend on each other.
         let mut grid: Vec<&For> = Vec::new();
-        let mut grid_vars: HashSet<Var> = HashSet::new();
+        let mut grid_vars: VarSet = Default::default();
         let mut current = Some(first);
         while let Some(l) = current {
             if l.kind != ForKind::Serial
@@ -673,7 +673,7 @@ impl Printer {
                 &name,
                 DeclKind::Statement,
                 None,
-                &mut HashSet::new(),
+                &mut Default::default(),
             );
             lines.extend(decl.var_defs.into_iter().map(Line::Text));
             lines.push(Line::Text(format!(
@@ -690,7 +690,7 @@ impl Printer {
                 &name,
                 DeclKind::Statement,
                 None,
-                &mut HashSet::new(),
+                &mut Default::default(),
             );
             lines.extend(decl.var_defs.into_iter().map(Line::Text));
             lines.push(Line::Text(format!(

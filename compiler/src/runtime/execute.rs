@@ -10,9 +10,9 @@ use crate::diagnostics::Diagnostic;
 use crate::interp::{
     run_function_with_options, Arg, InterpOptions, SeededRandom, Tensor, Tolerance,
 };
+use crate::ir::identity::VarSet;
 use crate::ir::visit::walk_stmts;
 use crate::ir::{IRModule, PrimFunc, StmtKind, Var};
-use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
@@ -94,7 +94,7 @@ fn scalar_from_tensor(tensor: &Tensor, param: &Var) -> Result<Arg, String> {
 
 /// The positions of the buffer parameters `func` stores into.
 pub fn output_positions(func: &PrimFunc) -> Vec<usize> {
-    let mut written: HashSet<Var> = HashSet::new();
+    let mut written: VarSet = Default::default();
     walk_stmts(&func.body, &mut |stmt| {
         if let StmtKind::BufferStore(store) = stmt.kind() {
             written.insert(store.buffer.data().clone());
@@ -313,6 +313,6 @@ pub fn compare_outputs(
 }
 
 /// The shape variables' values for `args`, for FLOP counts.
-pub fn shape_values(func: &PrimFunc, args: &[Arg]) -> std::collections::HashMap<Var, i64> {
+pub fn shape_values(func: &PrimFunc, args: &[Arg]) -> crate::ir::VarMap<i64> {
     bind_shape_vars(func, args).unwrap_or_default()
 }

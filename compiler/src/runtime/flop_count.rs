@@ -5,11 +5,11 @@
 //! arithmetic counts its integer operations instead.
 
 use super::shape_binding::evaluate_integer;
-use crate::ir::{Expr, ExprKind, PrimFunc, Stmt, StmtKind, Var};
-use std::collections::HashMap;
+use crate::ir::identity::VarMap;
+use crate::ir::{Expr, ExprKind, PrimFunc, Stmt, StmtKind};
 
 struct Counter<'v> {
-    shape_values: &'v HashMap<Var, i64>,
+    shape_values: &'v VarMap<i64>,
     float_ops: f64,
     integer_ops: f64,
 }
@@ -88,7 +88,7 @@ impl Counter<'_> {
 
 /// The operation count of one call of `func` with its symbolic shapes bound
 /// to `shape_values`.
-pub fn count_flops(func: &PrimFunc, shape_values: &HashMap<Var, i64>) -> f64 {
+pub fn count_flops(func: &PrimFunc, shape_values: &VarMap<i64>) -> f64 {
     let mut counter = Counter {
         shape_values,
         float_ops: 0.0,

@@ -4,12 +4,12 @@
 //! then equal what the array has, or the error says which one differs.
 
 use crate::interp::Arg;
-use crate::ir::{BinaryOp, Expr, ExprKind, PrimFunc, Var};
-use std::collections::HashMap;
+use crate::ir::identity::VarMap;
+use crate::ir::{BinaryOp, Expr, ExprKind, PrimFunc};
 
 /// The value of an integer expression over bound variables, when every
 /// variable in it is bound and the operations are integer arithmetic.
-pub fn evaluate_integer(expr: &Expr, values: &HashMap<Var, i64>) -> Option<i64> {
+pub fn evaluate_integer(expr: &Expr, values: &VarMap<i64>) -> Option<i64> {
     Some(match expr.kind() {
         ExprKind::Int(value) => *value,
         ExprKind::Var(var) => *values.get(var)?,
@@ -54,7 +54,7 @@ pub fn compact_strides(shape: &[usize]) -> Vec<i64> {
 /// Binds every symbolic variable of `func`'s buffer parameters from the
 /// tensors in `args` (in parameter order) and checks every declared extent,
 /// stride and offset.
-pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<HashMap<Var, i64>, String> {
+pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<VarMap<i64>, String> {
     if args.len() != func.params.len() {
         return Err(format!(
             "`{}` takes {} arguments, {} were given",
@@ -63,7 +63,7 @@ pub fn bind_shape_vars(func: &PrimFunc, args: &[Arg]) -> Result<HashMap<Var, i64
             args.len()
         ));
     }
-    let mut values: HashMap<Var, i64> = HashMap::new();
+    let mut values: VarMap<i64> = Default::default();
     let mut checks: Vec<(Expr, i64, String)> = Vec::new();
     for (param, arg) in func.params.iter().zip(args) {
         let Some(buffer) = func.buffer_of(param) else {

@@ -4,17 +4,17 @@
 //! results match TVM's text (`i_0 * 32 + i_1`, `i_j_fused // 128`).
 
 use crate::arith::{detect_iter_map, iter_map::iter_sum_to_expr, Analyzer, IterMapLevel};
+use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_block_children, mutate_stmt_children, Mutator};
 use crate::ir::operators;
 use crate::ir::{
     BinaryOp, Block, BlockRealize, Expr, ExprKind, For, NodeId, Range, Stmt, StmtKind, Var,
 };
-use std::collections::HashMap;
 
 /// Replaces loop variables by expressions (cast to the variable's type), in
 /// bindings, predicates and bodies alike.
 struct SubstituteLoopVars<'a> {
-    map: &'a HashMap<Var, Expr>,
+    map: &'a VarMap<Expr>,
 }
 
 impl Mutator for SubstituteLoopVars<'_> {
@@ -30,7 +30,7 @@ impl Mutator for SubstituteLoopVars<'_> {
 }
 
 /// `stmt` with each variable of `map` replaced by its value.
-pub(crate) fn substitute_loop_vars(stmt: &Stmt, map: &HashMap<Var, Expr>) -> Stmt {
+pub(crate) fn substitute_loop_vars(stmt: &Stmt, map: &VarMap<Expr>) -> Stmt {
     SubstituteLoopVars { map }.mutate_stmt(stmt)
 }
 

@@ -9,11 +9,11 @@ use super::error::{codes, ScheduleError, ScheduleResult};
 use super::scope::uses_var;
 use super::state::{NodeSet, SRef, SRefKind, ScheduleState};
 use crate::arith::Analyzer;
+use crate::ir::identity::VarMap;
 use crate::ir::operators;
 use crate::ir::{
     BinaryOp, DataType, Expr, For, ForKind, IterKind, NodeId, Range, Stmt, StmtKind, Var,
 };
-use std::collections::HashMap;
 
 /// The loop of a live loop sref (callers check the kind first).
 fn loop_of(state: &ScheduleState, id: NodeId) -> ScheduleResult<(&SRef, &For)> {
@@ -263,7 +263,7 @@ fn plan_split(
         );
         new_vars.push(var);
     }
-    let map = HashMap::from([(for_loop.loop_var.clone(), substitute_value.clone())]);
+    let map = VarMap::from_iter([(for_loop.loop_var.clone(), substitute_value.clone())]);
     let mut body = substitute_loop_vars(&for_loop.body, &map);
     let predicate = operators::binary(BinaryOp::Lt, substitute_value, for_loop.extent.clone())
         .map_err(operator_error)?;
@@ -432,7 +432,7 @@ fn plan_fuse(
     if !operators::is_one(&fors[0].extent) {
         values[0] = operators::floordiv(fused.clone(), lower).map_err(operator_error)?;
     }
-    let map: HashMap<Var, Expr> = fors
+    let map: VarMap<Expr> = fors
         .iter()
         .zip(values)
         .map(|(f, value)| (f.loop_var.clone(), value))

@@ -6,6 +6,7 @@
 use super::binding::AffineHint;
 use super::state::{NodeMap, NodeSet, SRefKind, ScheduleState};
 use crate::arith::{is_affine_binding, Analyzer, IntSet};
+use crate::ir::identity::{BufferMap, VarMap};
 use crate::ir::mutate::substitute;
 use crate::ir::operators;
 use crate::ir::{BinaryOp, Block, BlockRealize, Buffer, Expr, ExprKind, IterKind, NodeId, Var};
@@ -42,7 +43,7 @@ pub struct BlockScope {
     /// Every dependence, in the order TVM adds them.
     pub dependencies: Vec<Dependency>,
     /// For each buffer, the child blocks writing it, in program order.
-    pub buffer_writers: HashMap<Buffer, Vec<NodeId>>,
+    pub buffer_writers: BufferMap<Vec<NodeId>>,
 }
 
 impl BlockScope {
@@ -238,7 +239,7 @@ pub(crate) fn compute_pipeline_flags(
 /// The dependences among `children`, as TVM's `SBlockScope` constructor adds them.
 fn build_scope(state: &ScheduleState, children: Vec<NodeId>) -> BlockScope {
     let mut scope = BlockScope::default();
-    let mut buffer_readers: HashMap<Buffer, Vec<NodeId>> = HashMap::new();
+    let mut buffer_readers: BufferMap<Vec<NodeId>> = Default::default();
     let add = |deps: &mut Vec<Dependency>, src: NodeId, dst: NodeId, kind: DepKind| {
         if src != dst {
             deps.push(Dependency { src, dst, kind });
@@ -304,7 +305,7 @@ fn build_scope(state: &ScheduleState, children: Vec<NodeId>) -> BlockScope {
 
 /// The block's regions with its iteration variables replaced by their bindings.
 fn unbound_regions(realize: &BlockRealize, regions: &[BufferRegion]) -> Vec<BufferRegion> {
-    let binding: HashMap<Var, Expr> = realize
+    let binding: VarMap<Expr> = realize
         .block
         .iter_vars
         .iter()
@@ -331,8 +332,8 @@ fn unbound_regions(realize: &BlockRealize, regions: &[BufferRegion]) -> Vec<Buff
 
 /// The domains of the loops from `low` (inclusive) up to `high` (exclusive),
 /// stopping at the first block.
-fn loop_domains(state: &ScheduleState, low: NodeId, high: NodeId) -> HashMap<Var, IntSet> {
-    let mut domains = HashMap::new();
+fn loop_domains(state: &ScheduleState, low: NodeId, high: NodeId) -> VarMap<IntSet> {
+    let mut domains = VarMap::default();
     let mut current = Some(low);
     while let Some(id) = current {
         if id == high {
@@ -440,9 +441,9 @@ fn region_cover(
 fn covers(
     analyzer: &Analyzer,
     produced: &BufferRegion,
-    produced_domains: &HashMap<Var, IntSet>,
+    produced_domains: &VarMap<IntSet>,
     consumed: &BufferRegion,
-    consumed_domains: &HashMap<Var, IntSet>,
+    consumed_domains: &VarMap<IntSet>,
 ) -> bool {
     let shape = produced.buffer.shape();
     for (dim, (p, c)) in produced.region.iter().zip(&consumed.region).enumerate() {
@@ -486,11 +487,7 @@ fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
 
 /// The values a range `[min, min + extent)` covers when its variables range
 /// over `domains`.
-fn range_set(
-    analyzer: &Analyzer,
-    range: &crate::ir::Range,
-    domains: &HashMap<Var, IntSet>,
-) -> IntSet {
+fn range_set(analyzer: &Analyzer, range: &crate::ir::Range, domains: &VarMap<IntSet>) -> IntSet {
     let min_set = analyzer.eval_set(&range.min, domains);
     if range.extent.as_int() == Some(1) {
         return min_set;

@@ -15,33 +15,8 @@ use super::scope::{
 use crate::ir::{Block, BlockRealize, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
 use crate::source::Span;
 use std::cell::OnceCell;
-use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 
-/// A hasher for [`NodeId`] keys: ids are small distinct integers, so a
-/// multiplicative mix is enough and much cheaper than SipHash on the lookups
-/// every step makes.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NodeIdHasher(u64);
-
-impl std::hash::Hasher for NodeIdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn write_u32(&mut self, value: u32) {
-        self.0 = (self.0 ^ u64::from(value)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A map keyed by loop or block.
-pub type NodeMap<V> = HashMap<NodeId, V, BuildHasherDefault<NodeIdHasher>>;
-/// A set of loops and blocks.
-pub type NodeSet = HashSet<NodeId, BuildHasherDefault<NodeIdHasher>>;
+pub use crate::ir::identity::{NodeMap, NodeSet};
 
 /// Whether an sref is a loop or a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

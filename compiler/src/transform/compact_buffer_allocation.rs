@@ -17,6 +17,7 @@ use super::support::defined_vars;
 use super::LowerOptions;
 use crate::arith::{Analyzer, IntSet};
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferMap, BufferSet, VarMap, VarSet};
 use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
 };
@@ -26,7 +27,6 @@ use crate::ir::{
     AttrNode, AttrValue, BinaryOp, Block, Buffer, BufferRegion, DataType, Expr, ExprKind, ForKind,
     MatchBufferRegion, PrimFunc, Range, Stmt, StmtKind, Var,
 };
-use std::collections::{HashMap, HashSet};
 
 /// Shrinks every allocated buffer of `func` to the region it uses.
 pub fn compact_buffer_allocation(
@@ -37,17 +37,17 @@ pub fn compact_buffer_allocation(
     let storage_align = collect_storage_align(&func.body);
     let mut collector = RegionCollector {
         ancestors: Vec::new(),
-        dom_map: HashMap::new(),
-        let_values: HashMap::new(),
+        dom_map: Default::default(),
+        let_values: Default::default(),
         analyzer: Analyzer::new(),
-        definition_depth: HashMap::new(),
-        relaxed: HashMap::new(),
-        regions: HashMap::new(),
+        definition_depth: Default::default(),
+        relaxed: Default::default(),
+        regions: Default::default(),
         excluded: aliases.excluded,
     };
     collector.visit_stmt(&func.body);
 
-    let mut replacements: HashMap<Buffer, Compacted> = HashMap::new();
+    let mut replacements: BufferMap<Compacted> = Default::default();
     for (buffer, region) in collector.regions {
         let aligns = storage_align.get(buffer.data());
         let unchanged = aligns.is_none()
@@ -104,18 +104,18 @@ struct Ancestor {
 struct RegionCollector {
     ancestors: Vec<Ancestor>,
     /// Variables relaxed when an access is evaluated: every enclosing loop.
-    dom_map: HashMap<Var, IntSet>,
+    dom_map: VarMap<IntSet>,
     /// `LetStmt` variables and the value they stand for (already expanded).
-    let_values: HashMap<Var, Expr>,
+    let_values: VarMap<Expr>,
     analyzer: Analyzer,
     /// Allocated buffer → number of enclosing loops at its allocation.
-    definition_depth: HashMap<Buffer, usize>,
+    definition_depth: BufferMap<usize>,
     /// Allocated buffer → the union of the regions used so far, per dimension.
-    relaxed: HashMap<Buffer, Vec<IntSet>>,
+    relaxed: BufferMap<Vec<IntSet>>,
     /// The compacted region of each buffer whose allocation scope ended.
-    regions: HashMap<Buffer, Vec<Range>>,
+    regions: BufferMap<Vec<Range>>,
     /// Buffers that must keep their shape.
-    excluded: HashSet<Buffer>,
+    excluded: BufferSet,
 }
 
 /// TVM's storage ranks: a buffer is shared by the threads of the ranks at or
@@ -269,7 +269,7 @@ impl RegionCollector {
             return;
         }
         let inner = defined_vars(scope_body);
-        let enclosing: HashSet<Var> = self.ancestors.iter().map(|a| a.var.clone()).collect();
+        let enclosing: VarSet = self.ancestors.iter().map(|a| a.var.clone()).collect();
         let mut region = Vec::new();
         for (set, extent) in sets.iter().zip(buffer.shape()) {
             let dtype = extent.dtype();
@@ -285,8 +285,8 @@ impl RegionCollector {
         set: &IntSet,
         original: &Range,
         dtype: DataType,
-        inner: &HashSet<Var>,
-        enclosing: &HashSet<Var>,
+        inner: &VarSet,
+        enclosing: &VarSet,
     ) -> Range {
         let covered = set.cover_range(original);
         let min = operators::cast(dtype, covered.min.clone());
@@ -420,17 +420,17 @@ impl Visitor for RegionCollector {
 /// Finds the buffers compaction must leave alone: those whose data variable
 /// is used directly (`A.data` in a call) or by more than one buffer.
 struct AliasCollector {
-    by_data: HashMap<Var, HashSet<Buffer>>,
-    bare_uses: HashSet<Var>,
-    excluded: HashSet<Buffer>,
+    by_data: VarMap<BufferSet>,
+    bare_uses: VarSet,
+    excluded: BufferSet,
 }
 
 impl AliasCollector {
     fn collect(body: &Stmt) -> AliasCollector {
         let mut collector = AliasCollector {
-            by_data: HashMap::new(),
-            bare_uses: HashSet::new(),
-            excluded: HashSet::new(),
+            by_data: Default::default(),
+            bare_uses: Default::default(),
+            excluded: Default::default(),
         };
         collector.visit_stmt(body);
         for buffers in collector.by_data.values() {
@@ -480,8 +480,8 @@ impl Visitor for AliasCollector {
 
 /// Data variable of each buffer named by a `buffer_dim_align` annotation →
 /// its `(axis, factor, offset)` alignments.
-fn collect_storage_align(body: &Stmt) -> HashMap<Var, Vec<(usize, i64, i64)>> {
-    let mut aligns: HashMap<Var, Vec<(usize, i64, i64)>> = HashMap::new();
+fn collect_storage_align(body: &Stmt) -> VarMap<Vec<(usize, i64, i64)>> {
+    let mut aligns: VarMap<Vec<(usize, i64, i64)>> = Default::default();
     crate::ir::visit::walk_stmts(body, &mut |stmt| {
         let StmtKind::BlockRealize(realize) = stmt.kind() else {
             return;
@@ -556,7 +556,7 @@ fn aligned_strides(shape: &[Expr], aligns: &[(usize, i64, i64)]) -> Vec<Expr> {
 
 /// Rewrites allocations, accesses and regions of compacted buffers.
 struct Rewriter<'a> {
-    replacements: &'a HashMap<Buffer, Compacted>,
+    replacements: &'a BufferMap<Compacted>,
     /// Knows the enclosing loops, to simplify the shifted indices.
     analyzer: Analyzer,
 }

@@ -6,9 +6,9 @@
 use super::codes;
 use super::LowerOptions;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_block_children, mutate_expr_children, Mutator};
-use crate::ir::{Block, BlockRealize, Expr, ExprKind, PrimFunc, Stmt, StmtKind, Var};
-use std::collections::HashMap;
+use crate::ir::{Block, BlockRealize, Expr, ExprKind, PrimFunc, Stmt, StmtKind};
 
 /// Substitutes block bindings into block bodies and drops the iteration variables.
 pub fn convert_blocks_to_opaque(
@@ -16,7 +16,7 @@ pub fn convert_blocks_to_opaque(
     _options: &LowerOptions,
 ) -> Result<PrimFunc, Vec<Diagnostic>> {
     let mut converter = OpaqueConverter {
-        bindings: HashMap::new(),
+        bindings: Default::default(),
         errors: Vec::new(),
     };
     let body = converter.mutate_stmt(&func.body);
@@ -31,7 +31,7 @@ pub fn convert_blocks_to_opaque(
 
 struct OpaqueConverter {
     /// Block iteration variable → the expression it stands for here.
-    bindings: HashMap<Var, Expr>,
+    bindings: VarMap<Expr>,
     errors: Vec<Diagnostic>,
 }
 

@@ -20,6 +20,7 @@ use super::support::{index_add, index_mul};
 use super::LowerOptions;
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferMap, BufferSet};
 use crate::ir::mutate::{mutate_expr_children, mutate_stmt_children, Mutator};
 use crate::ir::operators;
 use crate::ir::{
@@ -27,7 +28,6 @@ use crate::ir::{
     StmtKind,
 };
 use crate::source::Span;
-use std::collections::{HashMap, HashSet};
 
 /// Flattens every buffer access of `func`.
 pub fn flatten_buffer(
@@ -35,12 +35,12 @@ pub fn flatten_buffer(
     _options: &LowerOptions,
 ) -> Result<PrimFunc, Vec<Diagnostic>> {
     let mut flattener = Flattener {
-        flat: HashMap::new(),
+        flat: Default::default(),
         analyzer: Analyzer::new(),
         errors: Vec::new(),
         used_aliases: Vec::new(),
-        parameter_aliases: HashMap::new(),
-        refused: HashSet::new(),
+        parameter_aliases: Default::default(),
+        refused: Default::default(),
     };
     for (_, buffer) in &func.buffer_map {
         if is_flat(buffer) {
@@ -91,16 +91,16 @@ fn is_flat(buffer: &Buffer) -> bool {
 
 struct Flattener {
     /// Original buffer → its flat form, for every buffer met.
-    flat: HashMap<Buffer, Buffer>,
+    flat: BufferMap<Buffer>,
     analyzer: Analyzer,
     errors: Vec<Diagnostic>,
     /// Parameter buffers used in the body, with their flat alias, in order of first use.
     used_aliases: Vec<(Buffer, Buffer)>,
     /// Parameter buffer → its flat alias (declared only if used).
-    parameter_aliases: HashMap<Buffer, Buffer>,
+    parameter_aliases: BufferMap<Buffer>,
     /// Buffers already reported as impossible to flatten: their accesses are
     /// not reported again.
-    refused: HashSet<Buffer>,
+    refused: BufferSet,
 }
 
 /// The axis groups of a buffer: one per `axis_separators` gap.

@@ -13,16 +13,16 @@ use super::codes;
 use super::LowerOptions;
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferMap, VarMap};
 use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
 };
 use crate::ir::operators;
 use crate::ir::{
     AttrNode, AttrStmt, Block, Buffer, BufferLoad, BufferRegion, BufferStore, Expr, ExprKind,
-    PrimFunc, Range, Stmt, StmtKind, Var,
+    PrimFunc, Range, Stmt, StmtKind,
 };
 use crate::source::Span;
-use std::collections::HashMap;
 
 /// Replaces every match-buffer view of `func` by the buffer it views.
 pub fn lower_match_buffer(
@@ -30,8 +30,8 @@ pub fn lower_match_buffer(
     _options: &LowerOptions,
 ) -> Result<PrimFunc, Vec<Diagnostic>> {
     let mut lowerer = MatchLowerer {
-        views: HashMap::new(),
-        bound: HashMap::new(),
+        views: Default::default(),
+        bound: Default::default(),
         errors: Vec::new(),
         analyzer: Analyzer::new(),
     };
@@ -47,9 +47,9 @@ pub fn lower_match_buffer(
 
 struct MatchLowerer {
     /// View buffer → the region it views (already in terms of real buffers).
-    views: HashMap<Buffer, BufferRegion>,
+    views: BufferMap<BufferRegion>,
     /// The views' symbolic fields → their values.
-    bound: HashMap<Var, Expr>,
+    bound: VarMap<Expr>,
     errors: Vec<Diagnostic>,
     analyzer: Analyzer,
 }

@@ -11,10 +11,10 @@
 use super::codes;
 use super::LowerOptions;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_stmt_children, substitute_stmt, Mutator};
 use crate::ir::operators;
 use crate::ir::{ForKind, PrimFunc, Stmt, StmtKind};
-use std::collections::HashMap;
 
 /// The function attribute marking schedulable TensorIR (printed
 /// `@T.prim_func(s_tir=True)` in the tirx dialect).
@@ -50,7 +50,7 @@ impl Mutator for BlockLowerer {
                 && for_loop.annotations.is_empty()
                 && for_loop.kind != ForKind::ThreadBinding
             {
-                let map = HashMap::from([(for_loop.loop_var.clone(), for_loop.min.clone())]);
+                let map = VarMap::from_iter([(for_loop.loop_var.clone(), for_loop.min.clone())]);
                 return self.mutate_stmt(&substitute_stmt(&for_loop.body, &map));
             }
         }

@@ -13,6 +13,7 @@
 use super::LowerOptions;
 use crate::analysis::access_regions::infer_block_regions;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferSet, VarMap, VarSet};
 use crate::ir::mutate::{mutate_block_children, mutate_stmt_children, Mutator};
 use crate::ir::visit::{walk_block, walk_expr, walk_stmt, Visitor};
 use crate::ir::{
@@ -20,7 +21,7 @@ use crate::ir::{
     Stmt, StmtKind, Var,
 };
 use crate::source::Span;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Moves each block allocation of `func` to the lowest scope covering its uses.
 pub fn plan_buffer_allocation(
@@ -71,14 +72,14 @@ struct LcaDetector {
     /// The scopes enclosing the current statement, innermost last.
     ancestors: Vec<usize>,
     /// Buffer data variable → the lowest scope enclosing its uses so far.
-    lca: HashMap<Var, usize>,
+    lca: VarMap<usize>,
     /// Data variables of the buffers met so far, with their storage scope.
-    buffer_scopes: HashMap<Var, String>,
+    buffer_scopes: VarMap<String>,
     /// Data variables of `T.match_buffer` views: their uses are uses of the
     /// viewed buffer, which the block's match region already records.
-    match_targets: HashSet<Var>,
+    match_targets: VarSet,
     /// Loop variable → the scope of its loop.
-    loop_scopes: HashMap<Var, usize>,
+    loop_scopes: VarMap<usize>,
     /// Loops bound to `blockIdx.*`.
     block_index_scopes: Vec<usize>,
     /// The buffers blocks allocate, in declaration order.
@@ -93,10 +94,10 @@ impl LcaDetector {
                 depth: 0,
             }],
             ancestors: vec![ROOT_SCOPE],
-            lca: HashMap::new(),
-            buffer_scopes: HashMap::new(),
-            match_targets: HashSet::new(),
-            loop_scopes: HashMap::new(),
+            lca: Default::default(),
+            buffer_scopes: Default::default(),
+            match_targets: Default::default(),
+            loop_scopes: Default::default(),
             block_index_scopes: Vec::new(),
             managed: Vec::new(),
         }
@@ -178,7 +179,7 @@ impl LcaDetector {
     /// scan or opaque variables are used above those variables' loops.
     fn raise_for_non_spatial_iters(&mut self, realize: &BlockRealize) {
         let block = &realize.block;
-        let mut opaque_scopes: HashMap<Var, usize> = HashMap::new();
+        let mut opaque_scopes: VarMap<usize> = Default::default();
         let mut highest_reduce: Option<usize> = None;
         let mut is_reduction = false;
         for (iter_var, binding) in block.iter_vars.iter().zip(&realize.iter_values) {
@@ -394,8 +395,8 @@ impl Mutator for Placer<'_> {
 }
 
 /// The buffers allocated by `block` and by every block inside it.
-fn buffers_allocated_within(block: &Block) -> HashSet<Buffer> {
-    let mut found: HashSet<Buffer> = block.alloc_buffers.iter().cloned().collect();
+fn buffers_allocated_within(block: &Block) -> BufferSet {
+    let mut found: BufferSet = block.alloc_buffers.iter().cloned().collect();
     crate::ir::visit::walk_stmts(&block.body, &mut |stmt| {
         if let StmtKind::BlockRealize(realize) = stmt.kind() {
             found.extend(realize.block.alloc_buffers.iter().cloned());

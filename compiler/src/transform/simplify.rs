@@ -13,12 +13,12 @@
 use super::LowerOptions;
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_expr_children, mutate_stmt_children, substitute_stmt, Mutator};
 use crate::ir::{
     AttrNode, AttrStmt, BufferLoad, BufferStore, Expr, ExprKind, For, ForKind, PrimFunc, Range,
     Stmt, StmtKind,
 };
-use std::collections::HashMap;
 
 /// Simplifies every expression and statement of `func`.
 pub fn simplify(func: &PrimFunc, _options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
@@ -114,7 +114,7 @@ pub fn simplify_stmt(analyzer: &mut Analyzer, stmt: &Stmt) -> Stmt {
                 ..for_loop.clone()
             };
             if removable_unit_loop(&simplified) {
-                let map = HashMap::from([(for_loop.loop_var.clone(), min)]);
+                let map = VarMap::from_iter([(for_loop.loop_var.clone(), min)]);
                 let body = substitute_stmt(&for_loop.body, &map);
                 return simplify_stmt(analyzer, &body);
             }

@@ -3,12 +3,12 @@
 //! variables a statement binds.
 
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferMap, VarMap, VarSet};
 use crate::ir::mutate::{mutate_expr_children, mutate_stmt_children, Mutator};
 use crate::ir::operators::OperatorError;
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
 use crate::ir::{Buffer, Expr, ExprKind, Stmt, StmtKind, Var};
 use crate::source::Span;
-use std::collections::{HashMap, HashSet};
 
 /// The diagnostic for an operator that refused its operands while a pass
 /// rebuilt `what`.
@@ -19,8 +19,8 @@ pub fn operator_error(code: &str, error: &OperatorError, what: &str, span: Span)
 /// Every variable `stmt` binds: loop variables, `LetStmt` and `Let`
 /// variables, block iteration variables, and the data variables and
 /// symbolic fields of the buffers it declares.
-pub fn defined_vars(stmt: &Stmt) -> HashSet<Var> {
-    struct Collector(HashSet<Var>);
+pub fn defined_vars(stmt: &Stmt) -> VarSet {
+    struct Collector(VarSet);
     impl Visitor for Collector {
         fn visit_stmt(&mut self, stmt: &Stmt) {
             match stmt.kind() {
@@ -68,13 +68,13 @@ pub fn defined_vars(stmt: &Stmt) -> HashSet<Var> {
             }
         }
     }
-    let mut collector = Collector(HashSet::new());
+    let mut collector = Collector(Default::default());
     collector.visit_stmt(stmt);
     collector.0
 }
 
 /// True when `expr` mentions a variable of `vars`.
-pub fn uses_any(expr: &Expr, vars: &HashSet<Var>) -> bool {
+pub fn uses_any(expr: &Expr, vars: &VarSet) -> bool {
     !vars.is_empty() && crate::ir::visit::expr_uses_var(expr, &mut |v| vars.contains(v))
 }
 
@@ -84,15 +84,15 @@ pub fn uses_any(expr: &Expr, vars: &HashSet<Var>) -> bool {
 /// (unrolling) without one variable being defined twice.
 pub fn renew_definitions(stmt: &Stmt) -> Stmt {
     Renewer {
-        vars: HashMap::new(),
-        buffers: HashMap::new(),
+        vars: Default::default(),
+        buffers: Default::default(),
     }
     .mutate_stmt(stmt)
 }
 
 struct Renewer {
-    vars: HashMap<Var, Expr>,
-    buffers: HashMap<Buffer, Buffer>,
+    vars: VarMap<Expr>,
+    buffers: BufferMap<Buffer>,
 }
 
 impl Renewer {

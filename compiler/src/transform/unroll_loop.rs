@@ -13,9 +13,9 @@
 use super::support::renew_definitions;
 use super::LowerOptions;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_stmt_children, substitute_stmt, Mutator};
 use crate::ir::{operators, AttrValue, Expr, For, ForKind, PrimFunc, Stmt, StmtKind};
-use std::collections::HashMap;
 
 /// The deepest nest of loops TVM unrolls automatically.
 const AUTO_MAX_DEPTH: i64 = 8;
@@ -127,7 +127,7 @@ fn unrolled_copies(for_loop: &For, extent: i64) -> Stmt {
     for iteration in 0..extent {
         let step = Expr::int(iteration, for_loop.loop_var.dtype());
         let value = operators::add(for_loop.min.clone(), step.clone()).unwrap_or(step);
-        let map = HashMap::from([(for_loop.loop_var.clone(), value)]);
+        let map = VarMap::from_iter([(for_loop.loop_var.clone(), value)]);
         let copy = substitute_stmt(&for_loop.body, &map);
         copies.push(if iteration == 0 {
             copy

@@ -18,6 +18,7 @@ use super::LowerOptions;
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
 use crate::ir::builtin::ArgRule;
+use crate::ir::identity::{VarMap, VarSet};
 use crate::ir::mutate::{mutate_stmt_children, Mutator};
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
@@ -25,7 +26,6 @@ use crate::ir::{
     AttrStmt, BinaryOp, BufferStore, Expr, ExprKind, For, ForKind, PrimFunc, Range, Stmt, StmtKind,
     Var,
 };
-use std::collections::{HashMap, HashSet};
 
 /// Replaces the vectorizable loops of `func` by vector code.
 pub fn vectorize_loop(
@@ -95,7 +95,7 @@ fn vectorize_body(for_loop: &For, lanes: u16, analyzer: &Analyzer) -> Option<Stm
     };
     let mut vectorizer = Vectorizer {
         lanes,
-        vars: HashMap::from([(for_loop.loop_var.clone(), lane_values)]),
+        vars: VarMap::from_iter([(for_loop.loop_var.clone(), lane_values)]),
         analyzer,
     };
     vectorizer.stmt(&for_loop.body)
@@ -130,7 +130,7 @@ fn same_indices(a: &[Expr], b: &[Expr]) -> bool {
 /// and running the lanes together gives the serial loop's results.
 fn lanes_are_independent(for_loop: &For) -> bool {
     let (stores, loads) = accesses(&for_loop.body);
-    let mut written: HashMap<Var, &Vec<Expr>> = HashMap::new();
+    let mut written: VarMap<&Vec<Expr>> = Default::default();
     for (data, indices) in &stores {
         match written.get(data) {
             Some(first) if !same_indices(first, indices) => return false,
@@ -160,13 +160,13 @@ fn is_elementwise(op: crate::ir::Op) -> bool {
 struct Vectorizer<'a> {
     lanes: u16,
     /// Variables whose value differs per lane → their vector value.
-    vars: HashMap<Var, Expr>,
+    vars: VarMap<Expr>,
     analyzer: &'a Analyzer,
 }
 
 impl Vectorizer<'_> {
     fn varies(&self, expr: &Expr) -> bool {
-        let keys: HashSet<Var> = self.vars.keys().cloned().collect();
+        let keys: VarSet = self.vars.keys().cloned().collect();
         uses_any(expr, &keys)
     }
 

@@ -9,6 +9,7 @@ use super::codes;
 use super::proofs::Facts;
 use super::spans::{show, SpanStack};
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferSet, VarMap};
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
@@ -21,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 pub(super) fn check_function(function: &PrimFunc) -> Vec<Diagnostic> {
     let mut checker = BlockChecker {
         facts: Facts::default(),
-        ranges: HashMap::new(),
+        ranges: Default::default(),
         spans: SpanStack::default(),
         diagnostics: Vec::new(),
         first_block_named: HashMap::new(),
@@ -35,7 +36,7 @@ pub(super) fn check_function(function: &PrimFunc) -> Vec<Diagnostic> {
 struct BlockChecker {
     facts: Facts,
     /// The ranges of loops and iteration variables in scope.
-    ranges: HashMap<Var, Range>,
+    ranges: VarMap<Range>,
     spans: SpanStack,
     diagnostics: Vec<Diagnostic>,
     first_block_named: HashMap<String, Span>,
@@ -266,7 +267,7 @@ impl BlockChecker {
             collect_own_stores(init, &mut stores);
         }
         collect_own_stores(&block.body, &mut stores);
-        let mut reported_buffers: HashSet<Buffer> = HashSet::new();
+        let mut reported_buffers: BufferSet = Default::default();
         for (buffer, indices, span) in stores {
             if local.contains(&buffer) {
                 continue;

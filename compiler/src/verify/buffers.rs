@@ -8,10 +8,10 @@ use super::spans::{show, show_region, SpanStack};
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
 use crate::ir::buffer::is_known_scope;
+use crate::ir::identity::BufferSet;
 use crate::ir::visit::{walk_block, walk_expr, walk_stmt, Visitor};
 use crate::ir::{Block, Buffer, BufferRegion, Expr, ExprKind, PrimFunc, Stmt, StmtKind};
 use crate::source::Span;
-use std::collections::HashSet;
 
 /// Scopes offered as "did you mean" suggestions.
 const COMMON_SCOPES: &[&str] = &[
@@ -30,7 +30,7 @@ pub(super) fn check_function(function: &PrimFunc) -> Vec<Diagnostic> {
     let mut checker = BufferChecker {
         spans: SpanStack::default(),
         diagnostics: Vec::new(),
-        scope_reported: HashSet::new(),
+        scope_reported: Default::default(),
     };
     let pushed = checker.spans.enter(function.span);
     for (_, buffer) in &function.buffer_map {
@@ -44,7 +44,7 @@ pub(super) fn check_function(function: &PrimFunc) -> Vec<Diagnostic> {
 struct BufferChecker {
     spans: SpanStack,
     diagnostics: Vec<Diagnostic>,
-    scope_reported: HashSet<Buffer>,
+    scope_reported: BufferSet,
 }
 
 /// The inclusive constant range of an index: a literal, or a ramp with a

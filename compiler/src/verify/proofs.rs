@@ -6,6 +6,7 @@
 //! sampled: a fact that is not proved is reported.
 
 use crate::arith::{Analyzer, IntSet};
+use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_expr_children, Mutator};
 use crate::ir::operators;
 use crate::ir::visit::expr_uses_var;
@@ -20,7 +21,7 @@ pub(super) struct Facts {
     /// Conditions that hold here, innermost last.
     constraints: Vec<Expr>,
     /// Variables relaxed to their whole range by interval evaluation.
-    relaxed: HashMap<Var, IntSet>,
+    relaxed: VarMap<IntSet>,
     /// Calls without variables (`T.vscale()`) stand for one unknown value
     /// each; they become these variables so terms with them cancel.
     atoms: HashMap<String, Var>,

@@ -14,6 +14,7 @@ use super::spans::{show_access, show_region, SpanStack};
 use crate::analysis::infer_block_regions;
 use crate::check::CheckOptions;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferMap, BufferSet, VarMap, VarSet};
 use crate::ir::mutate::substitute;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
@@ -22,7 +23,7 @@ use crate::ir::{
     PrimFunc, Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Checks the declared regions of every block of a function.
 pub(super) fn check_function(function: &PrimFunc, options: &CheckOptions) -> Vec<Diagnostic> {
@@ -125,7 +126,7 @@ impl OuterWalk {
             return;
         }
         let mut facts = Facts::default();
-        let mut foreign = HashSet::new();
+        let mut foreign = VarSet::default();
         for frame in &self.context {
             match frame {
                 Frame::Range(var, range, is_loop) => {
@@ -164,7 +165,7 @@ impl OuterWalk {
         }
         checker.stmt(&block.body);
         checker.spans.leave(pushed);
-        let reported_buffers: HashSet<Buffer> =
+        let reported_buffers: BufferSet =
             checker.reported.iter().map(|(b, _, _)| b.clone()).collect();
         // Opaque blocks (tensor intrinsics, the root block) declare whole
         // buffers on purpose; only blocks with iteration variables are compared.
@@ -189,11 +190,11 @@ struct AccessChecker<'b> {
     block_span: Span,
     facts: Facts,
     /// Loop variables from outside the block, which it may not use.
-    foreign: HashSet<Var>,
+    foreign: VarSet,
     /// Buffers allocated inside the block: not part of its signature.
-    local: HashSet<Buffer>,
+    local: BufferSet,
     /// Buffers the block matches, with the regions they view.
-    matched: HashMap<Buffer, BufferRegion>,
+    matched: BufferMap<BufferRegion>,
     spans: SpanStack,
     /// (buffer, is_write, span) already reported.
     reported: HashSet<(Buffer, bool, Span)>,
@@ -398,7 +399,7 @@ impl AccessChecker<'_> {
         if child.iter_vars.len() != realize.iter_values.len() {
             return;
         }
-        let bindings: HashMap<Var, Expr> = child
+        let bindings: VarMap<Expr> = child
             .iter_vars
             .iter()
             .map(|iv| iv.var.clone())
@@ -544,7 +545,7 @@ fn check_loose_regions(
     block: &Block,
     span: Span,
     inferred: &(Vec<BufferRegion>, Vec<BufferRegion>),
-    reported: &HashSet<Buffer>,
+    reported: &BufferSet,
     facts: &mut Facts,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
@@ -553,8 +554,8 @@ fn check_loose_regions(
     // inference; threads and lets are not): a region in their terms says
     // nothing about the block as a whole. Buffers reached through their data
     // pointer are accessed opaquely and cannot be compared either.
-    let mut inner_vars: HashSet<Var> = HashSet::new();
-    let mut used_vars: HashSet<Var> = HashSet::new();
+    let mut inner_vars: VarSet = Default::default();
+    let mut used_vars: VarSet = Default::default();
     let mut record = |stmt: &Stmt| match stmt.kind() {
         StmtKind::LetStmt { var, .. } => {
             inner_vars.insert(var.clone());

@@ -11,6 +11,7 @@
 use super::codes;
 use super::spans::SpanStack;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{BufferMap, BufferSet, VarMap, VarSet};
 use crate::ir::visit::{walk_exprs, walk_stmts};
 use crate::ir::{AttrNode, Buffer, BufferRegion, Expr, ExprKind, PrimFunc, Stmt, StmtKind, Var};
 use crate::source::Span;
@@ -56,45 +57,45 @@ pub(super) fn check_function(function: &PrimFunc) -> Vec<Diagnostic> {
 
 struct ScopeChecker {
     /// Variables in scope now, with how many nested definitions hold them.
-    defined: HashMap<Var, usize>,
+    defined: VarMap<usize>,
     /// Every definition anywhere in the function, to explain out-of-scope uses.
-    every_definition: HashMap<Var, Definition>,
+    every_definition: VarMap<Definition>,
     /// Where each buffer is allocated, by the block (or statement) name that owns it.
-    every_allocation: HashMap<Buffer, (String, Span)>,
+    every_allocation: BufferMap<(String, Span)>,
     /// For loop variables in scope: the number of non-opaque blocks around the loop.
-    loop_block_depth: HashMap<Var, usize>,
+    loop_block_depth: VarMap<usize>,
     /// Names of the non-opaque blocks around the current node, innermost last.
     blocks: Vec<String>,
     /// Buffers declared or allocated around the current node.
-    visible_buffers: HashMap<Buffer, usize>,
+    visible_buffers: BufferMap<usize>,
     /// Names in scope now, innermost definition last.
     names: HashMap<String, Vec<Var>>,
     /// What defined each variable in scope.
-    kinds: HashMap<Var, DefinitionKind>,
-    reported_vars: HashSet<Var>,
+    kinds: VarMap<DefinitionKind>,
+    reported_vars: VarSet,
     reported_in_block: HashSet<(Var, usize)>,
-    reported_buffers: HashSet<Buffer>,
+    reported_buffers: BufferSet,
     spans: SpanStack,
     diagnostics: Vec<Diagnostic>,
 }
 
 impl ScopeChecker {
     fn new(function: &PrimFunc) -> ScopeChecker {
-        let mut every_definition = HashMap::new();
-        let mut every_allocation = HashMap::new();
+        let mut every_definition = Default::default();
+        let mut every_allocation = Default::default();
         collect_definitions(&function.body, &mut every_definition, &mut every_allocation);
         ScopeChecker {
-            defined: HashMap::new(),
+            defined: Default::default(),
             every_definition,
             every_allocation,
-            loop_block_depth: HashMap::new(),
+            loop_block_depth: Default::default(),
             blocks: Vec::new(),
-            visible_buffers: HashMap::new(),
+            visible_buffers: Default::default(),
             names: HashMap::new(),
-            kinds: HashMap::new(),
-            reported_vars: HashSet::new(),
+            kinds: Default::default(),
+            reported_vars: Default::default(),
             reported_in_block: HashSet::new(),
-            reported_buffers: HashSet::new(),
+            reported_buffers: Default::default(),
             spans: SpanStack::default(),
             diagnostics: Vec::new(),
         }
@@ -590,8 +591,8 @@ impl ScopeChecker {
 /// scope can say where the variable or buffer lives.
 fn collect_definitions(
     body: &Stmt,
-    definitions: &mut HashMap<Var, Definition>,
-    allocations: &mut HashMap<Buffer, (String, Span)>,
+    definitions: &mut VarMap<Definition>,
+    allocations: &mut BufferMap<(String, Span)>,
 ) {
     walk_stmts(body, &mut |stmt| {
         let span = stmt.span();
@@ -652,7 +653,7 @@ fn collect_definitions(
     });
 }
 
-fn record(definitions: &mut HashMap<Var, Definition>, var: &Var, kind: DefinitionKind, span: Span) {
+fn record(definitions: &mut VarMap<Definition>, var: &Var, kind: DefinitionKind, span: Span) {
     definitions.entry(var.clone()).or_insert(Definition {
         kind,
         span: if var.span().is_known() {

@@ -9,10 +9,10 @@ use super::{IterMapError, IterMapLevel, IterMark, IterSource, IterSplit, IterSum
 use crate::arith::build;
 use crate::arith::simplify::multiply_and_normalize;
 use crate::arith::Analyzer;
+use crate::ir::identity::VarMap;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};
-use std::collections::HashMap;
 
 /// A bound `lower <= iter < upper` taken from the predicate.
 pub(super) struct IterConstraint {
@@ -87,7 +87,7 @@ pub(super) struct IterMapRewriter<'a> {
     analyzer: &'a Analyzer,
     level: IterMapLevel,
     pub errors: Vec<IterMapError>,
-    var_map: HashMap<Var, IterExpr>,
+    var_map: VarMap<IterExpr>,
     input_vars: Vec<Var>,
     input_marks: Vec<IterMark>,
     /// Flattened sum -> (fused mark, offset of the mark's zero).
@@ -109,7 +109,7 @@ impl<'a> IterMapRewriter<'a> {
             analyzer,
             level,
             errors: Vec::new(),
-            var_map: HashMap::new(),
+            var_map: Default::default(),
             input_vars: input_iters.iter().map(|(v, _)| v.clone()).collect(),
             input_marks: Vec::new(),
             sum_fuse_map: Vec::new(),

@@ -3,6 +3,7 @@
 
 use super::target::TargetSpec;
 use crate::diagnostics::Diagnostic;
+use crate::ir::identity::VarMap;
 use crate::ir::{Buffer, Expr, Var};
 use crate::source::Span;
 use inkwell::basic_block::BasicBlock;
@@ -10,7 +11,6 @@ use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
-use std::collections::HashMap;
 
 /// Diagnostic codes of the LLVM backend.
 pub mod codes {
@@ -84,11 +84,11 @@ pub struct FunctionState<'ctx> {
     /// The first block, where fixed-size allocations go.
     pub entry: BasicBlock<'ctx>,
     /// The value of each TIR variable in scope.
-    pub vars: HashMap<Var, BasicValueEnum<'ctx>>,
+    pub vars: VarMap<BasicValueEnum<'ctx>>,
     /// Alignment in bytes of the storage each data variable points to.
-    pub data_alignment: HashMap<Var, u32>,
+    pub data_alignment: VarMap<u32>,
     /// Known divisors of let-bound integer variables, for alignment.
-    pub known_multiples: HashMap<Var, i64>,
+    pub known_multiples: VarMap<i64>,
     /// Heap allocations live at this point, freed before an early return.
     pub heap_allocations: Vec<PointerValue<'ctx>>,
     /// True inside the body of a parallel loop (nested ones run serially).

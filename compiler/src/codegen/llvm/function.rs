@@ -6,6 +6,7 @@
 use super::context::{AssertInfo, Codegen, CodegenError, CodegenResult, FunctionState};
 use super::types::{memory_type, pointer_to};
 use crate::codegen::signature::{KernelArgument, KernelSignature};
+use crate::ir::identity::VarMap;
 use crate::ir::{AttrValue, DataType, PrimFunc, TypeCode};
 use crate::source::Span;
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -13,7 +14,6 @@ use inkwell::module::Linkage;
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue};
 use inkwell::AddressSpace;
-use std::collections::HashMap;
 
 /// A kernel that was generated: its ABI and its asserts' messages.
 #[derive(Clone, Debug)]
@@ -115,8 +115,8 @@ impl<'ctx> Codegen<'ctx> {
         self.builder.build_unconditional_branch(body)?;
         self.builder.position_at_end(body);
 
-        let mut vars = HashMap::new();
-        let mut data_alignment = HashMap::new();
+        let mut vars = VarMap::default();
+        let mut data_alignment = VarMap::default();
         let noalias_kind = Attribute::get_named_enum_kind_id("noalias");
         for (position, argument) in signature.arguments.iter().enumerate() {
             let value = function
@@ -153,7 +153,7 @@ impl<'ctx> Codegen<'ctx> {
             entry,
             vars,
             data_alignment,
-            known_multiples: HashMap::new(),
+            known_multiples: Default::default(),
             heap_allocations: Vec::new(),
             in_parallel: false,
             noalias,

@@ -12,6 +12,7 @@
 
 use super::context::{Codegen, CodegenError, CodegenResult, FunctionState};
 use super::raw::{self, Opcode};
+use crate::ir::identity::VarMap;
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
 use crate::ir::{BinaryOp, Buffer, DataType, Expr, ExprKind, For, Stmt, Var};
 use crate::source::Span;
@@ -20,7 +21,6 @@ use inkwell::module::Linkage;
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum, FunctionType};
 use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue};
 use inkwell::AddressSpace;
-use std::collections::HashMap;
 
 /// The runtime entry point that runs a lambda on the thread pool.
 pub const PARALLEL_LAUNCH_SYMBOL: &str = "tirc_parallel_launch";
@@ -30,7 +30,7 @@ pub const PARALLEL_LAUNCH_SYMBOL: &str = "tirc_parallel_launch";
 #[derive(Default)]
 struct MentionedVars {
     vars: Vec<Var>,
-    seen: std::collections::HashSet<Var>,
+    seen: crate::ir::VarSet,
 }
 
 impl MentionedVars {
@@ -184,8 +184,8 @@ impl<'ctx> Codegen<'ctx> {
         for_loop: &For,
         captured: &[(Var, BasicValueEnum<'ctx>)],
         noalias: bool,
-        data_alignment: &HashMap<Var, u32>,
-        known_multiples: &HashMap<Var, i64>,
+        data_alignment: &VarMap<u32>,
+        known_multiples: &VarMap<i64>,
     ) -> CodegenResult<FunctionValue<'ctx>> {
         let dtype = for_loop.loop_var.dtype();
         let bound_type = self.llvm_type(dtype, Span::NONE)?;
@@ -212,7 +212,7 @@ impl<'ctx> Codegen<'ctx> {
         self.builder.position_at_end(entry);
         self.builder.build_unconditional_branch(body)?;
         self.builder.position_at_end(body);
-        let mut vars = HashMap::new();
+        let mut vars = VarMap::default();
         for (position, (var, _)) in captured.iter().enumerate() {
             let parameter = function
                 .get_nth_param(position as u32)
