@@ -304,6 +304,36 @@ pub struct ExprNode {
 #[derive(Clone)]
 pub struct Expr(Arc<ExprNode>);
 
+/// The smallest and largest integer literal [`shared_int`] shares.
+const SHARED_INT_RANGE: std::ops::RangeInclusive<i64> = -16..=256;
+/// The types whose small literals are shared.
+const SHARED_INT_TYPES: [DataType; 3] = [DataType::int32(), DataType::int64(), DataType::bool()];
+
+thread_local! {
+    /// One node per small literal of each shared type: index arithmetic makes
+    /// and drops thousands of `0`, `1` and tile sizes per schedule step.
+    static SHARED_INTS: Vec<Vec<Expr>> = SHARED_INT_TYPES
+        .iter()
+        .map(|&dtype| {
+            SHARED_INT_RANGE
+                .map(|value| Expr::new(ExprKind::Int(value), dtype, Span::NONE))
+                .collect()
+        })
+        .collect();
+}
+
+/// The shared node of a small `int32`, `int64` or `bool` literal, if it is one.
+fn shared_int(value: i64, dtype: DataType) -> Option<Expr> {
+    if !SHARED_INT_RANGE.contains(&value) {
+        return None;
+    }
+    let slot = SHARED_INT_TYPES
+        .iter()
+        .position(|&shared| shared == dtype)?;
+    let index = (value - SHARED_INT_RANGE.start()) as usize;
+    SHARED_INTS.with(|shared| shared.get(slot).and_then(|nodes| nodes.get(index)).cloned())
+}
+
 impl Expr {
     /// A new node.
     pub fn new(kind: ExprKind, dtype: DataType, span: Span) -> Expr {
@@ -337,7 +367,8 @@ impl Expr {
 
     /// An integer literal of the given type.
     pub fn int(value: i64, dtype: DataType) -> Expr {
-        Expr::new(ExprKind::Int(value), dtype, Span::NONE)
+        shared_int(value, dtype)
+            .unwrap_or_else(|| Expr::new(ExprKind::Int(value), dtype, Span::NONE))
     }
     /// An `int32` literal.
     pub fn i32(value: i64) -> Expr {
@@ -345,7 +376,7 @@ impl Expr {
     }
     /// A bool literal.
     pub fn bool(value: bool) -> Expr {
-        Expr::new(ExprKind::Int(value as i64), DataType::bool(), Span::NONE)
+        Expr::int(value as i64, DataType::bool())
     }
     /// A float literal of the given type.
     pub fn float(value: f64, dtype: DataType) -> Expr {
