@@ -23,6 +23,14 @@ pub(crate) fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
     if folding_overflows(op, &a, &b) {
         return Expr::binary(op, a, b);
     }
+    // Operands of one type need no conversion: fold without cloning them.
+    let logical_mismatch = op.is_logical() && !a.dtype().is_bool();
+    if a.dtype() == b.dtype() && !logical_mismatch {
+        return match operators::try_const_fold(op, &a, &b) {
+            Ok(Some(folded)) => folded,
+            _ => Expr::binary(op, a, b),
+        };
+    }
     match operators::binary(op, a.clone(), b.clone()) {
         Ok(folded) => folded,
         Err(_) => Expr::binary(op, a, b),

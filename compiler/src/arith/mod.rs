@@ -100,6 +100,9 @@ impl Analyzer {
 
     /// The simplified expression (canonical form for integer index arithmetic).
     pub fn simplify(&self, expr: &Expr) -> Expr {
+        if expr.as_int().is_some() {
+            return expr.clone();
+        }
         Simplifier::new(self).simplify(expr)
     }
 
@@ -107,6 +110,14 @@ impl Analyzer {
     pub fn can_prove(&self, condition: &Expr) -> bool {
         if let Some(v) = condition.as_int() {
             return v != 0;
+        }
+        // Iterator maps ask about constant extents often: fold those directly.
+        if let ExprKind::Binary(op, a, b) = condition.kind() {
+            if a.as_int().is_some() && b.as_int().is_some() {
+                if let Some(v) = build::try_fold(*op, a, b).and_then(|folded| folded.as_int()) {
+                    return v != 0;
+                }
+            }
         }
         self.simplify(condition).as_int().is_some_and(|v| v != 0)
     }
