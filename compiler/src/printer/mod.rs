@@ -126,12 +126,12 @@ pub(crate) enum Line {
     Nested(String, Vec<Line>),
 }
 
-fn to_doc(lines: &[Line]) -> pretty::RcDoc<'static, ()> {
+fn to_doc(lines: &[Line]) -> pretty::RcDoc<'_, ()> {
     use pretty::RcDoc;
     RcDoc::intersperse(
         lines.iter().map(|line| match line {
-            Line::Text(text) => RcDoc::text(text.clone()),
-            Line::Nested(head, body) => RcDoc::text(head.clone())
+            Line::Text(text) => RcDoc::text(text.as_str()),
+            Line::Nested(head, body) => RcDoc::text(head.as_str())
                 .append(RcDoc::text(":"))
                 .append(RcDoc::hardline().append(to_doc(body)).nest(4)),
         }),

@@ -5,21 +5,36 @@
 //! sibling loops may both print `i`. Names that are not Python identifiers
 //! (`threadIdx.x`) have their invalid characters replaced by `_`.
 
-use crate::ir::identity::{BufferMap, VarMap};
+use crate::ir::identity::{BufferMap, IdentityState, VarMap};
 use crate::ir::{Buffer, Var};
+use std::borrow::Cow;
 use std::collections::HashSet;
+use std::rc::Rc;
 
-/// The names defined so far, by scope.
+/// The names defined so far, by scope. A name is stored once and shared by
+/// the tables that refer to it: the printer defines a name per loop and block
+/// iterator, and printing after every schedule step does that thousands of times.
 #[derive(Default)]
 pub struct Names {
-    live: HashSet<String>,
-    vars: VarMap<String>,
-    buffers: BufferMap<String>,
-    scopes: Vec<Vec<String>>,
+    live: HashSet<Rc<str>, IdentityState>,
+    vars: VarMap<Rc<str>>,
+    buffers: BufferMap<Rc<str>>,
+    scopes: Vec<Vec<Rc<str>>>,
 }
 
 /// A name hint made into a Python identifier.
 pub fn sanitize(name: &str) -> String {
+    sanitized(name).into_owned()
+}
+
+/// [`sanitize`], borrowing a hint that is already an identifier.
+fn sanitized(name: &str) -> Cow<'_, str> {
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if valid {
+        return Cow::Borrowed(name);
+    }
     let mut out: String = name
         .chars()
         .map(|c| {
@@ -36,7 +51,7 @@ pub fn sanitize(name: &str) -> String {
     if out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
-    out
+    Cow::Owned(out)
 }
 
 impl Names {
@@ -62,14 +77,20 @@ impl Names {
         }
     }
 
-    fn fresh(&mut self, hint: &str) -> String {
-        let base = sanitize(hint);
-        let mut name = base.clone();
-        let mut counter = 1;
-        while self.live.contains(&name) {
-            name = format!("{base}_{counter}");
-            counter += 1;
-        }
+    fn fresh(&mut self, hint: &str) -> Rc<str> {
+        let base = sanitized(hint);
+        let name: Rc<str> = if self.live.contains(base.as_ref()) {
+            let mut counter = 1;
+            loop {
+                let candidate = format!("{base}_{counter}");
+                if !self.live.contains(candidate.as_str()) {
+                    break candidate.into();
+                }
+                counter += 1;
+            }
+        } else {
+            base.into()
+        };
         self.live.insert(name.clone());
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(name.clone());
@@ -80,30 +101,32 @@ impl Names {
     /// Defines a variable in the innermost scope and returns its printed name.
     pub fn define_var(&mut self, var: &Var) -> String {
         let name = self.fresh(var.name());
-        self.vars.insert(var.clone(), name.clone());
-        name
+        let printed = name.to_string();
+        self.vars.insert(var.clone(), name);
+        printed
     }
 
     /// Defines a buffer in the innermost scope and returns its printed name.
     pub fn define_buffer(&mut self, buffer: &Buffer) -> String {
         let name = self.fresh(buffer.name());
-        self.buffers.insert(buffer.clone(), name.clone());
-        name
+        let printed = name.to_string();
+        self.buffers.insert(buffer.clone(), name);
+        printed
     }
 
     /// Gives a variable a printed form without reserving a name (`A.data`).
     pub fn alias_var(&mut self, var: &Var, text: String) {
-        self.vars.insert(var.clone(), text);
+        self.vars.insert(var.clone(), text.into());
     }
 
     /// The printed name of a defined variable.
     pub fn var(&self, var: &Var) -> Option<&str> {
-        self.vars.get(var).map(String::as_str)
+        self.vars.get(var).map(|name| &**name)
     }
 
     /// The printed name of a defined buffer.
     pub fn buffer(&self, buffer: &Buffer) -> Option<&str> {
-        self.buffers.get(buffer).map(String::as_str)
+        self.buffers.get(buffer).map(|name| &**name)
     }
 
     /// True when the variable has a printed name.
