@@ -173,3 +173,35 @@ fn diff_of_renamed_programs_is_equal_and_of_changed_programs_points_at_both() {
         "{stderr}"
     );
 }
+
+#[test]
+fn bench_schedule_reports_only_what_it_measured() {
+    let output = run(&[
+        "bench",
+        "schedule",
+        "--iterations",
+        "2",
+        "--only",
+        "apply",
+        "compiler/benches/schedule/matmul_1024.tir",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("20 steps"), "{stdout}");
+    assert!(stdout.contains("us per step"), "{stdout}");
+    assert!(!stdout.contains("end to end"), "{stdout}");
+}
+
+#[test]
+fn bench_schedule_refuses_a_file_without_a_schedule() {
+    let path = scratch("no_schedule.tir", UNFORMATTED);
+    let output = run(&[
+        "bench",
+        "schedule",
+        "--iterations",
+        "1",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("schedule"));
+}

@@ -128,19 +128,26 @@ fn bench_schedule(args: ScheduleBenchArgs) -> u8 {
             }
         });
         println!("{name}: {} steps", run.steps.len());
-        println!(
-            "  apply:      {:9.1} us per trace, {:7.2} us per step",
-            micros(apply),
-            micros(apply) / steps
-        );
-        println!(
-            "  print:      {:9.1} us for the module after every step",
-            micros(print_each)
-        );
-        println!(
-            "  end to end: {:9.1} us (parse, apply, print after every step)",
-            micros(end_to_end)
-        );
+        // A measurement left out by `--only` is not reported.
+        if wanted(Measurement::Apply) {
+            println!(
+                "  apply:      {:9.1} us per trace, {:7.2} us per step",
+                micros(apply),
+                micros(apply) / steps
+            );
+        }
+        if wanted(Measurement::Print) {
+            println!(
+                "  print:      {:9.1} us for the module after every step",
+                micros(print_each)
+            );
+        }
+        if wanted(Measurement::EndToEnd) {
+            println!(
+                "  end to end: {:9.1} us (parse, apply, print after every step)",
+                micros(end_to_end)
+            );
+        }
     }
     EXIT_OK
 }
