@@ -37,6 +37,9 @@ from tvm_common import REPO, lower_to  # noqa: E402
 
 # TVM's pool may count physical cores only; give it every core, as tirc uses.
 os.environ.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))
+# TVM's idle workers spin before they sleep; on 2 cores that spinning took CPU
+# from the tirc runs timed right after TVM's (conv2d 1.9 ms instead of 1.4).
+os.environ.setdefault("TVM_THREAD_POOL_SPIN_COUNT", "0")
 
 import numpy as np  # noqa: E402
 import tvm  # noqa: E402
