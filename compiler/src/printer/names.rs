@@ -16,6 +16,7 @@ use std::rc::Rc;
 /// iterator, and printing after every schedule step does that thousands of times.
 #[derive(Default)]
 pub struct Names {
+    /// Names are short, so the identity hasher's byte-wise fallback is cheaper than SipHash.
     live: HashSet<Rc<str>, IdentityState>,
     vars: VarMap<Rc<str>>,
     buffers: BufferMap<Rc<str>>,
