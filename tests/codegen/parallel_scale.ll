@@ -41,7 +41,7 @@ body:                                             ; preds = %entry
   br label %for.i
 
 for.i:                                            ; preds = %for.end2, %body
-  %i = phi i32 [ %3, %body ], [ %16, %for.end2 ]
+  %i = phi i32 [ %3, %body ], [ %20, %for.end2 ]
   %5 = icmp slt i32 %i, %4
   br i1 %5, label %for.body, label %for.end
 
@@ -52,25 +52,29 @@ for.end:                                          ; preds = %for.i
   ret i32 0
 
 for.j:                                            ; preds = %for.body1, %for.body
-  %j = phi i32 [ 0, %for.body ], [ %15, %for.body1 ]
+  %j = phi i32 [ 0, %for.body ], [ %19, %for.body1 ]
   %6 = icmp slt i32 %j, 32
   br i1 %6, label %for.body1, label %for.end2
 
 for.body1:                                        ; preds = %for.j
-  %7 = mul nsw i32 %i, 32
-  %8 = add nsw i32 %7, %j
-  %9 = getelementptr inbounds float, float* %1, i32 %8
-  %10 = load float, float* %9, align 4
-  %11 = fmul float %10, %2
-  %12 = mul nsw i32 %i, 32
-  %13 = add nsw i32 %12, %j
-  %14 = getelementptr inbounds float, float* %0, i32 %13
-  store float %11, float* %14, align 4
-  %15 = add nsw i32 %j, 1
+  %7 = sext i32 %i to i64
+  %8 = mul nsw i64 %7, 32
+  %9 = sext i32 %j to i64
+  %10 = add nsw i64 %8, %9
+  %11 = getelementptr inbounds float, float* %1, i64 %10
+  %12 = load float, float* %11, align 4
+  %13 = fmul float %12, %2
+  %14 = sext i32 %i to i64
+  %15 = mul nsw i64 %14, 32
+  %16 = sext i32 %j to i64
+  %17 = add nsw i64 %15, %16
+  %18 = getelementptr inbounds float, float* %0, i64 %17
+  store float %13, float* %18, align 4
+  %19 = add nsw i32 %j, 1
   br label %for.j
 
 for.end2:                                         ; preds = %for.j
-  %16 = add nsw i32 %i, 1
+  %20 = add nsw i32 %i, 1
   br label %for.i
 }
 

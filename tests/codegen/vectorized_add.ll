@@ -12,25 +12,28 @@ body:                                             ; preds = %entry
   br label %for.i
 
 for.i:                                            ; preds = %for.body, %body
-  %i = phi i32 [ 0, %body ], [ %13, %for.body ]
+  %i = phi i32 [ 0, %body ], [ %16, %for.body ]
   %0 = icmp slt i32 %i, 8
   br i1 %0, label %for.body, label %for.end
 
 for.body:                                         ; preds = %for.i
-  %1 = mul nsw i32 %i, 8
-  %2 = getelementptr inbounds float, float* %B, i32 %1
-  %3 = bitcast float* %2 to <8 x float>*
-  %4 = load <8 x float>, <8 x float>* %3, align 32
-  %5 = mul nsw i32 %i, 8
-  %6 = getelementptr inbounds float, float* %A, i32 %5
-  %7 = bitcast float* %6 to <8 x float>*
-  %8 = load <8 x float>, <8 x float>* %7, align 32
-  %9 = call <8 x float> @llvm.fmuladd.v8f32(<8 x float> %4, <8 x float> <float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00>, <8 x float> %8)
-  %10 = mul nsw i32 %i, 8
-  %11 = getelementptr inbounds float, float* %C, i32 %10
-  %12 = bitcast float* %11 to <8 x float>*
-  store <8 x float> %9, <8 x float>* %12, align 32
-  %13 = add nsw i32 %i, 1
+  %1 = sext i32 %i to i64
+  %2 = mul nsw i64 %1, 8
+  %3 = getelementptr inbounds float, float* %B, i64 %2
+  %4 = bitcast float* %3 to <8 x float>*
+  %5 = load <8 x float>, <8 x float>* %4, align 32
+  %6 = sext i32 %i to i64
+  %7 = mul nsw i64 %6, 8
+  %8 = getelementptr inbounds float, float* %A, i64 %7
+  %9 = bitcast float* %8 to <8 x float>*
+  %10 = load <8 x float>, <8 x float>* %9, align 32
+  %11 = call <8 x float> @llvm.fmuladd.v8f32(<8 x float> %5, <8 x float> <float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00>, <8 x float> %10)
+  %12 = sext i32 %i to i64
+  %13 = mul nsw i64 %12, 8
+  %14 = getelementptr inbounds float, float* %C, i64 %13
+  %15 = bitcast float* %14 to <8 x float>*
+  store <8 x float> %11, <8 x float>* %15, align 32
+  %16 = add nsw i32 %i, 1
   br label %for.i
 
 for.end:                                          ; preds = %for.i
