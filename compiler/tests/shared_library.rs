@@ -67,6 +67,12 @@ fn compile_and_run(dir: &Path, library: &Path, program: &str) -> String {
     stdout
 }
 
+/// Runs `program` against `library`, which must print `ok`, then removes `dir`.
+fn expect_ok(dir: &Path, library: &Path, program: &str) {
+    assert_eq!(compile_and_run(dir, library, program).trim(), "ok");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn parallel_matmul_library_is_callable_from_c() {
     let dir = scratch("matmul");
@@ -114,8 +120,7 @@ int main(void) {
     return 0;
 }
 "#;
-    assert_eq!(compile_and_run(&dir, &library, program).trim(), "ok");
-    let _ = std::fs::remove_dir_all(&dir);
+    expect_ok(&dir, &library, program);
 }
 
 #[test]
@@ -157,6 +162,61 @@ int main(void) {
     return 0;
 }
 "#;
-    assert_eq!(compile_and_run(&dir, &library, program).trim(), "ok");
-    let _ = std::fs::remove_dir_all(&dir);
+    expect_ok(&dir, &library, program);
+}
+
+/// The conv2d example has a padding loop and a convolution loop, both
+/// parallel: `tirc build` compiles them on threads of their own into
+/// separate objects, which the library joins while exporting only the kernel.
+#[test]
+fn conv2d_compiled_in_parallel_units_links_and_computes() {
+    let dir = scratch("conv2d");
+    let library = dir.join("libconv.so");
+    tirc_build(&workspace().join("examples/conv2d_nchw.tir"), &library);
+    let symbols = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&library)
+        .output()
+        .expect("nm runs");
+    let exported: Vec<String> = String::from_utf8_lossy(&symbols.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(2).map(str::to_string))
+        .filter(|name| name.contains("conv2d"))
+        .collect();
+    assert_eq!(exported, ["conv2d_nchw_main"]);
+    let program = r#"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "libconv.h"
+
+int main(void) {
+    enum { C = 64, H = 56, W = 56 };
+    float *x = aligned_alloc(64, C * H * W * sizeof(float));
+    float *w = aligned_alloc(64, C * C * 9 * sizeof(float));
+    float *y = aligned_alloc(64, C * H * W * sizeof(float));
+    for (int i = 0; i < C * H * W; ++i) x[i] = (float)((i * 7) % 13) - 6.0f;
+    for (int i = 0; i < C * C * 9; ++i) w[i] = (float)((i * 5) % 11) - 5.0f;
+    if (conv2d_nchw_main(x, w, y) != 0) return 1;
+    /* Every seventh output, borders included, against a direct convolution. */
+    for (int o = 0; o < C * H * W; o += 7) {
+        int f = o / (H * W), row = o / W % H, col = o % W;
+        float sum = 0.0f;
+        for (int c = 0; c < C; ++c)
+            for (int dy = 0; dy < 3; ++dy)
+                for (int dx = 0; dx < 3; ++dx) {
+                    int r = row + dy - 1, q = col + dx - 1;
+                    if (r >= 0 && r < H && q >= 0 && q < W)
+                        sum += x[(c * H + r) * W + q] * w[((f * C + c) * 3 + dy) * 3 + dx];
+                }
+        if (fabsf(sum - y[o]) > 1e-2f) {
+            printf("mismatch at %d: %f vs %f\n", o, sum, y[o]);
+            return 1;
+        }
+    }
+    printf("ok\n");
+    return 0;
+}
+"#;
+    expect_ok(&dir, &library, program);
 }

@@ -50,7 +50,7 @@ pub fn run(args: BuildArgs) -> u8 {
     use super::run::{prepare_for_target, ScheduleChoice};
     use super::{emit_diagnostics, DiagnosticFormat, EXIT_DIAGNOSTICS, EXIT_OK};
     use crate::codegen::c_header::{c_identifier, write_header};
-    use crate::codegen::llvm::{generate_module, CodegenOptions};
+    use crate::codegen::llvm::{generate_unoptimized_module, CodegenOptions};
     use inkwell::context::Context;
 
     let choice = ScheduleChoice {
@@ -76,13 +76,20 @@ pub fn run(args: BuildArgs) -> u8 {
         packed_wrappers: false,
     };
     let context = Context::create();
-    let generated = match generate_module(&context, &prepared.lowered, &options) {
+    let mut generated = match generate_unoptimized_module(&context, &prepared.lowered, &options) {
         Ok(generated) => generated,
         Err(diagnostics) => {
             emit_diagnostics(&diagnostics, &prepared.sources, DiagnosticFormat::Text);
             return EXIT_DIAGNOSTICS;
         }
     };
+    // A shared library optimises its parts on threads of their own.
+    if !matches!(args.emit, EmitArg::So) {
+        if let Err(error) = generated.optimize() {
+            emit_diagnostics(&[*error.0], &prepared.sources, DiagnosticFormat::Text);
+            return EXIT_DIAGNOSTICS;
+        }
+    }
     let write = |bytes: &[u8]| {
         std::fs::write(&args.output, bytes)
             .map_err(|e| format!("cannot write {}: {e}", args.output.display()))

@@ -4,8 +4,10 @@
 //! the same static chunking as the JIT's pool).
 
 use super::context::CodegenError;
+use super::partition::{compile_units, partition_module};
 use super::LlvmModule;
-use inkwell::targets::FileType;
+use inkwell::module::Module;
+use inkwell::targets::{FileType, TargetMachine};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,15 +39,7 @@ impl LlvmModule<'_> {
             .target
             .target_machine()
             .map_err(CodegenError::internal)?;
-        let buffer = machine
-            .write_to_memory_buffer(&self.module, file_type)
-            .map_err(|e| {
-                CodegenError::internal(format!(
-                    "LLVM could not write machine code: {}",
-                    e.to_string_lossy()
-                ))
-            })?;
-        Ok(buffer.as_slice().to_vec())
+        machine_code(&self.module, &machine, file_type)
     }
 
     /// The module as assembly text.
@@ -58,10 +52,24 @@ impl LlvmModule<'_> {
         self.machine_code(FileType::Object)
     }
 
+    /// The module as objects: one when it is optimised already; else one
+    /// per unit of [`partition_module`], each optimised and compiled on a
+    /// thread of its own (up to the machine's parallelism).
+    pub fn to_objects(&mut self) -> Result<Vec<Vec<u8>>, CodegenError> {
+        if !self.optimized {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            if let Some(partition) = partition_module(&self.module, threads) {
+                return compile_units(&self.module, &partition, &self.target);
+            }
+            self.optimize()?;
+        }
+        Ok(vec![self.to_object()?])
+    }
+
     /// Links the module and the parallel runtime into the shared library
     /// `output` with the C compiler (`$CC`, else `cc`).
-    pub fn write_shared_library(&self, output: &Path) -> Result<(), String> {
-        let object = self.to_object().map_err(|e| e.0.message)?;
+    pub fn write_shared_library(&mut self, output: &Path) -> Result<(), String> {
+        let objects = self.to_objects().map_err(|e| e.0.message)?;
         let scratch = std::env::temp_dir().join(format!(
             "tirc-build-{}-{}",
             std::process::id(),
@@ -70,15 +78,20 @@ impl LlvmModule<'_> {
         std::fs::create_dir_all(&scratch)
             .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
         let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-        let object_path = scratch.join("kernels.o");
-        let result = std::fs::write(&object_path, object)
+        let object_paths: Vec<PathBuf> = (0..objects.len())
+            .map(|unit| scratch.join(format!("kernels{unit}.o")))
+            .collect();
+        let result = objects
+            .iter()
+            .zip(&object_paths)
+            .try_for_each(|(object, path)| std::fs::write(path, object))
             .map_err(|e| format!("cannot write to {}: {e}", scratch.display()))
             .and_then(|()| runtime_object(&compiler, &scratch))
             .and_then(|runtime| {
                 let mut link = Command::new(&compiler);
                 link.args(["-shared", "-fPIC", "-o"])
                     .arg(output)
-                    .arg(&object_path)
+                    .args(&object_paths)
                     .arg(&runtime)
                     .args(["-lm", "-lpthread"]);
                 run_compiler(&compiler, &mut link, &format!("link {}", output.display()))
@@ -86,6 +99,23 @@ impl LlvmModule<'_> {
         let _ = std::fs::remove_dir_all(&scratch);
         result
     }
+}
+
+/// `module` compiled by `machine` to assembly or an object.
+pub fn machine_code(
+    module: &Module<'_>,
+    machine: &TargetMachine,
+    file_type: FileType,
+) -> Result<Vec<u8>, CodegenError> {
+    let buffer = machine
+        .write_to_memory_buffer(module, file_type)
+        .map_err(|e| {
+            CodegenError::internal(format!(
+                "LLVM could not write machine code: {}",
+                e.to_string_lossy()
+            ))
+        })?;
+    Ok(buffer.as_slice().to_vec())
 }
 
 /// Runs the C compiler; its error output when it fails.

@@ -6,8 +6,9 @@
 //! Inside: [`target`] parses TVM target strings; [`context`] holds the state;
 //! [`types`], [`arith`], [`expr`], [`memory`], [`intrinsics`], [`stmt`] and
 //! [`parallel`] generate code per IR construct; [`function`] gives every
-//! kernel the C ABI of [`crate::codegen::signature`]; [`raw`] reaches the
-//! LLVM C API where inkwell does not.
+//! kernel the C ABI of [`crate::codegen::signature`]; [`partition`] splits a
+//! module so a shared library compiles on several threads; [`raw`] reaches
+//! the LLVM C API where inkwell does not.
 //!
 //! Another LLVM version is a cargo feature away (`llvmNN` next to `llvm14`
 //! in `compiler/Cargo.toml`): the code sticks to calls that LLVM 14 to 18
@@ -24,6 +25,7 @@ pub mod jit;
 pub mod memory;
 pub mod optimize;
 pub mod parallel;
+pub mod partition;
 mod raw;
 mod stmt;
 pub mod target;
@@ -66,14 +68,31 @@ impl CodegenOptions {
     }
 }
 
-/// A generated, verified and optimised LLVM module.
+/// A generated and verified LLVM module.
 pub struct LlvmModule<'ctx> {
     /// The LLVM module.
     pub module: Module<'ctx>,
     /// What each kernel became, in module order.
     pub kernels: Vec<GeneratedKernel>,
-    /// The target it was optimised for.
+    /// The target it is for.
     pub target: TargetSpec,
+    /// True once the optimisation pipeline has run over `module`.
+    pub optimized: bool,
+}
+
+impl LlvmModule<'_> {
+    /// Runs the target's optimisation pipeline over the module, once.
+    pub fn optimize(&mut self) -> Result<(), CodegenError> {
+        if !self.optimized && self.target.opt_level > 0 {
+            let machine = self
+                .target
+                .target_machine()
+                .map_err(CodegenError::internal)?;
+            optimize::optimize_module(&self.module, &machine, self.target.opt_level)?;
+        }
+        self.optimized = true;
+        Ok(())
+    }
 }
 
 /// The exported symbol of a function: its `global_symbol` (else its name)
@@ -90,6 +109,18 @@ pub fn exported_symbol(func: &PrimFunc, prefix: &str) -> String {
 /// and optimises it for the target. Every function that cannot be
 /// generated gives a diagnostic.
 pub fn generate_module<'ctx>(
+    context: &'ctx Context,
+    module: &IRModule,
+    options: &CodegenOptions,
+) -> Result<LlvmModule<'ctx>, Vec<Diagnostic>> {
+    let mut generated = generate_unoptimized_module(context, module, options)?;
+    generated.optimize().map_err(|error| vec![*error.0])?;
+    Ok(generated)
+}
+
+/// Like [`generate_module`], leaving the optimisation to the caller: a
+/// shared library optimises its parts on threads of their own.
+pub fn generate_unoptimized_module<'ctx>(
     context: &'ctx Context,
     module: &IRModule,
     options: &CodegenOptions,
@@ -122,13 +153,10 @@ pub fn generate_module<'ctx>(
         .target_machine()
         .map_err(|message| vec![*CodegenError::internal(message).0])?;
     llvm_module.set_data_layout(&machine.get_target_data().get_data_layout());
-    if options.target.opt_level > 0 {
-        optimize::optimize_module(&llvm_module, &machine, options.target.opt_level)
-            .map_err(|error| vec![*error.0])?;
-    }
     Ok(LlvmModule {
         module: llvm_module,
         kernels,
         target: options.target.clone(),
+        optimized: false,
     })
 }

@@ -1,14 +1,15 @@
 //! The few LLVM operations reached through the C API directly: opcode-generic
 //! arithmetic, casts and comparisons (one call serves scalars and vectors,
 //! where inkwell has one method per value kind), typed GEPs and loads that
-//! read the same on every LLVM version, and self-referential loop metadata,
-//! which inkwell cannot build.
+//! read the same on every LLVM version, self-referential loop metadata,
+//! which inkwell cannot build, and the use list of a function.
 
 use super::llvm_sys::core::{
     LLVMBuildBinOp, LLVMBuildCast, LLVMBuildFCmp, LLVMBuildICmp, LLVMBuildInBoundsGEP2,
-    LLVMBuildLoad2, LLVMBuildNSWAdd, LLVMBuildNSWMul, LLVMBuildNSWSub, LLVMGetMDKindIDInContext,
-    LLVMMDNodeInContext2, LLVMMDStringInContext2, LLVMMetadataAsValue, LLVMSetMetadata,
-    LLVMValueAsMetadata,
+    LLVMBuildLoad2, LLVMBuildNSWAdd, LLVMBuildNSWMul, LLVMBuildNSWSub, LLVMGetBasicBlockParent,
+    LLVMGetCalledValue, LLVMGetFirstUse, LLVMGetInstructionParent, LLVMGetMDKindIDInContext,
+    LLVMGetNextUse, LLVMGetUser, LLVMGetValueName2, LLVMIsACallInst, LLVMMDNodeInContext2,
+    LLVMMDStringInContext2, LLVMMetadataAsValue, LLVMSetMetadata, LLVMValueAsMetadata,
 };
 use super::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
 use super::llvm_sys::prelude::{LLVMMetadataRef, LLVMValueRef};
@@ -16,7 +17,9 @@ use super::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::types::{AsTypeRef, BasicTypeEnum};
-use inkwell::values::{AsValueRef, BasicValueEnum, InstructionValue, IntValue, PointerValue};
+use inkwell::values::{
+    AsValueRef, BasicValueEnum, FunctionValue, InstructionValue, IntValue, PointerValue,
+};
 
 pub use super::llvm_sys::LLVMRealPredicate as FloatPredicate;
 pub use super::llvm_sys::{LLVMIntPredicate as IntPredicate, LLVMOpcode as Opcode};
@@ -213,4 +216,47 @@ pub fn set_loop_metadata<'ctx>(
             LLVMMetadataAsValue(raw_context, loop_id),
         );
     }
+}
+
+/// How a function is used: the functions that call it directly, by name,
+/// and whether anything else refers to it (a pointer passed or stored).
+pub struct FunctionUses {
+    /// The names of the functions with a direct call to it.
+    pub callers: Vec<String>,
+    /// True when some use is not a direct call.
+    pub address_taken: bool,
+}
+
+/// The uses of `function` in its module.
+pub fn function_uses(function: FunctionValue<'_>) -> FunctionUses {
+    let value = function.as_value_ref();
+    let mut uses = FunctionUses {
+        callers: Vec::new(),
+        address_taken: false,
+    };
+    // SAFETY: walks the use list of a live function; users are live values
+    // of the same module, and a call in a function has a parent block.
+    unsafe {
+        let mut current = LLVMGetFirstUse(value);
+        while !current.is_null() {
+            let call = LLVMIsACallInst(LLVMGetUser(current));
+            let block = if call.is_null() || LLVMGetCalledValue(call) != value {
+                std::ptr::null_mut()
+            } else {
+                LLVMGetInstructionParent(call)
+            };
+            if block.is_null() {
+                uses.address_taken = true;
+            } else {
+                let caller = LLVMGetBasicBlockParent(block);
+                let mut length = 0;
+                let name = LLVMGetValueName2(caller, &mut length);
+                let name = std::slice::from_raw_parts(name.cast::<u8>(), length);
+                uses.callers
+                    .push(String::from_utf8_lossy(name).into_owned());
+            }
+            current = LLVMGetNextUse(current);
+        }
+    }
+    uses
 }
