@@ -157,3 +157,33 @@ fn externs_the_process_lacks_are_refused_and_those_it_has_are_called() {
     let output = run(&["run", present.to_str().unwrap()]);
     assert!(output.status.success(), "{}", text(&output.stderr));
 }
+
+/// GPU threads that synchronise cannot run as CPU loops: `tirc run` says
+/// why, at the bound loop, and exits 1.
+#[test]
+fn thread_bindings_with_a_barrier_are_refused_on_the_cpu() {
+    let dir = scratch("barrier");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let file = dir.join("barrier.tir");
+    std::fs::write(
+        &file,
+        r#"@T.prim_func
+def main(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32")):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(8, thread="threadIdx.x"):
+            B[bx * 8 + tx] = A[bx * 8 + tx]
+            T.tvm_storage_sync("shared")
+"#,
+    )
+    .expect("the program is written");
+    let output = run(&["run", file.to_str().expect("a UTF-8 path")]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("loop `bx` is bound to `blockIdx.x`")
+            && stderr.contains("wait for one another (`T.tvm_storage_sync`)")
+            && stderr.contains("barrier.tir:3:5"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

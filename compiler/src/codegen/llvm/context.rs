@@ -93,6 +93,10 @@ pub struct FunctionState<'ctx> {
     pub heap_allocations: Vec<PointerValue<'ctx>>,
     /// True inside the body of a parallel loop (nested ones run serially).
     pub in_parallel: bool,
+    /// The builtin by which the kernel's GPU threads wait for one another
+    /// (`tvm_storage_sync`, `tvm_thread_allreduce`), if it calls one: then
+    /// its thread bindings cannot run as CPU loops.
+    pub thread_collective: Option<&'static str>,
     /// True when distinct buffers never overlap (`tir.noalias`).
     pub noalias: bool,
 }

@@ -156,6 +156,7 @@ impl<'ctx> Codegen<'ctx> {
             known_multiples: Default::default(),
             heap_allocations: Vec::new(),
             in_parallel: false,
+            thread_collective: thread_collective(&func.body),
             noalias,
         });
         self.asserts.clear();
@@ -256,4 +257,18 @@ impl<'ctx> Codegen<'ctx> {
             .build_return(Some(&code.as_basic_value_enum()))?;
         Ok(())
     }
+}
+
+/// The builtin by which the threads of `body` wait for one another, if any.
+fn thread_collective(body: &crate::ir::Stmt) -> Option<&'static str> {
+    const COLLECTIVES: [&str; 2] = ["tvm_storage_sync", "tvm_thread_allreduce"];
+    let mut found = None;
+    crate::ir::visit::walk_exprs_in_stmt(body, &mut |expr| {
+        if let crate::ir::ExprKind::Call { op, .. } = expr.kind() {
+            if let Some(name) = COLLECTIVES.iter().find(|name| **name == op.name()) {
+                found = Some(*name);
+            }
+        }
+    });
+    found
 }

@@ -188,31 +188,47 @@ impl<'ctx> Codegen<'ctx> {
 
     fn emit_for(&mut self, for_loop: &For, span: Span) -> CodegenResult<()> {
         match for_loop.kind {
-            ForKind::ThreadBinding => Err(CodegenError::unsupported(
-                format!(
-                    "loop `{}` is bound to `{}`, a GPU thread axis; the CPU backend cannot run it (build for CUDA, or use `parallel` in the schedule)",
-                    for_loop.loop_var.name(),
-                    for_loop.thread.as_deref().unwrap_or("a thread")
-                ),
-                span,
-            )),
-            ForKind::Parallel if !self.current()?.in_parallel => self.emit_parallel_for(for_loop, span),
-            _ => {
-                let start = self.emit_expr(&for_loop.min)?;
-                let extent = self.emit_expr(&for_loop.extent)?;
-                let dtype = for_loop.loop_var.dtype();
-                let extent = self.cast(extent, for_loop.extent.dtype(), dtype, span)?;
-                let start = self.cast(start, for_loop.min.dtype(), dtype, span)?;
-                let end = self.binary(BinaryOp::Add, start, extent, dtype, span)?;
-                let properties: &[(&str, Option<u32>)] = match for_loop.kind {
-                    ForKind::Unrolled => &[("llvm.loop.unroll.full", None)],
-                    // Leftover vectorized loops are serial loops LLVM may vectorize.
-                    ForKind::Vectorized => &[("llvm.loop.vectorize.enable", Some(1))],
-                    _ => &[],
-                };
-                self.emit_serial_loop(for_loop, start, end, properties)
+            // GPU threads that never wait for one another run as CPU loops:
+            // thread blocks in parallel, the threads of a block in turn.
+            ForKind::ThreadBinding => {
+                let tag = for_loop.thread.as_deref().unwrap_or("a thread");
+                if let Some(collective) = self.current()?.thread_collective {
+                    return Err(CodegenError::unsupported(
+                        format!(
+                            "loop `{}` is bound to `{tag}`, and the kernel's threads wait for one another (`T.{collective}`); the CPU backend runs thread bindings as loops only when they do not (build for CUDA, or use `parallel` in the schedule)",
+                            for_loop.loop_var.name(),
+                        ),
+                        span,
+                    ));
+                }
+                if tag.starts_with("blockIdx") && !self.current()?.in_parallel {
+                    self.emit_parallel_for(for_loop, span)
+                } else {
+                    self.emit_counted_for(for_loop, span)
+                }
             }
+            ForKind::Parallel if !self.current()?.in_parallel => {
+                self.emit_parallel_for(for_loop, span)
+            }
+            _ => self.emit_counted_for(for_loop, span),
         }
+    }
+
+    /// A loop run by this thread: serial, unrolled or vectorized.
+    fn emit_counted_for(&mut self, for_loop: &For, span: Span) -> CodegenResult<()> {
+        let start = self.emit_expr(&for_loop.min)?;
+        let extent = self.emit_expr(&for_loop.extent)?;
+        let dtype = for_loop.loop_var.dtype();
+        let extent = self.cast(extent, for_loop.extent.dtype(), dtype, span)?;
+        let start = self.cast(start, for_loop.min.dtype(), dtype, span)?;
+        let end = self.binary(BinaryOp::Add, start, extent, dtype, span)?;
+        let properties: &[(&str, Option<u32>)] = match for_loop.kind {
+            ForKind::Unrolled => &[("llvm.loop.unroll.full", None)],
+            // Leftover vectorized loops are serial loops LLVM may vectorize.
+            ForKind::Vectorized => &[("llvm.loop.vectorize.enable", Some(1))],
+            _ => &[],
+        };
+        self.emit_serial_loop(for_loop, start, end, properties)
     }
 
     /// `for loop_var in [start, end): body` with the loop id `properties`.
