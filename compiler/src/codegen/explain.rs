@@ -33,16 +33,20 @@ def main(A: T.Buffer((16,), "float16"), B: T.Buffer((16,), "float32")):
         code: "E0602",
         title: "a construct the CPU backend cannot generate",
         text: r#"The LLVM backend compiles for the CPU. Loops bound to GPU threads
-(`T.thread_binding`), GPU intrinsics and tensor-core calls have no CPU
-meaning, so it refuses them rather than running them in some other order.
-Schedule the function for the CPU (`parallel`, `vectorize`) or build it for
-CUDA."#,
+(`T.thread_binding`) run as CPU loops, thread blocks in parallel and the
+threads of a block one after another, but only while no thread waits for
+another: a barrier (`T.tvm_storage_sync`) or a cross-thread reduction needs
+the threads to run together. Those, GPU intrinsics and tensor-core calls
+have no CPU meaning, so it refuses them rather than running them in some
+other order. Schedule the function for the CPU (`parallel`, `vectorize`)
+or build it for CUDA."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
     for i in T.thread_binding(256, thread="threadIdx.x"):
         with T.block("B"):
             vi = T.axis.spatial(256, i)
             B[vi] = A[vi] * T.float32(2.0)
+        T.tvm_storage_sync("shared")
 "#,
         right: r#"@T.prim_func
 def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):

@@ -14,8 +14,8 @@ use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
 
 /// Diagnostic codes of the LLVM backend.
 pub mod codes {
-    /// A construct the CPU backend cannot generate (thread bindings, GPU
-    /// intrinsics, float8, a function that still has blocks).
+    /// A construct the CPU backend cannot generate (threads that
+    /// synchronise, GPU intrinsics, float8, a function that still has blocks).
     pub const UNSUPPORTED: &str = "E0602";
     /// LLVM refused what tirc built: a bug in tirc, reported, not a panic.
     pub const INTERNAL: &str = "E0603";
