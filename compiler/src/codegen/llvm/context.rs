@@ -93,10 +93,6 @@ pub struct FunctionState<'ctx> {
     pub heap_allocations: Vec<PointerValue<'ctx>>,
     /// True inside the body of a parallel loop (nested ones run serially).
     pub in_parallel: bool,
-    /// The builtin by which the kernel's GPU threads wait for one another
-    /// (`tvm_storage_sync`, `tvm_thread_allreduce`), if it calls one: then
-    /// its thread bindings cannot run as CPU loops.
-    pub thread_collective: Option<&'static str>,
     /// True when distinct buffers never overlap (`tir.noalias`).
     pub noalias: bool,
 }
@@ -119,6 +115,10 @@ pub struct Codegen<'ctx> {
     pub kernel_symbol: String,
     /// How many parallel bodies the kernel has outlined so far.
     pub outlined_count: usize,
+    /// The builtin by which the kernel's GPU threads wait for one another
+    /// (`tvm_storage_sync`, `tvm_thread_allreduce`), if it calls one: then
+    /// its thread bindings cannot run as CPU loops.
+    pub thread_collective: Option<&'static str>,
 }
 
 impl<'ctx> Codegen<'ctx> {
@@ -136,6 +136,7 @@ impl<'ctx> Codegen<'ctx> {
             asserts: Vec::new(),
             kernel_symbol: String::new(),
             outlined_count: 0,
+            thread_collective: None,
         }
     }
 

@@ -156,12 +156,12 @@ impl<'ctx> Codegen<'ctx> {
             known_multiples: Default::default(),
             heap_allocations: Vec::new(),
             in_parallel: false,
-            thread_collective: thread_collective(&func.body),
             noalias,
         });
         self.asserts.clear();
         self.kernel_symbol = symbol.to_string();
         self.outlined_count = 0;
+        self.thread_collective = thread_collective(&func.body);
         let result = self.emit_stmt(&func.body);
         let finished = result.and_then(|()| {
             let zero = self.context.i32_type().const_zero();

@@ -219,7 +219,6 @@ impl<'ctx> Codegen<'ctx> {
                 .ok_or_else(|| CodegenError::internal("missing outlined parameter"))?;
             vars.insert(var.clone(), parameter);
         }
-        let thread_collective = self.current()?.thread_collective;
         let state = FunctionState {
             value: function,
             entry,
@@ -228,7 +227,6 @@ impl<'ctx> Codegen<'ctx> {
             known_multiples: known_multiples.clone(),
             heap_allocations: Vec::new(),
             in_parallel: true,
-            thread_collective,
             noalias,
         };
         let saved_state = self.function.replace(state);

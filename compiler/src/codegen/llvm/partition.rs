@@ -116,19 +116,11 @@ pub fn compile_units(
 ) -> CodegenResult<Vec<Vec<u8>>> {
     let bitcode = module.write_bitcode_to_memory();
     let bitcode = bitcode.as_slice();
-    let defined: Vec<String> = module
-        .get_functions()
-        .filter(|f| f.count_basic_blocks() > 0)
-        .map(|f| f.get_name().to_string_lossy().into_owned())
-        .collect();
     std::thread::scope(|scope| {
         let workers: Vec<_> = partition
             .units
             .iter()
-            .map(|unit| {
-                let defined = &defined;
-                scope.spawn(move || compile_unit(bitcode, defined, unit, &partition.shared, target))
-            })
+            .map(|unit| scope.spawn(move || compile_unit(bitcode, partition, unit, target)))
             .collect();
         workers
             .into_iter()
@@ -147,9 +139,8 @@ pub fn compile_units(
 /// declarations, optimised and compiled.
 fn compile_unit(
     bitcode: &[u8],
-    defined: &[String],
+    partition: &Partition,
     unit: &[String],
-    shared: &HashSet<String>,
     target: &TargetSpec,
 ) -> CodegenResult<Vec<u8>> {
     let context = Context::create();
@@ -161,7 +152,8 @@ fn compile_unit(
         ))
     })?;
     let mine: HashSet<&str> = unit.iter().map(String::as_str).collect();
-    for name in defined {
+    // The units hold every defined function between them.
+    for name in partition.units.iter().flatten() {
         let Some(function) = module.get_function(name) else {
             continue;
         };
@@ -176,7 +168,7 @@ fn compile_unit(
         let function = module
             .get_function(name)
             .ok_or_else(|| CodegenError::internal(format!("function `{name}` disappeared")))?;
-        if shared.contains(name) {
+        if partition.shared.contains(name) {
             function.set_linkage(Linkage::External);
             function
                 .as_global_value()

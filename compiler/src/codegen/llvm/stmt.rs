@@ -192,7 +192,7 @@ impl<'ctx> Codegen<'ctx> {
             // thread blocks in parallel, the threads of a block in turn.
             ForKind::ThreadBinding => {
                 let tag = for_loop.thread.as_deref().unwrap_or("a thread");
-                if let Some(collective) = self.current()?.thread_collective {
+                if let Some(collective) = self.thread_collective {
                     return Err(CodegenError::unsupported(
                         format!(
                             "loop `{}` is bound to `{tag}`, and the kernel's threads wait for one another (`T.{collective}`); the CPU backend runs thread bindings as loops only when they do not (build for CUDA, or use `parallel` in the schedule)",
