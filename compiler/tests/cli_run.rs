@@ -187,3 +187,43 @@ def main(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32")):
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every example passes `tirc run --check` as a newcomer runs it, with the
+/// reference `--check-with auto` picks (the interpreter, or the unscheduled
+/// program where the interpreter would take minutes).
+#[test]
+fn every_example_runs_and_passes_its_check() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&examples)
+        .expect("the examples directory")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "tir"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    // One process per example, all at once: most of the time is the
+    // interpreter, single-threaded, so two cores run two of them.
+    let children: Vec<_> = files
+        .iter()
+        .map(|file| {
+            let child = Command::new(env!("CARGO_BIN_EXE_tirc"))
+                .args(["run", "--check", "--threads", "1"])
+                .arg(file)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("tirc starts");
+            (file, child)
+        })
+        .collect();
+    for (file, child) in children {
+        let output = child.wait_with_output().expect("tirc finishes");
+        let stdout = text(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains(": ok"),
+            "{}: {stdout}{}",
+            file.display(),
+            text(&output.stderr)
+        );
+    }
+}
