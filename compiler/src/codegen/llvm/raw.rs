@@ -2,7 +2,8 @@
 //! arithmetic, casts and comparisons (one call serves scalars and vectors,
 //! where inkwell has one method per value kind), typed GEPs and loads that
 //! read the same on every LLVM version, self-referential loop metadata,
-//! which inkwell cannot build, and the use list of a function.
+//! which inkwell cannot build, the use list of a function, and LLVM's
+//! process-wide command-line options.
 
 use super::llvm_sys::core::{
     LLVMBuildBinOp, LLVMBuildCast, LLVMBuildFCmp, LLVMBuildICmp, LLVMBuildInBoundsGEP2,
@@ -259,4 +260,24 @@ pub fn function_uses(function: FunctionValue<'_>) -> FunctionUses {
         }
     }
     uses
+}
+
+/// Sets LLVM's process-wide command-line options (`-name=value`), as `opt`
+/// and `llc` read them. Call once, before any pass runs.
+pub fn set_llvm_options(options: &[&str]) {
+    let arguments: Vec<std::ffi::CString> = std::iter::once("tirc")
+        .chain(options.iter().copied())
+        .map(|option| std::ffi::CString::new(option).expect("an option without NUL bytes"))
+        .collect();
+    let pointers: Vec<*const std::os::raw::c_char> =
+        arguments.iter().map(|argument| argument.as_ptr()).collect();
+    // SAFETY: `pointers` holds `arguments.len()` NUL-terminated strings that
+    // outlive the call; LLVM copies what it keeps.
+    unsafe {
+        super::llvm_sys::support::LLVMParseCommandLineOptions(
+            pointers.len() as i32,
+            pointers.as_ptr(),
+            c"tirc".as_ptr(),
+        );
+    }
 }
