@@ -30,7 +30,7 @@ static INITIALIZE_TARGETS: Once = Once::new();
 /// loop buffer (512 micro-ops on Zen 3): a 16-lane vector loop was copied 64
 /// times, which made `tirc build` of the elementwise example take 90 ms
 /// instead of 60. At 128 such a loop is copied 16 times (TVM's LLVM copies
-/// it 8 times). Against 512 the examples build 7 to 30 ms faster; matmul and
+/// it 8 times). Against 512 the examples build 3 to 25 ms faster; matmul and
 /// layernorm run as fast, conv2d about 3% and softmax about 9% slower.
 const PARTIAL_UNROLLING_THRESHOLD: &str = "-partial-unrolling-threshold=128";
 
