@@ -83,7 +83,7 @@ pub struct LlvmModule<'ctx> {
 impl LlvmModule<'_> {
     /// Runs the target's optimisation pipeline over the module, once.
     pub fn optimize(&mut self) -> Result<(), CodegenError> {
-        if !self.optimized && self.target.opt_level > 0 {
+        if !self.optimized {
             let machine = self
                 .target
                 .target_machine()

@@ -7,18 +7,22 @@ use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::TargetMachine;
 
-/// Optimises `module` in place at `opt_level` (0 to 3).
+/// Optimises `module` in place at `opt_level` (1 to 3); level 0 leaves it
+/// as generated.
 pub fn optimize_module(
     module: &Module<'_>,
     machine: &TargetMachine,
     opt_level: u8,
 ) -> CodegenResult<()> {
+    if opt_level == 0 {
+        return Ok(());
+    }
     let options = PassBuilderOptions::create();
     let vectorize = opt_level >= 2;
     options.set_loop_vectorization(vectorize);
     options.set_loop_slp_vectorization(vectorize);
     options.set_loop_interleaving(vectorize);
-    options.set_loop_unrolling(opt_level >= 1);
+    options.set_loop_unrolling(true);
     let pipeline = format!("default<O{}>", opt_level.min(3));
     module
         .run_passes(&pipeline, machine, options)

@@ -176,9 +176,7 @@ fn compile_unit(
         }
     }
     let machine = target.target_machine().map_err(CodegenError::internal)?;
-    if target.opt_level > 0 {
-        optimize_module(&module, &machine, target.opt_level)?;
-    }
+    optimize_module(&module, &machine, target.opt_level)?;
     machine_code(&module, &machine, FileType::Object)
 }
 
