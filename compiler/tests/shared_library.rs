@@ -34,20 +34,24 @@ fn tirc_build(input: &Path, output: &Path) {
 }
 
 fn compile_and_run(dir: &Path, library: &Path, program: &str) -> String {
+    compile_and_run_linking(dir, &[library.as_os_str(), "-lm".as_ref()], program)
+}
+
+/// Compiles `program` with `link` (libraries and flags) and runs it; its output.
+fn compile_and_run_linking(dir: &Path, link: &[&std::ffi::OsStr], program: &str) -> String {
     let source = dir.join("main.c");
     std::fs::write(&source, program).expect("the C program is written");
     let executable = dir.join("main");
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let compiled = Command::new(&compiler)
-        .arg("-std=c11")
+        .arg("-std=gnu11")
         .arg("-I")
         .arg(dir)
         .arg(&source)
-        .arg(library)
+        .args(link)
         .arg(format!("-Wl,-rpath,{}", dir.display()))
         .arg("-o")
         .arg(&executable)
-        .arg("-lm")
         .output()
         .expect("the C compiler runs");
     assert!(
@@ -219,4 +223,104 @@ int main(void) {
 }
 "#;
     expect_ok(&dir, &library, program);
+}
+
+/// The library's parallel loops run on a pool that outlives a call: its
+/// workers are still there between calls, calls from two threads at once
+/// take turns and both compute, and unloading the library stops and joins
+/// the workers, so nothing runs code that is no longer mapped.
+#[test]
+fn parallel_pool_persists_across_calls_serves_threads_and_stops_on_unload() {
+    let dir = scratch("pool");
+    let library = dir.join("libmatmul_128_tiled.so");
+    tirc_build(
+        &workspace().join("tests/run/matmul_128_tiled.tir"),
+        &library,
+    );
+    let program = format!(
+        r#"
+#include <dirent.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum {{ N = 128, CALLS = 40 }};
+typedef int32_t (*kernel_t)(float *, float *, float *);
+static kernel_t kernel;
+static float *a, *b, *expected;
+
+static int threads_now(void) {{
+    int count = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *entry;
+    while ((entry = readdir(tasks)) != NULL) count += entry->d_name[0] != '.';
+    closedir(tasks);
+    return count;
+}}
+
+static void *caller(void *unused) {{
+    (void)unused;
+    float *c = aligned_alloc(64, N * N * sizeof(float));
+    for (int call = 0; call < CALLS; ++call) {{
+        for (int i = 0; i < N * N; ++i) c[i] = -1.0f;
+        if (kernel(a, b, c) != 0) return "the kernel failed";
+        for (int i = 0; i < N * N; ++i)
+            if (fabsf(c[i] - expected[i]) > 1e-3f) return "a result differs";
+    }}
+    free(c);
+    return NULL;
+}}
+
+int main(void) {{
+    setenv("TIRC_NUM_THREADS", "3", 1);
+    a = aligned_alloc(64, N * N * sizeof(float));
+    b = aligned_alloc(64, N * N * sizeof(float));
+    expected = malloc(N * N * sizeof(float));
+    for (int i = 0; i < N * N; ++i) {{
+        a[i] = (float)((i * 7) % 13) - 6.0f;
+        b[i] = (float)((i * 5) % 11) - 5.0f;
+    }}
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {{
+            float sum = 0.0f;
+            for (int k = 0; k < N; ++k) sum += a[i * N + k] * b[k * N + j];
+            expected[i * N + j] = sum;
+        }}
+    for (int load = 0; load < 2; ++load) {{
+        void *library = dlopen("{library}", RTLD_NOW | RTLD_LOCAL);
+        if (library == NULL) {{ printf("dlopen: %s\n", dlerror()); return 1; }}
+        kernel = (kernel_t)dlsym(library, "matmul_128_tiled_main");
+        const char *failed = caller(NULL);
+        if (failed != NULL) {{ printf("%s\n", failed); return 1; }}
+        /* The caller and two workers. */
+        if (threads_now() != 3) {{ printf("%d threads after a call\n", threads_now()); return 1; }}
+        pthread_t first, second;
+        void *first_failed, *second_failed;
+        pthread_create(&first, NULL, caller, NULL);
+        pthread_create(&second, NULL, caller, NULL);
+        pthread_join(first, &first_failed);
+        pthread_join(second, &second_failed);
+        if (first_failed != NULL || second_failed != NULL) {{
+            printf("%s\n", first_failed != NULL ? (char *)first_failed : (char *)second_failed);
+            return 1;
+        }}
+        dlclose(library);
+        if (threads_now() != 1) {{ printf("%d threads after unloading\n", threads_now()); return 1; }}
+    }}
+    printf("ok\n");
+    return 0;
+}}
+"#,
+        library = library.display()
+    );
+    let output = compile_and_run_linking(
+        &dir,
+        &["-lm".as_ref(), "-lpthread".as_ref(), "-ldl".as_ref()],
+        &program,
+    );
+    assert_eq!(output.trim(), "ok");
+    let _ = std::fs::remove_dir_all(&dir);
 }
