@@ -9,13 +9,17 @@ section) this script
 2. times `tvm.compile(scheduled, target={"kind": "llvm", "mcpu": <host>})`
    plus `export_library` (a shared library, as `tirc build --emit so`
    writes) against `tirc build --emit so`, alternating, fastest of
-   --build-runs each; then the compiled function (median of --runs calls
-   after a warm-up) with TVM_NUM_THREADS set to every core, as tirc uses;
-3. times `tirc run --bench` on the example itself
+   --build-runs each;
+3. times TVM's compiled function and the function in tirc's shared library
+   (loaded with ctypes) in this process, on the same arrays, alternating
+   blocks of calls (median of --runs calls each, after a warm-up), with
+   TVM_NUM_THREADS and TIRC_NUM_THREADS set to every core: the comparison of
+   generated code that the tirc/TVM column reports;
+4. times `tirc run --bench` on the example itself
    (tirc's own schedule, lowering and LLVM code), and `tirc run --bench` on
    the module TVM lowered (up to CommonSubexprElim, as tests/run/ does), which
    separates tirc's lowering from its code generation;
-4. times numpy on the same computation where it has one (matmul).
+5. times numpy on the same computation where it has one (matmul).
 
 Run from the repository root after `cargo build --release -p tirc`:
 
@@ -25,6 +29,7 @@ Run from the repository root after `cargo build --release -p tirc`:
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import subprocess
@@ -117,12 +122,23 @@ def main() -> int:
         arrays = random_args(prim)
         tensors = [tvm.runtime.tensor(a, dev) for a in arrays]
         function = lib["main"]
+        # tirc's library works on the memory of TVM's tensors (64-byte
+        # aligned), so both read the same pages; the header names the entry
+        # `<file stem>_main` and takes one pointer per buffer parameter.
+        tirc_function = getattr(ctypes.CDLL(os.path.join(scratch, name + ".so")), name + "_main")
+        pointers = [ctypes.c_void_p(np.from_dlpack(t).ctypes.data) for t in tensors]
         function(*tensors)
-        tvm_times = []
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            function(*tensors)
-            tvm_times.append((time.perf_counter() - start) * 1e3)
+        if tirc_function(*pointers) != 0:
+            raise RuntimeError(f"{name}: tirc's library reported a failed assertion")
+        tvm_times, tirc_so_times = [], []
+        block = 5
+        while len(tvm_times) < args.runs:
+            for call, times in ((lambda: function(*tensors), tvm_times),
+                                (lambda: tirc_function(*pointers), tirc_so_times)):
+                for _ in range(block):
+                    start = time.perf_counter()
+                    call()
+                    times.append((time.perf_counter() - start) * 1e3)
 
         bench = [args.tirc, "run", "--bench", str(args.runs), "--json"]
         tirc = json.loads(subprocess.run(bench + [path], check=True, capture_output=True, text=True).stdout)
@@ -144,25 +160,27 @@ def main() -> int:
             "example": name,
             "gflop": flops / 1e9,
             "tirc_ms": tirc["median_ms"],
+            "tirc_so_ms": median(tirc_so_times),
             "tirc_on_tvm_lowered_ms": on_tvm_lowered["median_ms"],
             "tvm_ms": median(tvm_times),
             "numpy_ms": numpy_ms,
-            "tirc_gflops": flops / tirc["median_ms"] / 1e6,
+            "tirc_gflops": flops / median(tirc_so_times) / 1e6,
             "tvm_gflops": flops / median(tvm_times) / 1e6,
             "numpy_gflops": flops / numpy_ms / 1e6 if numpy_ms else None,
             "tirc_build_s": tirc_build_s,
             "tvm_build_s": tvm_build_s,
         })
     print(f"host CPU {cpu}, {os.cpu_count()} cores, median of {args.runs} runs")
-    print(f"{'example':20} {'GFLOP':>7} {'tirc ms':>9} {'TVM ms':>9} {'numpy ms':>9} "
+    print("tirc .so and TVM: in this process, alternating; tirc run: the JIT in its own process")
+    print(f"{'example':20} {'GFLOP':>7} {'tirc .so ms':>11} {'TVM ms':>9} {'tirc run ms':>11} {'numpy ms':>9} "
           f"{'tirc GF/s':>10} {'TVM GF/s':>9} {'np GF/s':>8} {'tirc/TVM':>9} {'tirc/np':>8} {'tirc(TVM-lowered) ms':>21} "
           f"{'build tirc s':>12} {'build TVM s':>11}")
     for r in rows:
         numpy_ms = f"{r['numpy_ms']:9.3f}" if r["numpy_ms"] else f"{'-':>9}"
         numpy_gf = f"{r['numpy_gflops']:8.1f}" if r["numpy_gflops"] else f"{'-':>8}"
-        print(f"{r['example']:20} {r['gflop']:7.3f} {r['tirc_ms']:9.3f} {r['tvm_ms']:9.3f} {numpy_ms} "
-              f"{r['tirc_gflops']:10.1f} {r['tvm_gflops']:9.1f} {numpy_gf} {r['tvm_ms'] / r['tirc_ms']:9.2f} "
-              f"{(r['numpy_ms'] / r['tirc_ms']) if r['numpy_ms'] else float('nan'):8.2f} {r['tirc_on_tvm_lowered_ms']:21.3f} "
+        print(f"{r['example']:20} {r['gflop']:7.3f} {r['tirc_so_ms']:11.3f} {r['tvm_ms']:9.3f} {r['tirc_ms']:11.3f} {numpy_ms} "
+              f"{r['tirc_gflops']:10.1f} {r['tvm_gflops']:9.1f} {numpy_gf} {r['tvm_ms'] / r['tirc_so_ms']:9.2f} "
+              f"{(r['numpy_ms'] / r['tirc_so_ms']) if r['numpy_ms'] else float('nan'):8.2f} {r['tirc_on_tvm_lowered_ms']:21.3f} "
               f"{r['tirc_build_s']:12.3f} {r['tvm_build_s']:11.3f}")
     print(json.dumps(rows))
     return 0
