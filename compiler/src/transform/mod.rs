@@ -34,6 +34,9 @@
 //!   with a flat buffer, placed at the innermost loop or block that covers
 //!   every use, and shrunk to the region actually used. An allocation under a
 //!   parallel loop is private to each iteration. Nothing else allocates.
+//!   Buffers allocated at the same place whose lifetimes do not overlap
+//!   share storage: the later one is a `DeclBuffer` on the earlier one's
+//!   data (`T.decl_buffer(..., data=T_mul.data)`).
 //! - **Loops.** Vectorized loops whose body can be expressed on vectors became
 //!   `Ramp`/`Broadcast` expressions (vector loads and stores use a `Ramp`
 //!   index; scalars are broadcast). A vectorized loop that cannot (a loop-
@@ -79,6 +82,7 @@ pub mod lower_intrin;
 pub mod lower_match_buffer;
 pub mod lower_opaque_block;
 pub mod plan_buffer_allocation;
+pub mod reuse_storage;
 pub mod simplify;
 mod support;
 #[cfg(test)]
@@ -196,6 +200,11 @@ pub const PIPELINE: &[Pass] = &[
         name: "lower-intrin",
         summary: "floordiv/floormod and math builtins lowered to what the back end implements",
         run: lower_intrin::lower_intrin,
+    },
+    Pass {
+        name: "reuse-storage",
+        summary: "buffers allocated together whose lifetimes do not overlap share storage",
+        run: reuse_storage::reuse_storage,
     },
 ];
 

@@ -369,4 +369,152 @@ for i, j, k in T.grid(4, 4, 8):
     );
 }
 
+#[test]
+fn a_buffer_written_elementwise_from_the_last_reads_of_another_takes_its_storage() {
+    // X's last reads and Y's writes are one elementwise statement (the second
+    // one a vector store), and Z follows Y the same way: all three share X's storage.
+    check(
+        &["reuse-storage"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    X = T.decl_buffer((64,))
+    Y = T.decl_buffer((64,))
+    Z = T.decl_buffer((64,))
+    for i in range(64):
+        X[i] = A[i] * T.float32(2.0)
+    for i in T.parallel(16):
+        Y[i * 4:i * 4 + 4] = X[T.Ramp(i * 4, 1, 4)] + X[T.Ramp(i * 4, 1, 4)]
+    for i in range(64):
+        Z[i] = T.max(Y[i], T.float32(0.0))
+    for i in range(64):
+        C[i] = Z[i]
+"#,
+        r#"
+X = T.decl_buffer((64,))
+Y = T.decl_buffer((64,), data=X.data)
+Z = T.decl_buffer((64,), data=X.data)
+for i in range(64):
+    X[i] = A[i] * T.float32(2.0)
+for i in T.parallel(16):
+    Y[i * 4:i * 4 + 4] = X[T.Ramp(i * 4, 1, 4)] + X[T.Ramp(i * 4, 1, 4)]
+for i in range(64):
+    Z[i] = T.max(Y[i], T.float32(0.0))
+for i in range(64):
+    C[i] = Z[i]"#,
+    );
+}
+
+#[test]
+fn a_buffer_first_used_after_another_is_dead_takes_its_storage() {
+    check(
+        &["reuse-storage"],
+        r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "float32")):
+    X = T.decl_buffer((64,))
+    Y = T.decl_buffer((64,))
+    for i in range(64):
+        X[i] = A[i] * T.float32(2.0)
+    for i in range(64):
+        C[63 - i] = X[i]
+    for i in range(64):
+        Y[63 - i] = A[i] * T.float32(3.0)
+    for i in range(64):
+        D[i] = Y[i]
+"#,
+        r#"
+X = T.decl_buffer((64,))
+Y = T.decl_buffer((64,), data=X.data)
+for i in range(64):
+    X[i] = A[i] * T.float32(2.0)
+for i in range(64):
+    C[63 - i] = X[i]
+for i in range(64):
+    Y[63 - i] = A[i] * T.float32(3.0)
+for i in range(64):
+    D[i] = Y[i]"#,
+    );
+}
+
+#[test]
+fn storage_is_not_shared_where_a_read_could_see_an_overwritten_element() {
+    let cases = [
+        // Y[i] is written from X[i + 1]: X[i + 1] is gone when i + 1's turn comes.
+        "Y[i] = X[(i + 1) % 64]",
+        // Every Y[i] is written twice, the second time from an X[i] already overwritten.
+        "for r in range(2):\n            Y[i] = X[i] + T.float32(1.0)",
+        // X is read again after Y is written.
+        "Y[i] = X[i]\n    for i in range(64):\n        C[i] = X[i] + Y[i]",
+        // X is read outside the store to Y.
+        "C[i] = X[i]\n        Y[i] = X[i]",
+        // Y is read before all of it is written.
+        "Y[i] = X[i] + Y[63 - i]",
+    ];
+    let program_with = |case: &str| {
+        format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    X = T.decl_buffer((64,))
+    Y = T.decl_buffer((64,))
+    for i in range(64):
+        X[i] = A[i]
+    for i in range(64):
+        {case}
+    for i in range(64):
+        C[i] = Y[i]
+"#
+        )
+    };
+    // The same program written elementwise shares.
+    let control = run_passes(
+        &["reuse-storage"],
+        &program_with("Y[i] = X[i] + T.float32(1.0)"),
+    );
+    assert!(body_text(&control.expect("the pass runs")).contains("data=X.data"));
+    for case in cases {
+        let func = run_passes(&["reuse-storage"], &program_with(case)).expect("the pass runs");
+        assert!(
+            !body_text(&func).contains("data=X.data"),
+            "shared storage for `{case}`:\n{}",
+            body_text(&func)
+        );
+    }
+}
+
+#[test]
+fn storage_is_shared_only_between_buffers_of_one_dtype_and_size() {
+    for (y, store, load) in [
+        (
+            "(64,), \"int32\"",
+            "T.Cast(\"int32\", A[i])",
+            "T.Cast(\"float32\", Y[i])",
+        ),
+        ("(32,)", "A[i]", "Y[i]"),
+    ] {
+        let program = format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    X = T.decl_buffer((64,))
+    Y = T.decl_buffer({y})
+    for i in range(64):
+        X[i] = A[i]
+    for i in range(32):
+        C[i] = X[i]
+    for i in range(32):
+        Y[i] = {store}
+    for i in range(32):
+        C[i] = {load}
+"#
+        );
+        let func = run_passes(&["reuse-storage"], &program).expect("the pass runs");
+        assert!(
+            !body_text(&func).contains("data=X.data"),
+            "X and a {y} share"
+        );
+    }
+}
+
 use crate::ir::StmtKind;
