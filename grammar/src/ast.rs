@@ -44,6 +44,45 @@ impl fmt::Debug for Span {
     }
 }
 
+/// The value of an integer literal, up to `u128::MAX`.
+///
+/// Kept as two halves rather than a `u128`, whose 16-byte alignment would
+/// widen every token and expression, and with them every slot of the
+/// parser's stack, which is copied on each shift and reduction.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct IntValue {
+    low: u64,
+    high: u64,
+}
+
+impl IntValue {
+    /// The value.
+    pub fn get(self) -> u128 {
+        (u128::from(self.high) << 64) | u128::from(self.low)
+    }
+}
+
+impl From<u128> for IntValue {
+    fn from(value: u128) -> IntValue {
+        IntValue {
+            low: value as u64,
+            high: (value >> 64) as u64,
+        }
+    }
+}
+
+impl fmt::Debug for IntValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.get())
+    }
+}
+
+impl fmt::Display for IntValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.get())
+    }
+}
+
 /// A name as written, with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ident {
@@ -235,7 +274,7 @@ pub enum ExprKind {
     /// A name such as `vi` or `T`.
     Name(String),
     /// An integer literal. Python integers are unbounded; values past `u128` are a lexer error.
-    Int(u128),
+    Int(IntValue),
     /// A float literal.
     Float(f64),
     /// A string literal with escapes resolved; adjacent literals are concatenated.

@@ -5,6 +5,7 @@
 //! only place that builds owned text. Bad input becomes a [`LexError`] with a
 //! span; the lexer never panics.
 
+use crate::ast::IntValue;
 use logos::{Lexer, Logos};
 
 /// Why a piece of source text is not a token.
@@ -68,7 +69,7 @@ pub enum Tok<'source> {
     #[regex(r"0[xX](_?[0-9a-fA-F])+", |lex| integer_value(&lex.slice()[2..], 16))]
     #[regex(r"0[oO](_?[0-7])+", |lex| integer_value(&lex.slice()[2..], 8))]
     #[regex(r"0[bB](_?[01])+", |lex| integer_value(&lex.slice()[2..], 2))]
-    Int(u128),
+    Int(IntValue),
     /// A float literal with its value.
     #[regex(r"[0-9](_?[0-9])*\.([0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?", |lex| float_value(lex.slice()))]
     #[regex(r"\.[0-9](_?[0-9])*([eE][+-]?[0-9](_?[0-9])*)?", |lex| float_value(lex.slice()))]
@@ -430,7 +431,7 @@ fn stray_backslash<'source>(_: &mut Lexer<'source, Tok<'source>>) -> Result<(), 
 
 /// The value of an integer literal's digits (underscores allowed) in `radix`, or an
 /// error when it does not fit in `u128`. Works on the slice so that no string is built.
-fn integer_value(digits: &str, radix: u32) -> Result<u128, LexError> {
+fn integer_value(digits: &str, radix: u32) -> Result<IntValue, LexError> {
     let mut value: u128 = 0;
     for byte in digits.bytes() {
         if byte == b'_' {
@@ -444,7 +445,7 @@ fn integer_value(digits: &str, radix: u32) -> Result<u128, LexError> {
             .and_then(|shifted| shifted.checked_add(digit as u128))
             .ok_or(LexError::IntegerTooLarge)?;
     }
-    Ok(value)
+    Ok(value.into())
 }
 
 /// The value of a float literal; underscores are removed first, which allocates only
@@ -698,17 +699,17 @@ mod tests {
 
     #[test]
     fn integers() {
-        assert_eq!(single("0"), Ok(Tok::Int(0)));
-        assert_eq!(single("128"), Ok(Tok::Int(128)));
-        assert_eq!(single("1_000"), Ok(Tok::Int(1000)));
-        assert_eq!(single("0x1F"), Ok(Tok::Int(31)));
-        assert_eq!(single("0XfF"), Ok(Tok::Int(255)));
-        assert_eq!(single("0o17"), Ok(Tok::Int(15)));
-        assert_eq!(single("0b1010"), Ok(Tok::Int(10)));
-        assert_eq!(single("0b_1010"), Ok(Tok::Int(10)));
+        assert_eq!(single("0"), Ok(Tok::Int(IntValue::from(0))));
+        assert_eq!(single("128"), Ok(Tok::Int(IntValue::from(128))));
+        assert_eq!(single("1_000"), Ok(Tok::Int(IntValue::from(1000))));
+        assert_eq!(single("0x1F"), Ok(Tok::Int(IntValue::from(31))));
+        assert_eq!(single("0XfF"), Ok(Tok::Int(IntValue::from(255))));
+        assert_eq!(single("0o17"), Ok(Tok::Int(IntValue::from(15))));
+        assert_eq!(single("0b1010"), Ok(Tok::Int(IntValue::from(10))));
+        assert_eq!(single("0b_1010"), Ok(Tok::Int(IntValue::from(10))));
         assert_eq!(
             single("340282366920938463463374607431768211455"),
-            Ok(Tok::Int(u128::MAX))
+            Ok(Tok::Int(IntValue::from(u128::MAX)))
         );
         assert_eq!(
             single("340282366920938463463374607431768211456"),

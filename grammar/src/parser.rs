@@ -77,8 +77,8 @@ impl<'source> Suite<'source> {
 pub enum Argument {
     /// `value` or `*value`.
     Positional(Expr),
-    /// `name=value`.
-    Keyword(Keyword),
+    /// `name=value` (boxed: it is the largest symbol on the parser's stack otherwise).
+    Keyword(Box<Keyword>),
 }
 
 impl<'source> ParseContext<'source> {
@@ -218,7 +218,7 @@ impl<'source> ParseContext<'source> {
                 }
                 arguments.0.push(value);
             }
-            Argument::Keyword(keyword) => arguments.1.push(keyword),
+            Argument::Keyword(keyword) => arguments.1.push(*keyword),
         }
         arguments
     }

@@ -13,7 +13,7 @@ impl Lowerer {
     pub(crate) fn eval(&mut self, expr: &ast::Expr) -> Value {
         match &expr.kind {
             ast::ExprKind::Name(name) => self.eval_name(name, expr.span),
-            ast::ExprKind::Int(v) => match i128::try_from(*v) {
+            ast::ExprKind::Int(v) => match i128::try_from(v.get()) {
                 Ok(v) => Value::Int(v),
                 Err(_) => {
                     self.error(

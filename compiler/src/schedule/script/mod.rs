@@ -216,7 +216,7 @@ impl Interpreter<'_> {
                 });
                 diagnostic.into()
             }),
-            ast::ExprKind::Int(value) => i64::try_from(*value)
+            ast::ExprKind::Int(value) => i64::try_from(value.get())
                 .map(Value::Int)
                 .map_err(|_| self.error(codes::BAD_ARGUMENTS, "integer too large", expr.span)),
             ast::ExprKind::Float(value) => Ok(Value::Float(*value)),
