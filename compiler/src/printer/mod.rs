@@ -1,6 +1,6 @@
 //! The printer: IR to TVMScript text, line for line as TVM 0.27 prints it.
 //!
-//! IR → lines (this module's [`Line`] tree, where sugar such as `T.grid` and
+//! IR → lines (this module's `Line` tree, where sugar such as `T.grid` and
 //! `T.axis.remap` is chosen) → a `pretty` document → text. Expressions are
 //! printed straight to strings with TVM's precedence rules; statements become
 //! lines nested under their headers.

@@ -4,10 +4,10 @@
 //! ([`emit`]).
 //!
 //! Inside: [`target`] parses TVM target strings; [`context`] holds the state;
-//! [`types`], [`arith`], [`expr`], [`memory`], [`intrinsics`], [`stmt`] and
+//! `types`, `arith`, `expr`, [`memory`], `intrinsics`, `stmt` and
 //! [`parallel`] generate code per IR construct; [`function`] gives every
 //! kernel the C ABI of [`crate::codegen::signature`]; [`partition`] splits a
-//! module so a shared library compiles on several threads; [`raw`] reaches
+//! module so a shared library compiles on several threads; `raw` reaches
 //! the LLVM C API where inkwell does not.
 //!
 //! Another LLVM version is a cargo feature away (`llvmNN` next to `llvm14`
