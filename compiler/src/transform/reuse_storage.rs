@@ -10,6 +10,11 @@
 //! takes over becomes a `DeclBuffer` on the other's data; the pair must
 //! agree on dtype, scope, alignment and constant size. A buffer whose data
 //! pointer is used other than by loads and stores is left alone.
+//!
+//! Under GPU threads (a `thread_extent` or a thread-bound loop) only
+//! thread-local buffers are planned: threads run the statements without
+//! waiting for one another, so one thread could still read a buffer that
+//! another has already overwritten with its successor.
 
 use super::LowerOptions;
 use crate::arith::iter_map::{detect_iter_map, IterMapLevel};
@@ -19,8 +24,8 @@ use crate::ir::mutate::{mutate_stmt_children, Mutator};
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
 use crate::ir::{
-    Buffer, BufferNode, DataType, Expr, ExprKind, PrimFunc, Range, Stmt, StmtKind, Var, VarMap,
-    VarSet,
+    Buffer, BufferNode, DataType, Expr, ExprKind, ForKind, PrimFunc, Range, Stmt, StmtKind, Var,
+    VarMap, VarSet,
 };
 use crate::source::Span;
 
@@ -29,21 +34,32 @@ pub fn reuse_storage(
     func: &PrimFunc,
     _options: &LowerOptions,
 ) -> Result<PrimFunc, Vec<Diagnostic>> {
-    let body = Planner.mutate_stmt(&func.body);
+    let body = Planner::default().mutate_stmt(&func.body);
     Ok(PrimFunc {
         body,
         ..func.clone()
     })
 }
 
-struct Planner;
+/// Plans every run of allocations; `thread_depth` counts the GPU thread
+/// scopes (launches and thread-bound loops) around the current statement.
+#[derive(Default)]
+struct Planner {
+    thread_depth: usize,
+}
 
 impl Mutator for Planner {
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
-        if matches!(stmt.kind(), StmtKind::AllocBuffer { .. }) {
-            return self.plan_allocations(stmt);
-        }
-        mutate_stmt_children(self, stmt)
+        let launches_threads = match stmt.kind() {
+            StmtKind::AllocBuffer { .. } => return self.plan_allocations(stmt),
+            StmtKind::AttrStmt(attr) => attr.key == "thread_extent" || attr.key == "virtual_thread",
+            StmtKind::For(for_loop) => for_loop.kind == ForKind::ThreadBinding,
+            _ => false,
+        };
+        self.thread_depth += usize::from(launches_threads);
+        let rewritten = mutate_stmt_children(self, stmt);
+        self.thread_depth -= usize::from(launches_threads);
+        rewritten
     }
 }
 
@@ -68,7 +84,9 @@ impl Planner {
         let original_inner = inner;
         let inner = self.mutate_stmt(inner);
         let aliases = match inner.kind() {
-            StmtKind::Seq(statements) => plan_sharing(&allocations, statements),
+            StmtKind::Seq(statements) => {
+                plan_sharing(&allocations, statements, self.thread_depth > 0)
+            }
             _ => VarMap::default(),
         };
         if aliases.is_empty() && inner.same_as(original_inner) {
@@ -130,7 +148,11 @@ fn storage_key(stmt: &Stmt, buffer: &Buffer) -> Option<StorageKey> {
         return None;
     };
     let node = buffer.node();
-    if !annotations.is_empty()
+    // Other scopes (shared, warp, texture, ...) are memories of their own.
+    let plain_memory =
+        node.scope.is_empty() || node.scope == "global" || node.scope.starts_with("local");
+    if !plain_memory
+        || !annotations.is_empty()
         || !node.strides.is_empty()
         || node.elem_offset.as_int() != Some(0)
         || !node.axis_separators.is_empty()
@@ -157,7 +179,11 @@ struct Slot<'a> {
 }
 
 /// For each buffer that takes over another's storage, its alias on that storage.
-fn plan_sharing(allocations: &[Allocation<'_>], statements: &[Stmt]) -> VarMap<Buffer> {
+fn plan_sharing(
+    allocations: &[Allocation<'_>],
+    statements: &[Stmt],
+    under_threads: bool,
+) -> VarMap<Buffer> {
     let data: VarSet = allocations
         .iter()
         .map(|allocation| allocation.buffer.data().clone())
@@ -181,6 +207,7 @@ fn plan_sharing(allocations: &[Allocation<'_>], statements: &[Stmt]) -> VarMap<B
     let mut candidates: Vec<(usize, usize, &Allocation<'_>, StorageKey)> = allocations
         .iter()
         .filter(|allocation| !uses.escaped.contains(allocation.buffer.data()))
+        .filter(|allocation| !under_threads || allocation.buffer.scope().starts_with("local"))
         .filter_map(|allocation| {
             let (first, last) = *spans.get(allocation.buffer.data())?;
             let key = storage_key(allocation.stmt, allocation.buffer)?;

@@ -517,4 +517,33 @@ def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
     }
 }
 
+#[test]
+fn under_gpu_threads_only_thread_local_buffers_share_storage() {
+    // Threads do not wait for one another, so a thread could read X[j]
+    // after another thread wrote Y over it; a local buffer is the thread's own.
+    for (scope, shared) in [("global", false), ("shared", false), ("local", true)] {
+        let program = format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    for tx in T.thread_binding(64, thread="threadIdx.x"):
+        X = T.decl_buffer((64,), scope="{scope}")
+        Y = T.decl_buffer((64,), scope="{scope}")
+        for j in range(64):
+            X[j] = A[j]
+        for j in range(64):
+            Y[j] = X[j] + T.float32(1.0)
+        C[tx] = Y[tx]
+"#
+        );
+        let func = run_passes(&["reuse-storage"], &program).expect("the pass runs");
+        assert_eq!(
+            body_text(&func).contains("data=X.data"),
+            shared,
+            "{scope}:\n{}",
+            body_text(&func)
+        );
+    }
+}
+
 use crate::ir::StmtKind;
