@@ -24,8 +24,8 @@ use crate::ir::mutate::{mutate_stmt_children, Mutator};
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
 use crate::ir::{
-    Buffer, BufferNode, DataType, Expr, ExprKind, ForKind, PrimFunc, Range, Stmt, StmtKind, Var,
-    VarMap, VarSet,
+    Annotations, Buffer, BufferNode, DataType, Expr, ExprKind, ForKind, PrimFunc, Range, Stmt,
+    StmtKind, Var, VarMap, VarSet,
 };
 use crate::source::Span;
 
@@ -67,6 +67,7 @@ impl Mutator for Planner {
 struct Allocation<'a> {
     stmt: &'a Stmt,
     buffer: &'a Buffer,
+    annotations: &'a Annotations,
 }
 
 impl Planner {
@@ -74,10 +75,16 @@ impl Planner {
     fn plan_allocations(&mut self, stmt: &Stmt) -> Stmt {
         let mut allocations = Vec::new();
         let mut inner = stmt;
-        while let StmtKind::AllocBuffer { buffer, body, .. } = inner.kind() {
+        while let StmtKind::AllocBuffer {
+            buffer,
+            annotations,
+            body,
+        } = inner.kind()
+        {
             allocations.push(Allocation {
                 stmt: inner,
                 buffer,
+                annotations,
             });
             inner = body;
         }
@@ -114,17 +121,9 @@ impl Planner {
             if aliases.contains_key(allocation.buffer.data()) {
                 continue;
             }
-            let StmtKind::AllocBuffer {
-                buffer,
-                annotations,
-                ..
-            } = allocation.stmt.kind()
-            else {
-                unreachable!("the run holds only AllocBuffer statements");
-            };
             body = allocation.stmt.with_kind(StmtKind::AllocBuffer {
-                buffer: buffer.clone(),
-                annotations: annotations.clone(),
+                buffer: allocation.buffer.clone(),
+                annotations: allocation.annotations.clone(),
                 body,
             });
         }
@@ -143,16 +142,13 @@ struct StorageKey {
 
 /// The key of a buffer that may share storage: flat, without annotations
 /// or offset, of constant size.
-fn storage_key(stmt: &Stmt, buffer: &Buffer) -> Option<StorageKey> {
-    let StmtKind::AllocBuffer { annotations, .. } = stmt.kind() else {
-        return None;
-    };
-    let node = buffer.node();
+fn storage_key(allocation: &Allocation<'_>) -> Option<StorageKey> {
+    let node = allocation.buffer.node();
     // Other scopes (shared, warp, texture, ...) are memories of their own.
     let plain_memory =
         node.scope.is_empty() || node.scope == "global" || node.scope.starts_with("local");
     if !plain_memory
-        || !annotations.is_empty()
+        || !allocation.annotations.is_empty()
         || !node.strides.is_empty()
         || node.elem_offset.as_int() != Some(0)
         || !node.axis_separators.is_empty()
@@ -210,7 +206,7 @@ fn plan_sharing(
         .filter(|allocation| !under_threads || allocation.buffer.scope().starts_with("local"))
         .filter_map(|allocation| {
             let (first, last) = *spans.get(allocation.buffer.data())?;
-            let key = storage_key(allocation.stmt, allocation.buffer)?;
+            let key = storage_key(allocation)?;
             Some((first, last, allocation, key))
         })
         .collect();
