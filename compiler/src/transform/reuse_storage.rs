@@ -382,6 +382,8 @@ impl Visitor for InPlaceChecker<'_> {
                 self.store = Some((index.clone(), self.loops.clone()));
             }
             StmtKind::BufferStore(store) if store.buffer.data() == self.source => self.ok = false,
+            // A while loop has no variable to tell its iterations apart.
+            StmtKind::While { .. } => self.ok = false,
             _ => walk_stmt(self, stmt),
         }
     }

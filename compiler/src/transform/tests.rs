@@ -450,6 +450,8 @@ fn storage_is_not_shared_where_a_read_could_see_an_overwritten_element() {
         "C[i] = X[i]\n        Y[i] = X[i]",
         // Y is read before all of it is written.
         "Y[i] = X[i] + Y[63 - i]",
+        // A while loop may write Y[i] more than once.
+        "while C[0] < T.float32(3.0):\n            Y[i] = X[i] + T.float32(1.0)\n            C[0] = C[0] + T.float32(1.0)",
     ];
     let program_with = |case: &str| {
         format!(
