@@ -77,6 +77,25 @@ fn expect_ok(dir: &Path, library: &Path, program: &str) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// C for the tests of `tests/run/matmul_128_tiled.tir`: the size, the
+/// inputs every test uses, and the plain triple-loop reference.
+const MATMUL_128_FIXTURE: &str = r#"
+enum { N = 128 };
+
+static void fill_inputs(float *a, float *b) {
+    for (int i = 0; i < N * N; ++i) {
+        a[i] = (float)((i * 7) % 13) - 6.0f;
+        b[i] = (float)((i * 5) % 11) - 5.0f;
+    }
+}
+
+static float reference_at(const float *a, const float *b, int i, int j) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k) sum += a[i * N + k] * b[k * N + j];
+    return sum;
+}
+"#;
+
 #[test]
 fn parallel_matmul_library_is_callable_from_c() {
     let dir = scratch("matmul");
@@ -91,40 +110,37 @@ fn parallel_matmul_library_is_callable_from_c() {
         header.contains("int32_t matmul_128_tiled_main(float* A, float* B, float* C);"),
         "{header}"
     );
-    let program = r#"
+    let program = format!(
+        r#"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "libmatmul_128_tiled.h"
-
-int main(void) {
-    enum { N = 128 };
+{MATMUL_128_FIXTURE}
+int main(void) {{
     float *a = aligned_alloc(64, N * N * sizeof(float));
     float *b = aligned_alloc(64, N * N * sizeof(float));
     float *c = aligned_alloc(64, N * N * sizeof(float));
-    for (int i = 0; i < N * N; ++i) {
-        a[i] = (float)((i * 7) % 13) - 6.0f;
-        b[i] = (float)((i * 5) % 11) - 5.0f;
-    }
-    if (matmul_128_tiled_main(a, b, c) != 0) {
+    fill_inputs(a, b);
+    if (matmul_128_tiled_main(a, b, c) != 0) {{
         printf("the kernel failed\n");
         return 1;
-    }
-    for (int i = 0; i < N; ++i) {
-        for (int j = 0; j < N; ++j) {
-            float sum = 0.0f;
-            for (int k = 0; k < N; ++k) sum += a[i * N + k] * b[k * N + j];
-            if (fabsf(sum - c[i * N + j]) > 1e-3f) {
+    }}
+    for (int i = 0; i < N; ++i) {{
+        for (int j = 0; j < N; ++j) {{
+            float sum = reference_at(a, b, i, j);
+            if (fabsf(sum - c[i * N + j]) > 1e-3f) {{
                 printf("mismatch at %d %d: %f vs %f\n", i, j, sum, c[i * N + j]);
                 return 1;
-            }
-        }
-    }
+            }}
+        }}
+    }}
     printf("ok\n");
     return 0;
-}
-"#;
-    expect_ok(&dir, &library, program);
+}}
+"#
+    );
+    expect_ok(&dir, &library, &program);
 }
 
 #[test]
@@ -246,8 +262,8 @@ fn parallel_pool_persists_across_calls_serves_threads_and_stops_on_unload() {
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-enum {{ N = 128, CALLS = 40 }};
+{MATMUL_128_FIXTURE}
+enum {{ CALLS = 40 }};
 typedef int32_t (*kernel_t)(float *, float *, float *);
 static kernel_t kernel;
 static float *a, *b, *expected;
@@ -279,16 +295,9 @@ int main(void) {{
     a = aligned_alloc(64, N * N * sizeof(float));
     b = aligned_alloc(64, N * N * sizeof(float));
     expected = malloc(N * N * sizeof(float));
-    for (int i = 0; i < N * N; ++i) {{
-        a[i] = (float)((i * 7) % 13) - 6.0f;
-        b[i] = (float)((i * 5) % 11) - 5.0f;
-    }}
+    fill_inputs(a, b);
     for (int i = 0; i < N; ++i)
-        for (int j = 0; j < N; ++j) {{
-            float sum = 0.0f;
-            for (int k = 0; k < N; ++k) sum += a[i * N + k] * b[k * N + j];
-            expected[i * N + j] = sum;
-        }}
+        for (int j = 0; j < N; ++j) expected[i * N + j] = reference_at(a, b, i, j);
     for (int load = 0; load < 2; ++load) {{
         void *library = dlopen("{library}", RTLD_NOW | RTLD_LOCAL);
         if (library == NULL) {{ printf("dlopen: %s\n", dlerror()); return 1; }}
