@@ -284,6 +284,11 @@ const VENDOR_NAMESPACES: &[&str] = &[
     "cutlass",
 ];
 
+/// The builtins by which the threads of a GPU block wait for one another
+/// (a barrier, a cross-thread reduction): a kernel that calls one cannot
+/// run its threads one after another.
+pub const THREAD_COLLECTIVES: &[&str] = &["tvm_storage_sync", "tvm_thread_allreduce"];
+
 /// Vendor intrinsics met so far, interned by name.
 static INTERNED: std::sync::Mutex<Vec<&'static OpInfo>> = std::sync::Mutex::new(Vec::new());
 

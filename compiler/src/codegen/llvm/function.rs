@@ -261,11 +261,13 @@ impl<'ctx> Codegen<'ctx> {
 
 /// The builtin by which the threads of `body` wait for one another, if any.
 fn thread_collective(body: &crate::ir::Stmt) -> Option<&'static str> {
-    const COLLECTIVES: [&str; 2] = ["tvm_storage_sync", "tvm_thread_allreduce"];
     let mut found = None;
     crate::ir::visit::walk_exprs_in_stmt(body, &mut |expr| {
         if let crate::ir::ExprKind::Call { op, .. } = expr.kind() {
-            if let Some(name) = COLLECTIVES.iter().find(|name| **name == op.name()) {
+            if let Some(name) = crate::ir::builtin::THREAD_COLLECTIVES
+                .iter()
+                .find(|name| **name == op.name())
+            {
                 found = Some(*name);
             }
         }

@@ -31,7 +31,8 @@ static INITIALIZE_TARGETS: Once = Once::new();
 /// times, which made `tirc build` of the elementwise example take 90 ms
 /// instead of 60. At 128 such a loop is copied 16 times (TVM's LLVM copies
 /// it 8 times). Against 512 the examples build 3 to 25 ms faster; matmul and
-/// layernorm run as fast, conv2d about 3% and softmax about 9% slower.
+/// layernorm run as fast, softmax about 9% slower, and conv2d was 3% slower
+/// until its schedule unrolled the 3x3 window LLVM no longer unrolls.
 const PARTIAL_UNROLLING_THRESHOLD: &str = "-partial-unrolling-threshold=128";
 
 /// Registers the LLVM targets tirc can generate code for (once per process).
