@@ -356,7 +356,8 @@ pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String 
     } else {
         module.name.clone()
     });
-    let all_type_vars: Vec<Var> = module.functions.iter().flat_map(type_vars).collect();
+    let type_vars_by_function: Vec<Vec<Var>> = module.functions.iter().map(type_vars).collect();
+    let all_type_vars: Vec<Var> = type_vars_by_function.iter().flatten().cloned().collect();
     let mut lines: Vec<Line> = Vec::new();
     if options.header {
         lines.extend(
@@ -373,12 +374,16 @@ pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String 
         let dict = printer.attr_dict(&module.attrs);
         class_body.push(Line::Text(format!("I.module_attrs({dict})")));
     }
-    for (i, func) in module.functions.iter().enumerate() {
+    for (i, (func, vars)) in module
+        .functions
+        .iter()
+        .zip(&type_vars_by_function)
+        .enumerate()
+    {
         if i > 0 {
             class_body.push(Line::Text(String::new()));
         }
-        let vars = type_vars(func);
-        class_body.extend(printer.function(func, &vars));
+        class_body.extend(printer.function(func, vars));
     }
     let name = if module.name.is_empty() {
         "Module"
@@ -412,9 +417,15 @@ fn strip_trailing_spaces(text: String) -> String {
     if !text.contains(" \n") {
         return text;
     }
-    text.lines()
-        .map(|line| line.trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line.strip_suffix('\n') {
+            Some(content) => {
+                out.push_str(content.trim_end());
+                out.push('\n');
+            }
+            None => out.push_str(line.trim_end()),
+        }
+    }
+    out
 }

@@ -126,25 +126,30 @@ pub(crate) enum Line {
     Nested(String, Vec<Line>),
 }
 
-fn to_doc(lines: &[Line]) -> pretty::RcDoc<'_, ()> {
-    use pretty::RcDoc;
-    RcDoc::intersperse(
+fn to_doc<'a>(
+    arena: &'a pretty::Arena<'a>,
+    lines: &'a [Line],
+) -> pretty::DocBuilder<'a, pretty::Arena<'a>> {
+    use pretty::DocAllocator;
+    arena.intersperse(
         lines.iter().map(|line| match line {
-            Line::Text(text) => RcDoc::text(text.as_str()),
-            Line::Nested(head, body) => RcDoc::text(head.as_str())
-                .append(RcDoc::text(":"))
-                .append(RcDoc::hardline().append(to_doc(body)).nest(4)),
+            Line::Text(text) => arena.text(text.as_str()),
+            Line::Nested(head, body) => arena
+                .text(head.as_str())
+                .append(arena.text(":"))
+                .append(arena.hardline().append(to_doc(arena, body)).nest(4)),
         }),
-        RcDoc::hardline(),
+        arena.hardline(),
     )
 }
 
 /// Renders lines as text; long lines stay whole, as TVM prints them.
 pub(crate) fn render_lines(lines: &[Line]) -> String {
     let mut out = String::new();
-    let doc = to_doc(lines);
+    // An arena: the document lives only for this rendering, so its nodes are freed at once.
+    let arena = pretty::Arena::new();
     // No line is ever broken: breaking outside brackets would change meaning.
-    let _ = doc.render_fmt(usize::MAX, &mut out);
+    let _ = to_doc(&arena, lines).render_fmt(usize::MAX, &mut out);
     out.push('\n');
     out
 }

@@ -20,7 +20,15 @@ pub struct Names {
     live: HashSet<Rc<str>, IdentityState>,
     vars: VarMap<Rc<str>>,
     buffers: BufferMap<Rc<str>>,
-    scopes: Vec<Vec<Rc<str>>>,
+    scopes: Vec<Scope>,
+}
+
+/// What one scope defined, forgotten when it closes.
+#[derive(Default)]
+struct Scope {
+    names: Vec<Rc<str>>,
+    vars: Vec<Var>,
+    buffers: Vec<Buffer>,
 }
 
 /// A name hint made into a Python identifier.
@@ -58,22 +66,33 @@ fn sanitized(name: &str) -> Cow<'_, str> {
 impl Names {
     /// An empty name table with one open scope.
     pub fn new() -> Names {
+        // Sized for a typical function, so printing one does not rehash the tables as it grows.
+        const TYPICAL_NAMES: usize = 64;
         Names {
-            scopes: vec![Vec::new()],
-            ..Names::default()
+            live: HashSet::with_capacity_and_hasher(TYPICAL_NAMES, IdentityState::default()),
+            vars: VarMap::with_capacity_and_hasher(TYPICAL_NAMES, IdentityState::default()),
+            buffers: BufferMap::with_capacity_and_hasher(TYPICAL_NAMES, IdentityState::default()),
+            scopes: vec![Scope::default()],
         }
     }
 
     /// Opens a nested scope.
     pub fn enter(&mut self) {
-        self.scopes.push(Vec::new());
+        self.scopes.push(Scope::default());
     }
 
-    /// Closes the innermost scope; its names become free for reuse.
+    /// Closes the innermost scope; its names become free for reuse and its
+    /// variables and buffers undefined, so the tables stay as small as the scope.
     pub fn exit(&mut self) {
-        if let Some(names) = self.scopes.pop() {
-            for name in names {
+        if let Some(scope) = self.scopes.pop() {
+            for name in scope.names {
                 self.live.remove(&name);
+            }
+            for var in scope.vars {
+                self.vars.remove(&var);
+            }
+            for buffer in scope.buffers {
+                self.buffers.remove(&buffer);
             }
         }
     }
@@ -94,7 +113,7 @@ impl Names {
         };
         self.live.insert(name.clone());
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push(name.clone());
+            scope.names.push(name.clone());
         }
         name
     }
@@ -104,6 +123,9 @@ impl Names {
         let name = self.fresh(var.name());
         let printed = name.to_string();
         self.vars.insert(var.clone(), name);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.vars.push(var.clone());
+        }
         printed
     }
 
@@ -112,6 +134,9 @@ impl Names {
         let name = self.fresh(buffer.name());
         let printed = name.to_string();
         self.buffers.insert(buffer.clone(), name);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.buffers.push(buffer.clone());
+        }
         printed
     }
 
