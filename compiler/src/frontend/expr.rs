@@ -268,8 +268,10 @@ impl Lowerer {
         value: &ast::Expr,
         indices: &[ast::Expr],
     ) -> Value {
-        // `T.Buffer[(128, 128), "float32"]`: the old annotation syntax.
-        if let Some(path) = value.dotted_name() {
+        // `T.Buffer[(128, 128), "float32"]`: the old annotation syntax. A plain
+        // name (`A[i]`, the common case) cannot be that path.
+        let attribute_chain = matches!(value.kind, ast::ExprKind::Attribute { .. });
+        if let Some(path) = attribute_chain.then(|| value.dotted_name()).flatten() {
             if super::builtin_name(&path) == Some("Buffer") && self.lookup("T").is_none() {
                 return self.buffer_annotation_subscript(whole, indices);
             }
