@@ -7,6 +7,7 @@ use crate::ir::buffer::DEFAULT_ALIGNMENT;
 use crate::ir::identity::VarSet;
 use crate::ir::visit::walk_exprs;
 use crate::ir::{Buffer, BufferType, DataType, ExprKind, Var};
+use std::fmt::Write as _;
 
 /// Which construct declares the buffer; it decides which fields are implicit.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -28,9 +29,16 @@ pub(crate) struct BufferDecl {
 impl Printer {
     /// The printed name of a buffer (its name hint when it was never defined).
     pub fn buffer_name(&self, buffer: &Buffer) -> String {
+        let mut out = String::new();
+        self.write_buffer_name(&mut out, buffer);
+        out
+    }
+
+    /// Appends [`Printer::buffer_name`] to `out`.
+    pub fn write_buffer_name(&self, out: &mut String, buffer: &Buffer) {
         match self.names.buffer(buffer) {
-            Some(name) => name.to_string(),
-            None => super::names::sanitize(buffer.name()),
+            Some(name) => out.push_str(name),
+            None => out.push_str(&super::names::sanitized(buffer.name())),
         }
     }
 
@@ -92,41 +100,44 @@ impl Printer {
     ) -> BufferDecl {
         let node = buffer.node();
         let mut new_vars: Vec<Var> = Vec::new();
-        let mut kwargs: Vec<(String, String)> = Vec::new();
+        // The argument list is written into one string: positional arguments,
+        // then `key=value` pairs.
+        let mut args = String::with_capacity(48);
 
         // Shape: a dimension that is a new variable is defined out of line first;
         // in a parameter annotation, TVM quotes the first use of a signature var.
-        let mut shape_parts = Vec::new();
-        for extent in &node.shape {
+        args.push('(');
+        for (i, extent) in node.shape.iter().enumerate() {
             if let ExprKind::Var(var) = extent.kind() {
                 if !self.names.is_defined(var) {
                     self.names.define_var(var);
                     new_vars.push(var.clone());
                 }
             }
-            let mut vars_here = Vec::new();
-            walk_exprs(extent, &mut |e| {
-                if let ExprKind::Var(v) = e.kind() {
-                    vars_here.push(v.clone());
-                }
-            });
-            let quoted =
-                kind == DeclKind::Annotation && vars_here.iter().any(|v| stringify.contains(v));
-            let text = self.expr(extent);
-            shape_parts.push(if quoted { quote(&text) } else { text });
-            for var in vars_here {
-                stringify.remove(&var);
+            let mut quoted = false;
+            if kind == DeclKind::Annotation && !stringify.is_empty() {
+                walk_exprs(extent, &mut |e| {
+                    if let ExprKind::Var(v) = e.kind() {
+                        quoted |= stringify.remove(v);
+                    }
+                });
+            }
+            if i > 0 {
+                args.push_str(", ");
+            }
+            if quoted {
+                let text = self.expr(extent);
+                args.push_str(&quote(&text));
+            } else {
+                self.write_expr(&mut args, extent);
             }
         }
-        let shape = if shape_parts.len() == 1 {
-            format!("({},)", shape_parts[0])
-        } else {
-            format!("({})", shape_parts.join(", "))
-        };
+        args.push_str(if node.shape.len() == 1 { ",)" } else { ")" });
 
-        let mut positional = vec![shape];
         if kind == DeclKind::Annotation || node.dtype != DataType::float32() {
-            positional.push(format!("\"{}\"", node.dtype));
+            args.push_str(", \"");
+            let _ = write!(args, "{}", node.dtype);
+            args.push('"');
         }
 
         // The data pointer is written only when it is a variable defined elsewhere.
@@ -134,29 +145,28 @@ impl Printer {
             if !self.names.is_defined(data) {
                 self.names.alias_var(data, format!("{name}.data"));
             } else {
-                kwargs.push(("data".to_string(), self.expr(&data.to_expr())));
+                args.push_str(", data=");
+                self.write_expr(&mut args, &data.to_expr());
             }
         } else if !self.names.is_defined(&node.data) {
             self.names.alias_var(&node.data, format!("{name}.data"));
         }
 
         if !node.strides.is_empty() {
-            let mut parts = Vec::new();
+            args.push_str(", strides=(");
             for (i, stride) in node.strides.iter().enumerate() {
+                if i > 0 {
+                    args.push_str(", ");
+                }
                 match stride.kind() {
                     ExprKind::Var(var) if !self.names.is_defined(var) => {
                         self.names.alias_var(var, format!("{name}.strides[{i}]"));
-                        parts.push(quote(var.name()));
+                        args.push_str(&quote(var.name()));
                     }
-                    _ => parts.push(self.expr(stride)),
+                    _ => self.write_expr(&mut args, stride),
                 }
             }
-            let text = if parts.len() == 1 {
-                format!("({},)", parts[0])
-            } else {
-                format!("({})", parts.join(", "))
-            };
-            kwargs.push(("strides".to_string(), text));
+            args.push_str(if node.strides.len() == 1 { ",)" } else { ")" });
         }
 
         let mut needs_offset_factor = false;
@@ -165,44 +175,44 @@ impl Printer {
             .first()
             .map(|e| e.dtype())
             .unwrap_or(DataType::int32());
-        match node.elem_offset.kind() {
-            ExprKind::Int(value) => {
-                if *value != 0 || node.elem_offset.dtype() != index_type {
-                    kwargs.push(("elem_offset".to_string(), self.expr(&node.elem_offset)));
-                }
-            }
+        let written_offset = match node.elem_offset.kind() {
+            ExprKind::Int(value) => *value != 0 || node.elem_offset.dtype() != index_type,
             ExprKind::Var(var) if !self.names.is_defined(var) => {
                 self.names.alias_var(var, format!("{name}.elem_offset"));
                 needs_offset_factor = true;
+                false
             }
-            _ => kwargs.push(("elem_offset".to_string(), self.expr(&node.elem_offset))),
+            _ => true,
+        };
+        if written_offset {
+            args.push_str(", elem_offset=");
+            self.write_expr(&mut args, &node.elem_offset);
         }
         if node.scope != "global" {
-            kwargs.push(("scope".to_string(), quote(&node.scope)));
+            args.push_str(", scope=");
+            args.push_str(&quote(&node.scope));
         }
         if node.data_alignment != DEFAULT_ALIGNMENT {
-            kwargs.push(("align".to_string(), node.data_alignment.to_string()));
+            let _ = write!(args, ", align={}", node.data_alignment);
         }
         if needs_offset_factor || node.offset_factor != 1 {
-            kwargs.push(("offset_factor".to_string(), node.offset_factor.to_string()));
+            let _ = write!(args, ", offset_factor={}", node.offset_factor);
         }
         if node.buffer_type == BufferType::AutoBroadcast {
-            kwargs.push(("buffer_type".to_string(), "\"auto\"".to_string()));
+            args.push_str(", buffer_type=\"auto\"");
         }
         if !node.axis_separators.is_empty() {
-            let parts: Vec<String> = node.axis_separators.iter().map(|a| a.to_string()).collect();
-            kwargs.push((
-                "axis_separators".to_string(),
-                format!("[{}]", parts.join(", ")),
-            ));
+            args.push_str(", axis_separators=[");
+            for (i, separator) in node.axis_separators.iter().enumerate() {
+                if i > 0 {
+                    args.push_str(", ");
+                }
+                let _ = write!(args, "{separator}");
+            }
+            args.push(']');
         }
 
         let var_defs = self.var_def_line(&new_vars).into_iter().collect();
-        let mut args = positional;
-        args.extend(kwargs.into_iter().map(|(k, v)| format!("{k}={v}")));
-        BufferDecl {
-            args: args.join(", "),
-            var_defs,
-        }
+        BufferDecl { args, var_defs }
     }
 }

@@ -137,10 +137,9 @@ impl Printer {
         }
     }
 
-    /// Store indices, with constant-stride ramps printed as slices (loads
-    /// print ramps as `T.Ramp`, as TVM 0.27 does).
-    pub fn store_indices(&mut self, indices: &[Expr]) -> String {
-        let mut out = String::new();
+    /// Appends store indices, with constant-stride ramps printed as slices
+    /// (loads print ramps as `T.Ramp`, as TVM 0.27 does).
+    pub(crate) fn write_store_indices(&mut self, out: &mut String, indices: &[Expr]) {
         for (i, index) in indices.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
@@ -154,19 +153,18 @@ impl Printer {
                 if let Some(step) = stride.as_int() {
                     let span = operators::make_const_int(stride.dtype(), *lanes as i64 * step);
                     let stop = operators::add(base.clone(), span).unwrap_or_else(|_| base.clone());
-                    self.write_expr(&mut out, base);
+                    self.write_expr(out, base);
                     out.push(':');
-                    self.write_expr(&mut out, &stop);
+                    self.write_expr(out, &stop);
                     if step != 1 {
                         out.push(':');
-                        self.write_expr(&mut out, stride);
+                        self.write_expr(out, stride);
                     }
                     continue;
                 }
             }
-            self.write_expr(&mut out, index);
+            self.write_expr(out, index);
         }
-        out
     }
 
     /// How tightly the printed form of `expr` binds: decides parentheses
@@ -231,7 +229,7 @@ impl Printer {
         match expr.kind() {
             ExprKind::Var(var) => match self.names.var(var) {
                 Some(name) => out.push_str(name),
-                None => out.push_str(&super::names::sanitize(var.name())),
+                None => out.push_str(&super::names::sanitized(var.name())),
             },
             ExprKind::Int(value) => write_int_literal(out, *value, expr.dtype()),
             ExprKind::Float(value) => {
@@ -259,10 +257,10 @@ impl Printer {
                 if self.scalars.contains(&load.buffer)
                     && super::stmt::is_first_element(&load.indices) =>
             {
-                out.push_str(&self.buffer_name(&load.buffer));
+                self.write_buffer_name(out, &load.buffer);
             }
             ExprKind::Load(load) => {
-                out.push_str(&self.buffer_name(&load.buffer));
+                self.write_buffer_name(out, &load.buffer);
                 out.push('[');
                 if load.indices.is_empty() {
                     out.push_str("()");
@@ -405,10 +403,32 @@ impl Printer {
     }
 }
 
+/// Appends `value` in decimal; int32 literals are most of what is printed,
+/// and this skips the formatting machinery.
+fn write_decimal(out: &mut String, value: i64) {
+    let mut digits = [0u8; 20];
+    let mut position = digits.len();
+    let mut magnitude = value.unsigned_abs();
+    loop {
+        position -= 1;
+        digits[position] = b'0' + (magnitude % 10) as u8;
+        magnitude /= 10;
+        if magnitude == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        out.push('-');
+    }
+    for &digit in &digits[position..] {
+        out.push(digit as char);
+    }
+}
+
 fn write_int_literal(out: &mut String, value: i64, dtype: DataType) {
     use std::fmt::Write as _;
     if dtype == DataType::int32() {
-        let _ = write!(out, "{value}");
+        write_decimal(out, value);
     } else if dtype.is_bool() {
         out.push_str(if value != 0 {
             "T.bool(True)"
@@ -425,6 +445,15 @@ fn write_int_literal(out: &mut String, value: i64, dtype: DataType) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_match_display() {
+        for value in [0, 7, -7, 10, 1234567890, i64::MAX, i64::MIN, -1] {
+            let mut out = String::new();
+            write_decimal(&mut out, value);
+            assert_eq!(out, value.to_string());
+        }
+    }
 
     #[test]
     fn floats_print_like_tvm() {

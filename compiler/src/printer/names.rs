@@ -37,7 +37,7 @@ pub fn sanitize(name: &str) -> String {
 }
 
 /// [`sanitize`], borrowing a hint that is already an identifier.
-fn sanitized(name: &str) -> Cow<'_, str> {
+pub(crate) fn sanitized(name: &str) -> Cow<'_, str> {
     let valid = !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name.chars().all(|c| c.is_alphanumeric() || c == '_');

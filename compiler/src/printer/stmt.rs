@@ -3,7 +3,7 @@
 
 use super::buffer::DeclKind;
 use super::expr::quote;
-use super::{Dialect, Line, Printer};
+use super::{Dialect, EnclosingLoop, Line, Printer};
 use crate::ir::identity::VarSet;
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
@@ -93,14 +93,18 @@ impl Printer {
                 out.push(Line::Text(format!("{buffer} = {value}")));
             }
             StmtKind::BufferStore(store) => {
-                let buffer = self.buffer_name(&store.buffer);
-                let value = self.expr(&store.value);
-                let target = if store.indices.is_empty() {
-                    format!("{buffer}[()]")
+                let mut line = String::with_capacity(64);
+                self.write_buffer_name(&mut line, &store.buffer);
+                if store.indices.is_empty() {
+                    line.push_str("[()]");
                 } else {
-                    format!("{buffer}[{}]", self.store_indices(&store.indices))
-                };
-                out.push(Line::Text(format!("{target} = {value}")));
+                    line.push('[');
+                    self.write_store_indices(&mut line, &store.indices);
+                    line.push(']');
+                }
+                line.push_str(" = ");
+                self.write_expr(&mut line, &store.value);
+                out.push(Line::Text(line));
             }
             StmtKind::Evaluate(value) => {
                 // TVM 0.27 prints `T.ret(x)` as a `return` statement.
@@ -479,50 +483,66 @@ impl Printer {
             current = l.body.as_for();
         }
         self.names.enter();
-        let (head, body) = if grid.len() > 1 {
-            let mut vars = Vec::new();
-            let mut extents = Vec::new();
-            for l in &grid {
-                vars.push(self.names.define_var(&l.loop_var));
-                extents.push(self.expr(&l.extent));
+        let mut head = String::with_capacity(64);
+        head.push_str("for ");
+        let body = if grid.len() > 1 {
+            for (i, l) in grid.iter().enumerate() {
+                if i > 0 {
+                    head.push_str(", ");
+                }
+                head.push_str(&self.names.define_var(&l.loop_var));
             }
+            head.push_str(" in T.grid(");
+            for (i, l) in grid.iter().enumerate() {
+                if i > 0 {
+                    head.push_str(", ");
+                }
+                self.write_expr(&mut head, &l.extent);
+            }
+            head.push(')');
             let depth = self.loops.len();
-            self.loops.extend(grid.iter().map(|l| (*l).clone()));
+            self.loops.extend(grid.iter().map(|l| EnclosingLoop::of(l)));
             let mut lines = Vec::new();
             let last = grid[grid.len() - 1];
             self.stmt_lines(&last.body, &mut lines);
             self.loops.truncate(depth);
-            (
-                format!("for {} in T.grid({})", vars.join(", "), extents.join(", ")),
-                lines,
-            )
+            lines
         } else {
             let l = first;
-            let var = self.names.define_var(&l.loop_var);
-            let mut args = Vec::new();
+            head.push_str(&self.names.define_var(&l.loop_var));
+            head.push_str(" in ");
+            match l.kind {
+                ForKind::Serial if l.annotations.is_empty() => head.push_str("range"),
+                kind => {
+                    head.push_str("T.");
+                    head.push_str(kind.script_name());
+                }
+            }
+            head.push('(');
             if operators::is_zero(&l.min) {
-                args.push(self.expr(&l.extent));
+                self.write_expr(&mut head, &l.extent);
             } else {
-                args.push(self.expr(&l.min));
+                self.write_expr(&mut head, &l.min);
+                head.push_str(", ");
                 let stop = operators::add(l.min.clone(), l.extent.clone())
                     .unwrap_or_else(|_| l.extent.clone());
-                args.push(self.expr(&stop));
+                self.write_expr(&mut head, &stop);
             }
             if let Some(thread) = &l.thread {
-                args.push(format!("thread={}", quote(thread)));
+                head.push_str(", thread=");
+                head.push_str(&quote(thread));
             }
             if !l.annotations.is_empty() {
-                args.push(format!("annotations={}", self.attr_dict(&l.annotations)));
+                head.push_str(", annotations=");
+                let dict = self.attr_dict(&l.annotations);
+                head.push_str(&dict);
             }
-            let prefix = match l.kind {
-                ForKind::Serial if l.annotations.is_empty() => "range".to_string(),
-                kind => format!("T.{}", kind.script_name()),
-            };
-            self.loops.push(l.clone());
+            head.push(')');
+            self.loops.push(EnclosingLoop::of(l));
             let mut lines = Vec::new();
             self.stmt_lines(&l.body, &mut lines);
             self.loops.pop();
-            (format!("for {var} in {prefix}({})", args.join(", ")), lines)
+            lines
         };
         self.names.exit();
         out.push(Line::Nested(head, body));
@@ -530,24 +550,47 @@ impl Printer {
 
     /// `A[vi, 0:128]`: a region, with unit ranges printed as points.
     pub(crate) fn region(&mut self, region: &BufferRegion) -> String {
-        let buffer = self.buffer_name(&region.buffer);
+        let mut out = String::new();
+        self.write_region(&mut out, region);
+        out
+    }
+
+    /// Appends [`Printer::region`] to `out`.
+    fn write_region(&mut self, out: &mut String, region: &BufferRegion) {
+        self.write_buffer_name(out, &region.buffer);
         if region.region.is_empty() {
-            return format!("{buffer}[()]");
+            out.push_str("[()]");
+            return;
         }
-        let parts: Vec<String> = region
-            .region
-            .iter()
-            .map(|range| {
-                if operators::is_one(&range.extent) {
-                    self.expr(&range.min)
-                } else {
-                    let stop = operators::add(range.min.clone(), range.extent.clone())
-                        .unwrap_or_else(|_| range.extent.clone());
-                    format!("{}:{}", self.expr(&range.min), self.expr(&stop))
-                }
-            })
-            .collect();
-        format!("{buffer}[{}]", parts.join(", "))
+        out.push('[');
+        for (i, range) in region.region.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.write_expr(out, &range.min);
+            if !operators::is_one(&range.extent) {
+                let stop = operators::add(range.min.clone(), range.extent.clone())
+                    .unwrap_or_else(|_| range.extent.clone());
+                out.push(':');
+                self.write_expr(out, &stop);
+            }
+        }
+        out.push(']');
+    }
+
+    /// `T.reads(A[vi], B[vi])`: the regions as the arguments of `call`.
+    fn regions_line(&mut self, call: &str, regions: &[BufferRegion]) -> String {
+        let mut out = String::with_capacity(64);
+        out.push_str(call);
+        out.push('(');
+        for (i, region) in regions.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.write_region(&mut out, region);
+        }
+        out.push(')');
+        out
     }
 
     /// True when iteration variable `i` is bound to an enclosing loop's
@@ -569,22 +612,33 @@ impl Printer {
 
     fn iter_var_line(&mut self, block: &Block, realize: Option<&BlockRealize>, i: usize) -> String {
         let iter_var = &block.iter_vars[i];
-        let dom = if operators::is_zero(&iter_var.dom.min) {
-            self.expr(&iter_var.dom.extent)
+        // The name is defined after the domain and binding are printed, as TVM does.
+        let mut call = String::with_capacity(48);
+        call.push_str("T.axis.");
+        call.push_str(iter_var.kind.axis_name());
+        call.push('(');
+        if operators::is_zero(&iter_var.dom.min) {
+            self.write_expr(&mut call, &iter_var.dom.extent);
         } else {
             let stop = operators::add(iter_var.dom.min.clone(), iter_var.dom.extent.clone())
                 .unwrap_or_else(|_| iter_var.dom.extent.clone());
-            format!("({}, {})", self.expr(&iter_var.dom.min), self.expr(&stop))
-        };
-        let call = match realize {
-            Some(realize) => {
-                let binding = self.expr(&realize.iter_values[i]);
-                format!("T.axis.{}({dom}, {binding})", iter_var.kind.axis_name())
-            }
-            None => format!("T.axis.{}({dom})", iter_var.kind.axis_name()),
-        };
+            call.push('(');
+            self.write_expr(&mut call, &iter_var.dom.min);
+            call.push_str(", ");
+            self.write_expr(&mut call, &stop);
+            call.push(')');
+        }
+        if let Some(realize) = realize {
+            call.push_str(", ");
+            self.write_expr(&mut call, &realize.iter_values[i]);
+        }
+        call.push(')');
         let name = self.names.define_var(&iter_var.var);
-        format!("{name} = {call}")
+        let mut line = String::with_capacity(name.len() + 3 + call.len());
+        line.push_str(&name);
+        line.push_str(" = ");
+        line.push_str(&call);
+        line
     }
 
     fn flush_remap(
@@ -601,23 +655,27 @@ impl Printer {
                 lines.push(Line::Text(line));
             }
             _ => {
-                let bindings: Vec<String> = run
-                    .iter()
-                    .map(|&i| self.expr(&realize.iter_values[i]))
-                    .collect();
-                let kinds: String = run
-                    .iter()
-                    .map(|&i| block.iter_vars[i].kind.letter())
-                    .collect();
-                let names: Vec<String> = run
-                    .iter()
-                    .map(|&i| self.names.define_var(&block.iter_vars[i].var))
-                    .collect();
-                lines.push(Line::Text(format!(
-                    "{} = T.axis.remap(\"{kinds}\", [{}])",
-                    names.join(", "),
-                    bindings.join(", ")
-                )));
+                // Bindings are printed before the block's names are defined, as TVM does.
+                let mut bindings = String::with_capacity(64);
+                for (n, &i) in run.iter().enumerate() {
+                    if n > 0 {
+                        bindings.push_str(", ");
+                    }
+                    self.write_expr(&mut bindings, &realize.iter_values[i]);
+                }
+                let mut line = String::with_capacity(2 * bindings.len() + 32);
+                for (n, &i) in run.iter().enumerate() {
+                    if n > 0 {
+                        line.push_str(", ");
+                    }
+                    line.push_str(&self.names.define_var(&block.iter_vars[i].var));
+                }
+                line.push_str(" = T.axis.remap(\"");
+                line.extend(run.iter().map(|&i| block.iter_vars[i].kind.letter()));
+                line.push_str("\", [");
+                line.push_str(&bindings);
+                line.push_str("])");
+                lines.push(Line::Text(line));
             }
         }
         run.clear();
@@ -659,10 +717,10 @@ impl Printer {
             .iter()
             .map(|b| self.names.define_buffer(b))
             .collect();
-        let reads: Vec<String> = block.reads.iter().map(|r| self.region(r)).collect();
-        lines.push(Line::Text(format!("T.reads({})", reads.join(", "))));
-        let writes: Vec<String> = block.writes.iter().map(|r| self.region(r)).collect();
-        lines.push(Line::Text(format!("T.writes({})", writes.join(", "))));
+        let reads = self.regions_line("T.reads", &block.reads);
+        lines.push(Line::Text(reads));
+        let writes = self.regions_line("T.writes", &block.writes);
+        lines.push(Line::Text(writes));
         if !block.annotations.is_empty() {
             let dict = self.attr_dict(&block.annotations);
             lines.push(Line::Text(format!("T.{}({dict})", dialect.block_attr())));
