@@ -139,8 +139,11 @@ fn free_vars(func: &PrimFunc, already: &VarSet) -> Vec<Var> {
             crate::ir::visit::walk_stmt(self, stmt);
         }
     }
+    // Sized for a typical function's loops, iterators and buffers, so the walk does not rehash.
+    let mut defined = VarSet::with_capacity_and_hasher(64, Default::default());
+    defined.extend(func.params.iter().cloned());
     let mut collector = Collector {
-        defined: func.params.iter().cloned().collect(),
+        defined,
         already,
         free: Vec::new(),
     };

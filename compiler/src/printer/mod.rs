@@ -143,9 +143,20 @@ fn to_doc<'a>(
     )
 }
 
+/// The length of the rendered text of `lines` at `indent`, so the output is allocated once.
+fn rendered_size(lines: &[Line], indent: usize) -> usize {
+    lines
+        .iter()
+        .map(|line| match line {
+            Line::Text(text) => indent + text.len() + 1,
+            Line::Nested(head, body) => indent + head.len() + 2 + rendered_size(body, indent + 4),
+        })
+        .sum()
+}
+
 /// Renders lines as text; long lines stay whole, as TVM prints them.
 pub(crate) fn render_lines(lines: &[Line]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(rendered_size(lines, 0));
     // An arena: the document lives only for this rendering, so its nodes are freed at once.
     let arena = pretty::Arena::new();
     // No line is ever broken: breaking outside brackets would change meaning.

@@ -119,9 +119,9 @@ impl Names {
     }
 
     /// Defines a variable in the innermost scope and returns its printed name.
-    pub fn define_var(&mut self, var: &Var) -> String {
+    pub fn define_var(&mut self, var: &Var) -> Rc<str> {
         let name = self.fresh(var.name());
-        let printed = name.to_string();
+        let printed = name.clone();
         self.vars.insert(var.clone(), name);
         if let Some(scope) = self.scopes.last_mut() {
             scope.vars.push(var.clone());
@@ -130,9 +130,9 @@ impl Names {
     }
 
     /// Defines a buffer in the innermost scope and returns its printed name.
-    pub fn define_buffer(&mut self, buffer: &Buffer) -> String {
+    pub fn define_buffer(&mut self, buffer: &Buffer) -> Rc<str> {
         let name = self.fresh(buffer.name());
-        let printed = name.to_string();
+        let printed = name.clone();
         self.buffers.insert(buffer.clone(), name);
         if let Some(scope) = self.scopes.last_mut() {
             scope.buffers.push(buffer.clone());
@@ -141,7 +141,7 @@ impl Names {
     }
 
     /// Gives a variable a printed form without reserving a name (`A.data`).
-    pub fn alias_var(&mut self, var: &Var, text: String) {
+    pub fn alias_var(&mut self, var: &Var, text: impl Into<Rc<str>>) {
         self.vars.insert(var.clone(), text.into());
     }
 
@@ -181,13 +181,13 @@ mod tests {
             Var::new("i", DataType::int32(), Span::NONE),
         );
         names.enter();
-        assert_eq!(names.define_var(&a), "i");
+        assert_eq!(&*names.define_var(&a), "i");
         names.enter();
-        assert_eq!(names.define_var(&b), "i_1");
+        assert_eq!(&*names.define_var(&b), "i_1");
         names.exit();
         names.exit();
         names.enter();
-        assert_eq!(names.define_var(&c), "i");
+        assert_eq!(&*names.define_var(&c), "i");
     }
 
     #[test]

@@ -380,7 +380,7 @@ impl Printer {
     /// `T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)])`.
     fn comm_reducer(&mut self, reducer: &crate::ir::CommReducer) -> String {
         self.names.enter();
-        let params: Vec<String> = reducer
+        let params: Vec<std::rc::Rc<str>> = reducer
             .lhs
             .iter()
             .chain(&reducer.rhs)
@@ -712,7 +712,7 @@ impl Printer {
             }
         }
         // Buffers allocated or matched here may appear in the regions: name them first.
-        let alloc_names: Vec<String> = block
+        let alloc_names: Vec<std::rc::Rc<str>> = block
             .alloc_buffers
             .iter()
             .map(|b| self.names.define_buffer(b))
