@@ -12,7 +12,7 @@ use std::path::Path;
 use tirc::format::print_program;
 use tirc::frontend::parse_program;
 use tirc::printer::Dialect;
-use tirc::source::SourceMap;
+use tirc::source::{FileId, SourceMap};
 
 /// The `@T.prim_func` definitions of a printed module, re-indented to class level.
 fn functions_of(text: &str) -> Vec<String> {
@@ -96,8 +96,18 @@ fn frontend(c: &mut Criterion) {
             print_program(&program, Some(Dialect::Tirx))
         })
     });
+    // The stages on their own, so a change can be placed: parsing (with the
+    // syntax tree's drop), building IR from a parsed tree, printing built IR.
     group.bench_function("parse_only_1000_functions", |b| {
         b.iter(|| tirc_grammar::parse_file(&text))
+    });
+    let parsed = tirc_grammar::parse_file(&text);
+    group.bench_function("lower_only_1000_functions", |b| {
+        b.iter(|| tirc::frontend::lower_file(&parsed.file, &text, FileId(0)))
+    });
+    let (program, _) = tirc::frontend::lower_file(&parsed.file, &text, FileId(0));
+    group.bench_function("print_only_1000_functions", |b| {
+        b.iter(|| print_program(&program, Some(Dialect::Tirx)))
     });
     group.finish();
 }
