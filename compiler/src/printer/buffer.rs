@@ -107,10 +107,10 @@ impl Printer {
         // Shape: a dimension that is a new variable is defined out of line first;
         // in a parameter annotation, TVM quotes the first use of a signature var.
         args.push('(');
-        for (i, extent) in node.shape.iter().enumerate() {
+        self.write_separated(&mut args, &node.shape, |printer, args, extent| {
             if let ExprKind::Var(var) = extent.kind() {
-                if !self.names.is_defined(var) {
-                    self.names.define_var(var);
+                if !printer.names.is_defined(var) {
+                    printer.names.define_var(var);
                     new_vars.push(var.clone());
                 }
             }
@@ -122,16 +122,13 @@ impl Printer {
                     }
                 });
             }
-            if i > 0 {
-                args.push_str(", ");
-            }
             if quoted {
-                let text = self.expr(extent);
+                let text = printer.expr(extent);
                 args.push_str(&quote(&text));
             } else {
-                self.write_expr(&mut args, extent);
+                printer.write_expr(args, extent);
             }
-        }
+        });
         args.push_str(if node.shape.len() == 1 { ",)" } else { ")" });
 
         if kind == DeclKind::Annotation || node.dtype != DataType::float32() {
@@ -154,18 +151,18 @@ impl Printer {
 
         if !node.strides.is_empty() {
             args.push_str(", strides=(");
-            for (i, stride) in node.strides.iter().enumerate() {
-                if i > 0 {
-                    args.push_str(", ");
-                }
-                match stride.kind() {
-                    ExprKind::Var(var) if !self.names.is_defined(var) => {
-                        self.names.alias_var(var, format!("{name}.strides[{i}]"));
+            let strides = node.strides.iter().enumerate();
+            self.write_separated(
+                &mut args,
+                strides,
+                |printer, args, (i, stride)| match stride.kind() {
+                    ExprKind::Var(var) if !printer.names.is_defined(var) => {
+                        printer.names.alias_var(var, format!("{name}.strides[{i}]"));
                         args.push_str(&quote(var.name()));
                     }
-                    _ => self.write_expr(&mut args, stride),
-                }
-            }
+                    _ => printer.write_expr(args, stride),
+                },
+            );
             args.push_str(if node.strides.len() == 1 { ",)" } else { ")" });
         }
 
@@ -203,12 +200,9 @@ impl Printer {
         }
         if !node.axis_separators.is_empty() {
             args.push_str(", axis_separators=[");
-            for (i, separator) in node.axis_separators.iter().enumerate() {
-                if i > 0 {
-                    args.push_str(", ");
-                }
+            self.write_separated(&mut args, &node.axis_separators, |_, args, separator| {
                 let _ = write!(args, "{separator}");
-            }
+            });
             args.push(']');
         }
 

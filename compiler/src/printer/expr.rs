@@ -128,22 +128,29 @@ impl Printer {
         out
     }
 
-    fn write_list(&mut self, out: &mut String, exprs: &[Expr]) {
-        for (i, e) in exprs.iter().enumerate() {
+    /// Appends `items` separated by `, `, each written by `write_item`.
+    pub(crate) fn write_separated<T>(
+        &mut self,
+        out: &mut String,
+        items: impl IntoIterator<Item = T>,
+        mut write_item: impl FnMut(&mut Printer, &mut String, T),
+    ) {
+        for (i, item) in items.into_iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }
-            self.write_expr(out, e);
+            write_item(self, out, item);
         }
+    }
+
+    fn write_list(&mut self, out: &mut String, exprs: &[Expr]) {
+        self.write_separated(out, exprs, |printer, out, e| printer.write_expr(out, e));
     }
 
     /// Appends store indices, with constant-stride ramps printed as slices
     /// (loads print ramps as `T.Ramp`, as TVM 0.27 does).
     pub(crate) fn write_store_indices(&mut self, out: &mut String, indices: &[Expr]) {
-        for (i, index) in indices.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+        self.write_separated(out, indices, |printer, out, index| {
             if let ExprKind::Ramp {
                 base,
                 stride,
@@ -153,18 +160,18 @@ impl Printer {
                 if let Some(step) = stride.as_int() {
                     let span = operators::make_const_int(stride.dtype(), *lanes as i64 * step);
                     let stop = operators::add(base.clone(), span).unwrap_or_else(|_| base.clone());
-                    self.write_expr(out, base);
+                    printer.write_expr(out, base);
                     out.push(':');
-                    self.write_expr(out, &stop);
+                    printer.write_expr(out, &stop);
                     if step != 1 {
                         out.push(':');
-                        self.write_expr(out, stride);
+                        printer.write_expr(out, stride);
                     }
-                    continue;
+                    return;
                 }
             }
-            self.write_expr(out, index);
-        }
+            printer.write_expr(out, index);
+        });
     }
 
     /// How tightly the printed form of `expr` binds: decides parentheses

@@ -12,6 +12,7 @@ use crate::ir::{
     AttrNode, AttrStmt, AttrValue, Block, BlockRealize, Buffer, BufferRegion, ExprKind, For,
     ForKind, IterKind, Stmt, StmtKind,
 };
+use std::rc::Rc;
 
 impl Printer {
     /// The statements of a body, in a new naming scope.
@@ -380,7 +381,7 @@ impl Printer {
     /// `T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)])`.
     fn comm_reducer(&mut self, reducer: &crate::ir::CommReducer) -> String {
         self.names.enter();
-        let params: Vec<std::rc::Rc<str>> = reducer
+        let params: Vec<Rc<str>> = reducer
             .lhs
             .iter()
             .chain(&reducer.rhs)
@@ -486,19 +487,13 @@ impl Printer {
         let mut head = String::with_capacity(64);
         head.push_str("for ");
         let body = if grid.len() > 1 {
-            for (i, l) in grid.iter().enumerate() {
-                if i > 0 {
-                    head.push_str(", ");
-                }
-                head.push_str(&self.names.define_var(&l.loop_var));
-            }
+            self.write_separated(&mut head, &grid, |printer, head, l| {
+                head.push_str(&printer.names.define_var(&l.loop_var));
+            });
             head.push_str(" in T.grid(");
-            for (i, l) in grid.iter().enumerate() {
-                if i > 0 {
-                    head.push_str(", ");
-                }
-                self.write_expr(&mut head, &l.extent);
-            }
+            self.write_separated(&mut head, &grid, |printer, head, l| {
+                printer.write_expr(head, &l.extent);
+            });
             head.push(')');
             let depth = self.loops.len();
             self.loops.extend(grid.iter().map(|l| EnclosingLoop::of(l)));
@@ -563,18 +558,15 @@ impl Printer {
             return;
         }
         out.push('[');
-        for (i, range) in region.region.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            self.write_expr(out, &range.min);
+        self.write_separated(out, &region.region, |printer, out, range| {
+            printer.write_expr(out, &range.min);
             if !operators::is_one(&range.extent) {
                 let stop = operators::add(range.min.clone(), range.extent.clone())
                     .unwrap_or_else(|_| range.extent.clone());
                 out.push(':');
-                self.write_expr(out, &stop);
+                printer.write_expr(out, &stop);
             }
-        }
+        });
         out.push(']');
     }
 
@@ -583,12 +575,9 @@ impl Printer {
         let mut out = String::with_capacity(64);
         out.push_str(call);
         out.push('(');
-        for (i, region) in regions.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            self.write_region(&mut out, region);
-        }
+        self.write_separated(&mut out, regions, |printer, out, region| {
+            printer.write_region(out, region);
+        });
         out.push(')');
         out
     }
@@ -657,19 +646,13 @@ impl Printer {
             _ => {
                 // Bindings are printed before the block's names are defined, as TVM does.
                 let mut bindings = String::with_capacity(64);
-                for (n, &i) in run.iter().enumerate() {
-                    if n > 0 {
-                        bindings.push_str(", ");
-                    }
-                    self.write_expr(&mut bindings, &realize.iter_values[i]);
-                }
+                self.write_separated(&mut bindings, run.iter(), |printer, out, &i| {
+                    printer.write_expr(out, &realize.iter_values[i]);
+                });
                 let mut line = String::with_capacity(2 * bindings.len() + 32);
-                for (n, &i) in run.iter().enumerate() {
-                    if n > 0 {
-                        line.push_str(", ");
-                    }
-                    line.push_str(&self.names.define_var(&block.iter_vars[i].var));
-                }
+                self.write_separated(&mut line, run.iter(), |printer, out, &i| {
+                    out.push_str(&printer.names.define_var(&block.iter_vars[i].var));
+                });
                 line.push_str(" = T.axis.remap(\"");
                 line.extend(run.iter().map(|&i| block.iter_vars[i].kind.letter()));
                 line.push_str("\", [");
@@ -712,7 +695,7 @@ impl Printer {
             }
         }
         // Buffers allocated or matched here may appear in the regions: name them first.
-        let alloc_names: Vec<std::rc::Rc<str>> = block
+        let alloc_names: Vec<Rc<str>> = block
             .alloc_buffers
             .iter()
             .map(|b| self.names.define_buffer(b))
