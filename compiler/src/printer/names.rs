@@ -23,12 +23,13 @@ pub struct Names {
     scopes: Vec<Scope>,
 }
 
-/// What one scope defined, forgotten when it closes.
+/// What one scope defined, forgotten when it closes: its names, and its
+/// variables and buffers with the printed names they shadowed.
 #[derive(Default)]
 struct Scope {
     names: Vec<Rc<str>>,
-    vars: Vec<Var>,
-    buffers: Vec<Buffer>,
+    vars: Vec<(Var, Option<Rc<str>>)>,
+    buffers: Vec<(Buffer, Option<Rc<str>>)>,
 }
 
 /// A name hint made into a Python identifier.
@@ -88,11 +89,18 @@ impl Names {
             for name in scope.names {
                 self.live.remove(&name);
             }
-            for var in scope.vars {
-                self.vars.remove(&var);
+            // In reverse, so a variable defined twice in the scope gets back its outer name.
+            for (var, shadowed) in scope.vars.into_iter().rev() {
+                match shadowed {
+                    Some(name) => self.vars.insert(var, name),
+                    None => self.vars.remove(&var),
+                };
             }
-            for buffer in scope.buffers {
-                self.buffers.remove(&buffer);
+            for (buffer, shadowed) in scope.buffers.into_iter().rev() {
+                match shadowed {
+                    Some(name) => self.buffers.insert(buffer, name),
+                    None => self.buffers.remove(&buffer),
+                };
             }
         }
     }
@@ -122,9 +130,9 @@ impl Names {
     pub fn define_var(&mut self, var: &Var) -> Rc<str> {
         let name = self.fresh(var.name());
         let printed = name.clone();
-        self.vars.insert(var.clone(), name);
+        let shadowed = self.vars.insert(var.clone(), name);
         if let Some(scope) = self.scopes.last_mut() {
-            scope.vars.push(var.clone());
+            scope.vars.push((var.clone(), shadowed));
         }
         printed
     }
@@ -133,9 +141,9 @@ impl Names {
     pub fn define_buffer(&mut self, buffer: &Buffer) -> Rc<str> {
         let name = self.fresh(buffer.name());
         let printed = name.clone();
-        self.buffers.insert(buffer.clone(), name);
+        let shadowed = self.buffers.insert(buffer.clone(), name);
         if let Some(scope) = self.scopes.last_mut() {
-            scope.buffers.push(buffer.clone());
+            scope.buffers.push((buffer.clone(), shadowed));
         }
         printed
     }
@@ -188,6 +196,26 @@ mod tests {
         names.exit();
         names.enter();
         assert_eq!(&*names.define_var(&c), "i");
+    }
+
+    #[test]
+    fn closing_a_scope_forgets_its_definitions_and_restores_shadowed_names() {
+        let mut names = Names::new();
+        let (outer, inner) = (
+            Var::new("i", DataType::int32(), Span::NONE),
+            Var::new("j", DataType::int32(), Span::NONE),
+        );
+        names.enter();
+        names.define_var(&outer);
+        names.enter();
+        names.define_var(&inner);
+        // The same variable defined again inside: it gets a fresh name there.
+        assert_eq!(&*names.define_var(&outer), "i_1");
+        names.exit();
+        assert_eq!(names.var(&outer), Some("i"));
+        assert_eq!(names.var(&inner), None);
+        names.exit();
+        assert_eq!(names.var(&outer), None);
     }
 
     #[test]
