@@ -73,7 +73,7 @@ impl Visitor for Detector<'_> {
     fn visit_stmt(&mut self, stmt: &Stmt) {
         match stmt.kind() {
             StmtKind::For(f) => {
-                let domain = IntSet::from_range(&Range::new(f.min.clone(), f.extent.clone()));
+                let domain = IntSet::from_range(&f.range());
                 self.domains.insert(f.loop_var.clone(), domain);
                 walk_stmt(self, stmt);
                 self.domains.remove(&f.loop_var);

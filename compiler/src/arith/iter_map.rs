@@ -301,12 +301,7 @@ pub fn is_affine_binding<'a>(
 ) -> bool {
     let loops: Vec<(Var, Range)> = enclosing_loops
         .into_iter()
-        .map(|l| {
-            (
-                l.loop_var.clone(),
-                Range::new(l.min.clone(), l.extent.clone()),
-            )
-        })
+        .map(|l| (l.loop_var.clone(), l.range()))
         .collect();
     if loops.is_empty() {
         return true;

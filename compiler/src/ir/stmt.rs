@@ -133,6 +133,13 @@ pub struct For {
     pub body: Stmt,
 }
 
+impl For {
+    /// The values the loop variable takes: `[min, min + extent)`.
+    pub fn range(&self) -> Range {
+        Range::new(self.min.clone(), self.extent.clone())
+    }
+}
+
 /// Kinds of block iteration variables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IterKind {

@@ -165,30 +165,14 @@ pub(crate) fn render_lines(lines: &[Line]) -> String {
     out
 }
 
-/// What the printer needs of an enclosing loop: its variable and domain (an
-/// iterator bound to it over the same domain prints with `T.axis.remap`).
-pub(crate) struct EnclosingLoop {
-    pub loop_var: crate::ir::Var,
-    pub min: Expr,
-    pub extent: Expr,
-}
-
-impl EnclosingLoop {
-    pub fn of(for_loop: &crate::ir::For) -> EnclosingLoop {
-        EnclosingLoop {
-            loop_var: for_loop.loop_var.clone(),
-            min: for_loop.min.clone(),
-            extent: for_loop.extent.clone(),
-        }
-    }
-}
-
 /// Shared state of one printing run.
 pub(crate) struct Printer {
     pub options: PrintOptions,
     pub names: Names,
-    /// Loops enclosing the statement being printed, outermost first.
-    pub loops: Vec<EnclosingLoop>,
+    /// Variables and ranges of the loops enclosing the statement being
+    /// printed, outermost first (an iterator bound to one over the same
+    /// domain prints with `T.axis.remap`).
+    pub loops: Vec<(crate::ir::Var, crate::ir::Range)>,
     /// True inside a function that carries the `s_tir` attribute.
     pub s_tir: bool,
     /// The buffer that first declared each data variable (for `.view`).

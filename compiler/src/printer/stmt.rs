@@ -3,7 +3,7 @@
 
 use super::buffer::DeclKind;
 use super::expr::quote;
-use super::{Dialect, EnclosingLoop, Line, Printer};
+use super::{Dialect, Line, Printer};
 use crate::ir::identity::VarSet;
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
@@ -496,7 +496,8 @@ impl Printer {
             });
             head.push(')');
             let depth = self.loops.len();
-            self.loops.extend(grid.iter().map(|l| EnclosingLoop::of(l)));
+            self.loops
+                .extend(grid.iter().map(|l| (l.loop_var.clone(), l.range())));
             let mut lines = Vec::new();
             let last = grid[grid.len() - 1];
             self.stmt_lines(&last.body, &mut lines);
@@ -533,7 +534,7 @@ impl Printer {
                 head.push_str(&dict);
             }
             head.push(')');
-            self.loops.push(EnclosingLoop::of(l));
+            self.loops.push((l.loop_var.clone(), l.range()));
             let mut lines = Vec::new();
             self.stmt_lines(&l.body, &mut lines);
             self.loops.pop();
@@ -592,10 +593,10 @@ impl Printer {
         let Some(var) = realize.iter_values[i].as_var() else {
             return false;
         };
-        self.loops.iter().rev().any(|l| {
-            &l.loop_var == var
-                && expr_deep_equal(&l.min, &iter_var.dom.min)
-                && expr_deep_equal(&l.extent, &iter_var.dom.extent)
+        self.loops.iter().rev().any(|(loop_var, range)| {
+            loop_var == var
+                && expr_deep_equal(&range.min, &iter_var.dom.min)
+                && expr_deep_equal(&range.extent, &iter_var.dom.extent)
         })
     }
 

@@ -114,10 +114,8 @@ impl Mutator for BindingSimplifier {
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
         match stmt.kind() {
             StmtKind::For(for_loop) => {
-                self.loops.push((
-                    for_loop.loop_var.clone(),
-                    Range::new(for_loop.min.clone(), for_loop.extent.clone()),
-                ));
+                self.loops
+                    .push((for_loop.loop_var.clone(), for_loop.range()));
                 let body = self.mutate_stmt(&for_loop.body);
                 self.loops.pop();
                 if body.same_as(&for_loop.body) {

@@ -39,12 +39,7 @@ fn loop_ranges(state: &ScheduleState, loops: &[NodeId]) -> Vec<(Var, Range)> {
     loops
         .iter()
         .filter_map(|id| state.sref(*id).and_then(|s| s.as_for()))
-        .map(|f| {
-            (
-                f.loop_var.clone(),
-                Range::new(f.min.clone(), f.extent.clone()),
-            )
-        })
+        .map(|f| (f.loop_var.clone(), f.range()))
         .collect()
 }
 

@@ -630,10 +630,7 @@ impl Mutator for Rewriter<'_> {
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
         if let StmtKind::For(for_loop) = stmt.kind() {
             if for_loop.extent.dtype().is_integer() {
-                self.analyzer.bind(
-                    &for_loop.loop_var,
-                    &Range::new(for_loop.min.clone(), for_loop.extent.clone()),
-                );
+                self.analyzer.bind(&for_loop.loop_var, &for_loop.range());
             }
         }
         let rebuilt = mutate_stmt_children(self, stmt);

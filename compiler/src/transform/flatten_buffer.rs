@@ -362,10 +362,7 @@ impl Mutator for Flattener {
         match stmt.kind() {
             StmtKind::For(for_loop) if for_loop.extent.dtype().is_integer() => {
                 // Flat indices are simplified knowing the loop ranges.
-                self.analyzer.bind(
-                    &for_loop.loop_var,
-                    &crate::ir::Range::new(for_loop.min.clone(), for_loop.extent.clone()),
-                );
+                self.analyzer.bind(&for_loop.loop_var, &for_loop.range());
             }
             StmtKind::BlockRealize(realize) => {
                 self.errors.push(

@@ -158,10 +158,7 @@ impl Mutator for IntrinLowerer {
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
         match stmt.kind() {
             StmtKind::For(for_loop) if for_loop.extent.dtype().is_integer() => {
-                self.analyzer.bind(
-                    &for_loop.loop_var,
-                    &Range::new(for_loop.min.clone(), for_loop.extent.clone()),
-                );
+                self.analyzer.bind(&for_loop.loop_var, &for_loop.range());
             }
             StmtKind::AttrStmt(attr) => {
                 if let AttrNode::Thread { var, .. } = &attr.node {

@@ -362,10 +362,8 @@ impl Visitor for InPlaceChecker<'_> {
             StmtKind::For(for_loop) => {
                 self.visit_expr(&for_loop.min);
                 self.visit_expr(&for_loop.extent);
-                self.loops.push((
-                    for_loop.loop_var.clone(),
-                    Range::new(for_loop.min.clone(), for_loop.extent.clone()),
-                ));
+                self.loops
+                    .push((for_loop.loop_var.clone(), for_loop.range()));
                 self.visit_stmt(&for_loop.body);
                 self.loops.pop();
             }

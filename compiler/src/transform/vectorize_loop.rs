@@ -23,8 +23,7 @@ use crate::ir::mutate::{mutate_stmt_children, Mutator};
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{
-    AttrStmt, BinaryOp, BufferStore, Expr, ExprKind, For, ForKind, PrimFunc, Range, Stmt, StmtKind,
-    Var,
+    AttrStmt, BinaryOp, BufferStore, Expr, ExprKind, For, ForKind, PrimFunc, Stmt, StmtKind, Var,
 };
 
 /// Replaces the vectorizable loops of `func` by vector code.
@@ -57,10 +56,7 @@ impl Mutator for LoopVectorizer {
             return mutate_stmt_children(self, stmt);
         };
         if for_loop.extent.dtype().is_integer() {
-            self.analyzer.bind(
-                &for_loop.loop_var,
-                &Range::new(for_loop.min.clone(), for_loop.extent.clone()),
-            );
+            self.analyzer.bind(&for_loop.loop_var, &for_loop.range());
         }
         let rebuilt = mutate_stmt_children(self, stmt);
         let StmtKind::For(for_loop) = rebuilt.kind() else {

@@ -51,7 +51,7 @@ impl BlockChecker {
         let pushed = self.spans.enter(stmt.span());
         match stmt.kind() {
             StmtKind::For(for_loop) => {
-                let range = Range::new(for_loop.min.clone(), for_loop.extent.clone());
+                let range = for_loop.range();
                 self.facts.bind_range(&for_loop.loop_var, &range, true);
                 self.ranges.insert(for_loop.loop_var.clone(), range);
                 self.stmt(&for_loop.body);

@@ -63,7 +63,7 @@ impl OuterWalk {
             StmtKind::For(for_loop) => {
                 self.context.push(Frame::Range(
                     for_loop.loop_var.clone(),
-                    Range::new(for_loop.min.clone(), for_loop.extent.clone()),
+                    for_loop.range(),
                     true,
                 ));
                 self.stmt(&for_loop.body);
@@ -444,7 +444,7 @@ impl AccessChecker<'_> {
             StmtKind::For(for_loop) => {
                 self.expr(&for_loop.min);
                 self.expr(&for_loop.extent);
-                let range = Range::new(for_loop.min.clone(), for_loop.extent.clone());
+                let range = for_loop.range();
                 self.facts.bind_range(&for_loop.loop_var, &range, true);
                 self.stmt(&for_loop.body);
                 self.facts.unrelax(&for_loop.loop_var);
