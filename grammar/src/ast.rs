@@ -505,34 +505,15 @@ impl Expr {
     /// The dotted path of a chain of names and attributes: `T.axis.remap` gives
     /// `Some("T.axis.remap")`; anything else gives `None`.
     pub fn dotted_name(&self) -> Option<String> {
-        // Measured first so that the path is allocated once, at its final size.
-        let length = self.dotted_name_length()?;
-        let mut path = String::with_capacity(length);
-        self.write_dotted_name(&mut path);
-        Some(path)
-    }
-
-    /// The length of [`Expr::dotted_name`]'s result, when there is one.
-    fn dotted_name_length(&self) -> Option<usize> {
         match &self.kind {
-            ExprKind::Name(name) => Some(name.len()),
+            ExprKind::Name(name) => Some(name.clone()),
             ExprKind::Attribute { value, attr } => {
-                Some(value.dotted_name_length()? + 1 + attr.name.len())
-            }
-            _ => None,
-        }
-    }
-
-    /// Appends the dotted path of a chain already known to be one.
-    fn write_dotted_name(&self, path: &mut String) {
-        match &self.kind {
-            ExprKind::Name(name) => path.push_str(name),
-            ExprKind::Attribute { value, attr } => {
-                value.write_dotted_name(path);
+                let mut path = value.dotted_name()?;
                 path.push('.');
                 path.push_str(&attr.name);
+                Some(path)
             }
-            _ => {}
+            _ => None,
         }
     }
 }
