@@ -96,14 +96,22 @@ static float reference_at(const float *a, const float *b, int i, int j) {
 }
 "#;
 
-#[test]
-fn parallel_matmul_library_is_callable_from_c() {
-    let dir = scratch("matmul");
+/// Builds `tests/run/matmul_128_tiled.tir` into a scratch directory named
+/// after `name`; the directory and the library, whose header includes as
+/// `libmatmul_128_tiled.h`.
+fn build_matmul_128(name: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
     let library = dir.join("libmatmul_128_tiled.so");
     tirc_build(
         &workspace().join("tests/run/matmul_128_tiled.tir"),
         &library,
     );
+    (dir, library)
+}
+
+#[test]
+fn parallel_matmul_library_is_callable_from_c() {
+    let (dir, library) = build_matmul_128("matmul");
     let header =
         std::fs::read_to_string(dir.join("libmatmul_128_tiled.h")).expect("the header is written");
     assert!(
@@ -247,12 +255,7 @@ int main(void) {
 /// the workers, so nothing runs code that is no longer mapped.
 #[test]
 fn parallel_pool_persists_across_calls_serves_threads_and_stops_on_unload() {
-    let dir = scratch("pool");
-    let library = dir.join("libmatmul_128_tiled.so");
-    tirc_build(
-        &workspace().join("tests/run/matmul_128_tiled.tir"),
-        &library,
-    );
+    let (dir, library) = build_matmul_128("pool");
     let program = format!(
         r#"
 #include <dirent.h>
