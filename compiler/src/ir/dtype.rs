@@ -138,26 +138,23 @@ impl DataType {
     pub fn bytes(self) -> usize {
         (self.bits as usize).div_ceil(8)
     }
-
-    /// The canonical name of the scalar kind and width, without lanes.
-    fn scalar_name(self) -> String {
-        match self.code {
-            TypeCode::Int => format!("int{}", self.bits),
-            TypeCode::UInt => format!("uint{}", self.bits),
-            TypeCode::Float => format!("float{}", self.bits),
-            TypeCode::BFloat => format!("bfloat{}", self.bits),
-            TypeCode::Float8E4M3FN => "float8_e4m3fn".to_string(),
-            TypeCode::Float8E5M2 => "float8_e5m2".to_string(),
-            TypeCode::Bool => "bool".to_string(),
-            TypeCode::Handle => "handle".to_string(),
-            TypeCode::Void => "void".to_string(),
-        }
-    }
 }
 
 impl fmt::Display for DataType {
+    // Written straight into the formatter: printing a module shows a dtype per
+    // literal and buffer, and a `String` per spelling showed in its profile.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.scalar_name())?;
+        match self.code {
+            TypeCode::Int => write!(f, "int{}", self.bits)?,
+            TypeCode::UInt => write!(f, "uint{}", self.bits)?,
+            TypeCode::Float => write!(f, "float{}", self.bits)?,
+            TypeCode::BFloat => write!(f, "bfloat{}", self.bits)?,
+            TypeCode::Float8E4M3FN => f.write_str("float8_e4m3fn")?,
+            TypeCode::Float8E5M2 => f.write_str("float8_e5m2")?,
+            TypeCode::Bool => f.write_str("bool")?,
+            TypeCode::Handle => f.write_str("handle")?,
+            TypeCode::Void => f.write_str("void")?,
+        }
         if self.lanes > 1 {
             write!(f, "x{}", self.lanes)?;
         }
