@@ -20,16 +20,20 @@ pub struct Names {
     live: HashSet<Rc<str>, IdentityState>,
     vars: VarMap<Rc<str>>,
     buffers: BufferMap<Rc<str>>,
-    scopes: Vec<Scope>,
+    /// What the open scopes defined, innermost last, undone when its scope
+    /// closes. One stack for all scopes: a scope per loop and block body
+    /// would otherwise allocate its own lists.
+    defined: Vec<Definition>,
+    /// Where each open scope's definitions start in `defined`.
+    scope_starts: Vec<usize>,
 }
 
-/// What one scope defined, forgotten when it closes: its names, and its
-/// variables and buffers with the printed names they shadowed.
-#[derive(Default)]
-struct Scope {
-    names: Vec<Rc<str>>,
-    vars: Vec<(Var, Option<Rc<str>>)>,
-    buffers: Vec<(Buffer, Option<Rc<str>>)>,
+/// One definition a scope made: a name taken, or a variable or buffer
+/// named, with the printed name it shadowed.
+enum Definition {
+    Name(Rc<str>),
+    Var(Var, Option<Rc<str>>),
+    Buffer(Buffer, Option<Rc<str>>),
 }
 
 /// A name hint made into a Python identifier.
@@ -73,34 +77,40 @@ impl Names {
             live: HashSet::with_capacity_and_hasher(TYPICAL_NAMES, IdentityState::default()),
             vars: VarMap::with_capacity_and_hasher(TYPICAL_NAMES, IdentityState::default()),
             buffers: BufferMap::with_capacity_and_hasher(TYPICAL_NAMES, IdentityState::default()),
-            scopes: vec![Scope::default()],
+            defined: Vec::with_capacity(3 * TYPICAL_NAMES),
+            scope_starts: vec![0],
         }
     }
 
     /// Opens a nested scope.
     pub fn enter(&mut self) {
-        self.scopes.push(Scope::default());
+        self.scope_starts.push(self.defined.len());
     }
 
     /// Closes the innermost scope; its names become free for reuse and its
     /// variables and buffers undefined, so the tables stay as small as the scope.
     pub fn exit(&mut self) {
-        if let Some(scope) = self.scopes.pop() {
-            for name in scope.names {
-                self.live.remove(&name);
-            }
-            // In reverse, so a variable defined twice in the scope gets back its outer name.
-            for (var, shadowed) in scope.vars.into_iter().rev() {
-                match shadowed {
-                    Some(name) => self.vars.insert(var, name),
-                    None => self.vars.remove(&var),
-                };
-            }
-            for (buffer, shadowed) in scope.buffers.into_iter().rev() {
-                match shadowed {
-                    Some(name) => self.buffers.insert(buffer, name),
-                    None => self.buffers.remove(&buffer),
-                };
+        let Some(start) = self.scope_starts.pop() else {
+            return;
+        };
+        // In reverse, so a variable defined twice in the scope gets back its outer name.
+        for definition in self.defined.drain(start..).rev() {
+            match definition {
+                Definition::Name(name) => {
+                    self.live.remove(&name);
+                }
+                Definition::Var(var, Some(shadowed)) => {
+                    self.vars.insert(var, shadowed);
+                }
+                Definition::Var(var, None) => {
+                    self.vars.remove(&var);
+                }
+                Definition::Buffer(buffer, Some(shadowed)) => {
+                    self.buffers.insert(buffer, shadowed);
+                }
+                Definition::Buffer(buffer, None) => {
+                    self.buffers.remove(&buffer);
+                }
             }
         }
     }
@@ -120,9 +130,7 @@ impl Names {
             base.into()
         };
         self.live.insert(name.clone());
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.names.push(name.clone());
-        }
+        self.defined.push(Definition::Name(name.clone()));
         name
     }
 
@@ -131,9 +139,7 @@ impl Names {
         let name = self.fresh(var.name());
         let printed = name.clone();
         let shadowed = self.vars.insert(var.clone(), name);
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.vars.push((var.clone(), shadowed));
-        }
+        self.defined.push(Definition::Var(var.clone(), shadowed));
         printed
     }
 
@@ -142,9 +148,8 @@ impl Names {
         let name = self.fresh(buffer.name());
         let printed = name.clone();
         let shadowed = self.buffers.insert(buffer.clone(), name);
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.buffers.push((buffer.clone(), shadowed));
-        }
+        self.defined
+            .push(Definition::Buffer(buffer.clone(), shadowed));
         printed
     }
 
