@@ -4,6 +4,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::frontend::{parse_program, Program, ProgramForm};
+use crate::ir::IRModule;
 use crate::printer::{self, Dialect, PrintOptions};
 use crate::source::SourceMap;
 
@@ -17,36 +18,62 @@ fn is_import_comment(line: &str) -> bool {
         || line.starts_with("import tvm")
 }
 
-/// The header comment lines of the formatted file: the file's own comments,
-/// with its block of TVM import lines replaced by the target dialect's.
-fn header(program: &Program, dialect: Dialect) -> Vec<String> {
-    let has_type_vars = program
-        .module
+/// Writes the header comment lines of the formatted file: the file's own
+/// comments, with its block of TVM import lines replaced by the target
+/// dialect's. `module` is the module printed after them.
+fn write_header(out: &mut String, program: &Program, module: &IRModule, dialect: Dialect) {
+    let has_type_vars = module
         .functions
         .iter()
         .any(|f| !printer::type_vars_of(f).is_empty());
     let standard =
         printer::header_lines(dialect, program.form == ProgramForm::Module, has_type_vars);
-    let mut lines = Vec::new();
+    let write_standard = |out: &mut String| {
+        for line in &standard {
+            out.push_str(line);
+            out.push('\n');
+        }
+    };
     let mut imports_written = false;
     for comment in &program.header_comments {
         if is_import_comment(comment) {
             if !imports_written {
-                lines.extend(standard.iter().cloned());
+                write_standard(out);
                 imports_written = true;
             }
         } else {
-            lines.push(format!("#{comment}"));
+            out.push('#');
+            out.push_str(comment);
+            out.push('\n');
         }
     }
     if program.header_comments.is_empty() {
-        lines.extend(standard);
+        write_standard(out);
     }
-    lines
+    // A blank line between the header and the program.
+    if !out.is_empty() {
+        out.push('\n');
+    }
 }
 
 /// Prints a lowered program in `dialect` (the dialect it was written in when `None`).
 pub fn print_program(program: &Program, dialect: Option<Dialect>) -> String {
+    let mut out = print_program_with_module(program, &program.module, dialect);
+    for schedule in &program.schedules {
+        out.push('\n');
+        out.push_str(&schedule.text);
+        out.push('\n');
+    }
+    out
+}
+
+/// Prints `program` with `module` in place of its own module (a schedule's
+/// result), without the schedule sections.
+pub fn print_program_with_module(
+    program: &Program,
+    module: &IRModule,
+    dialect: Option<Dialect>,
+) -> String {
     let dialect = dialect.unwrap_or(program.dialect);
     let options = PrintOptions {
         dialect,
@@ -54,26 +81,17 @@ pub fn print_program(program: &Program, dialect: Option<Dialect>) -> String {
         convert_attr_keys: dialect != program.dialect,
     };
     let mut out = String::new();
-    let header = header(program, dialect);
-    if !header.is_empty() {
-        out.push_str(&header.join("\n"));
-        out.push_str("\n\n");
-    }
+    write_header(&mut out, program, module, dialect);
     match program.form {
-        ProgramForm::Module => out.push_str(&printer::print_module(&program.module, &options)),
+        ProgramForm::Module => out.push_str(&printer::print_module(module, &options)),
         ProgramForm::Function => {
-            for (i, func) in program.module.functions.iter().enumerate() {
+            for (i, func) in module.functions.iter().enumerate() {
                 if i > 0 {
                     out.push('\n');
                 }
                 out.push_str(&printer::print_function(func, &options));
             }
         }
-    }
-    for schedule in &program.schedules {
-        out.push('\n');
-        out.push_str(&schedule.text);
-        out.push('\n');
     }
     out
 }

@@ -4,6 +4,7 @@ use super::Printer;
 use crate::ir::builtin::DtypePosition;
 use crate::ir::operators::{self, rebuilds_unchanged};
 use crate::ir::{BinaryOp, DataType, Expr, ExprKind};
+use std::fmt::Write as _;
 
 /// Python operator precedence, as TVM's doc printer ranks it.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -65,6 +66,12 @@ pub fn format_float(value: f64) -> String {
 /// A string literal with double quotes and escapes.
 pub(crate) fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
+    write_quoted(&mut out, text);
+    out
+}
+
+/// Appends [`quote`] of `text` to `out`.
+pub(crate) fn write_quoted(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
         match c {
@@ -73,12 +80,13 @@ pub(crate) fn quote(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
             c => out.push(c),
         }
     }
     out.push('"');
-    out
 }
 
 fn operator_symbol(op: BinaryOp) -> (&'static str, Precedence) {
@@ -232,7 +240,6 @@ impl Printer {
 
     /// Writes an expression.
     pub(crate) fn write_expr(&mut self, out: &mut String, expr: &Expr) {
-        use std::fmt::Write as _;
         match expr.kind() {
             ExprKind::Var(var) => match self.names.var(var) {
                 Some(name) => out.push_str(name),
@@ -329,7 +336,6 @@ impl Printer {
         op: crate::ir::Op,
         args: &[Expr],
     ) {
-        use std::fmt::Write as _;
         if let Some((symbol, precedence)) = call_operator(op.name()) {
             if args.len() == 2 {
                 self.write_child(out, &args[0], precedence, false);
@@ -412,7 +418,7 @@ impl Printer {
 
 /// Appends `value` in decimal; int32 literals are most of what is printed,
 /// and this skips the formatting machinery.
-fn write_decimal(out: &mut String, value: i64) {
+pub(crate) fn write_decimal(out: &mut String, value: i64) {
     let mut digits = [0u8; 20];
     let mut position = digits.len();
     let mut magnitude = value.unsigned_abs();
@@ -433,7 +439,6 @@ fn write_decimal(out: &mut String, value: i64) {
 }
 
 fn write_int_literal(out: &mut String, value: i64, dtype: DataType) {
-    use std::fmt::Write as _;
     if dtype == DataType::int32() {
         write_decimal(out, value);
     } else if dtype.is_bool() {

@@ -8,6 +8,7 @@ use super::{header_lines, render_lines, Dialect, Line, PrintOptions, Printer};
 use crate::ir::identity::VarSet;
 use crate::ir::visit::{walk_exprs, Visitor};
 use crate::ir::{AttrValue, Buffer, DataType, ExprKind, IRModule, PrimFunc, Stmt, StmtKind, Var};
+use std::fmt::Write as _;
 
 /// The attribute that marks a schedulable (block-level) function in TVM 0.27.
 pub const S_TIR_ATTR: &str = "s_tir";
@@ -193,8 +194,15 @@ impl Printer {
             .filter(|p| func.buffer_of(p).is_none())
             .cloned()
             .collect();
-        let mut params = Vec::new();
-        for param in &func.params {
+        // The `def` line is the longest a function prints: written in place, not joined from parts.
+        let mut signature = String::with_capacity(128);
+        signature.push_str("def ");
+        signature.push_str(&func.name);
+        signature.push('(');
+        for (i, param) in func.params.iter().enumerate() {
+            if i > 0 {
+                signature.push_str(", ");
+            }
             match func.buffer_of(param) {
                 Some(buffer) => {
                     // The first use of an unbound signature variable is quoted.
@@ -215,7 +223,10 @@ impl Printer {
                     let decl =
                         self.buffer_decl(buffer, &name, DeclKind::Annotation, None, &mut stringify);
                     body.extend(decl.var_defs.into_iter().map(Line::Text));
-                    params.push(format!("{name}: T.Buffer({})", decl.args));
+                    signature.push_str(&name);
+                    signature.push_str(": T.Buffer(");
+                    signature.push_str(&decl.args);
+                    signature.push(')');
                     for extent in buffer.shape() {
                         walk_exprs(extent, &mut |e| {
                             if let ExprKind::Var(v) = e.kind() {
@@ -225,10 +236,16 @@ impl Printer {
                     }
                 }
                 None => {
-                    let name = self.names.var(param).unwrap_or(param.name()).to_string();
-                    params.push(format!("{name}: {}", self.type_annotation_of(param)));
+                    signature.push_str(self.names.var(param).unwrap_or(param.name()));
+                    signature.push_str(": ");
+                    signature.push_str(&self.type_annotation_of(param));
                 }
             }
+        }
+
+        signature.push(')');
+        if !func.ret_type.is_void() {
+            let _ = write!(signature, " -> T.{}", func.ret_type);
         }
 
         // Variables used but never defined are declared just before the first
@@ -270,8 +287,10 @@ impl Printer {
             })
             .collect();
         if !shown_attrs.is_empty() {
-            let dict = self.attr_dict(&shown_attrs);
-            body.push(Line::Text(format!("T.func_attr({dict})")));
+            let mut line = String::from("T.func_attr(");
+            self.write_attr_dict(&mut line, &shown_attrs);
+            line.push(')');
+            body.push(Line::Text(line));
         }
 
         match implicit_root_block(&func.body) {
@@ -310,17 +329,9 @@ impl Printer {
         }
         self.names.exit();
 
-        let ret = if func.ret_type.is_void() {
-            String::new()
-        } else {
-            format!(" -> T.{}", func.ret_type)
-        };
         vec![
             Line::Text(self.decorator(func)),
-            Line::Nested(
-                format!("def {}({}){ret}", func.name, params.join(", ")),
-                body,
-            ),
+            Line::Nested(signature, body),
         ]
     }
 }
@@ -366,7 +377,7 @@ pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String 
         lines.extend(
             header_lines(options.dialect, true, !all_type_vars.is_empty())
                 .into_iter()
-                .map(Line::Text),
+                .map(|line| Line::Text(line.to_string())),
         );
         lines.push(Line::Text(String::new()));
     }
@@ -406,7 +417,7 @@ pub(crate) fn print_standalone_function(func: &PrimFunc, options: &PrintOptions)
         lines.extend(
             header_lines(options.dialect, false, !vars.is_empty())
                 .into_iter()
-                .map(Line::Text),
+                .map(|line| Line::Text(line.to_string())),
         );
         lines.push(Line::Text(String::new()));
     }

@@ -56,13 +56,6 @@ impl Dialect {
             Dialect::Tirx => "tirx",
         }
     }
-    /// The module imported as `T`.
-    pub fn script_module(self) -> &'static str {
-        match self {
-            Dialect::Classic => "tir",
-            Dialect::Tirx => "tirx",
-        }
-    }
     /// `get_block` or `get_sblock`.
     pub fn get_block(self) -> &'static str {
         match self {
@@ -208,20 +201,20 @@ impl Printer {
 }
 
 /// The header comment lines TVM prints before a module or function.
-pub fn header_lines(dialect: Dialect, module: bool, type_vars: bool) -> Vec<String> {
-    let mut lines = Vec::new();
+pub fn header_lines(dialect: Dialect, module: bool, type_vars: bool) -> Vec<&'static str> {
+    let mut lines = Vec::with_capacity(4);
     if type_vars {
-        lines.push("# from typing import TypeVar".to_string());
+        lines.push("# from typing import TypeVar");
     }
     if module {
-        lines.push("# from tvm.script import ir as I".to_string());
+        lines.push("# from tvm.script import ir as I");
     }
-    lines.push(format!(
-        "# from tvm.script import {} as T",
-        dialect.script_module()
-    ));
+    lines.push(match dialect {
+        Dialect::Classic => "# from tvm.script import tir as T",
+        Dialect::Tirx => "# from tvm.script import tirx as T",
+    });
     if dialect == Dialect::Tirx {
-        lines.push("# from tvm.tirx.layout import Axis".to_string());
+        lines.push("# from tvm.tirx.layout import Axis");
     }
     lines
 }

@@ -2,9 +2,8 @@
 //! stores, control flow, allocations and attributes.
 
 use super::buffer::DeclKind;
-use super::expr::quote;
+use super::expr::{quote, write_quoted};
 use super::{Dialect, Line, Printer};
-use crate::ir::identity::VarSet;
 use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
@@ -438,69 +437,94 @@ impl Printer {
 
     /// A dictionary of attributes, keys sorted as TVM prints maps.
     pub(crate) fn attr_dict(&mut self, attrs: &[(String, AttrValue)]) -> String {
-        let mut sorted: Vec<&(String, AttrValue)> = attrs.iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
-        let parts: Vec<String> = sorted
-            .into_iter()
-            .map(|(key, value)| format!("{}: {}", quote(key), self.attr_value(value)))
-            .collect();
-        format!("{{{}}}", parts.join(", "))
+        let mut out = String::new();
+        self.write_attr_dict(&mut out, attrs);
+        out
     }
 
-    /// One attribute value; ints and bools print bare.
-    pub(crate) fn attr_value(&mut self, value: &AttrValue) -> String {
+    /// Appends [`Printer::attr_dict`] to `out`.
+    pub(crate) fn write_attr_dict(&mut self, out: &mut String, attrs: &[(String, AttrValue)]) {
+        let write_entry =
+            |printer: &mut Printer, out: &mut String, (key, value): &(String, AttrValue)| {
+                write_quoted(out, key);
+                out.push_str(": ");
+                printer.write_attr_value(out, value);
+            };
+        out.push('{');
+        // Most dicts hold one entry, or are already sorted: sort only the others.
+        if attrs.is_sorted_by(|a, b| a.0 <= b.0) {
+            self.write_separated(out, attrs, write_entry);
+        } else {
+            let mut sorted: Vec<&(String, AttrValue)> = attrs.iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            self.write_separated(out, sorted, write_entry);
+        }
+        out.push('}');
+    }
+
+    /// Appends one attribute value; ints and bools print bare.
+    fn write_attr_value(&mut self, out: &mut String, value: &AttrValue) {
         match value {
-            AttrValue::Int(i) => i.to_string(),
-            AttrValue::Float(f) => super::expr::format_float(*f),
-            AttrValue::Bool(b) => if *b { "True" } else { "False" }.to_string(),
-            AttrValue::Expr(e) => self.expr(e),
-            AttrValue::Str(s) => quote(s),
+            AttrValue::Int(i) => super::expr::write_decimal(out, *i),
+            AttrValue::Float(f) => out.push_str(&super::expr::format_float(*f)),
+            AttrValue::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+            AttrValue::Expr(e) => self.write_expr(out, e),
+            AttrValue::Str(s) => write_quoted(out, s),
             AttrValue::List(items) => {
-                let parts: Vec<String> = items.iter().map(|v| self.attr_value(v)).collect();
-                format!("[{}]", parts.join(", "))
+                out.push('[');
+                self.write_separated(out, items, |printer, out, item| {
+                    printer.write_attr_value(out, item)
+                });
+                out.push(']');
             }
-            AttrValue::Dict(items) => self.attr_dict(items),
-            AttrValue::Target(items) => format!("T.target({})", self.attr_dict(items)),
-            AttrValue::None => "None".to_string(),
+            AttrValue::Dict(items) => self.write_attr_dict(out, items),
+            AttrValue::Target(items) => {
+                out.push_str("T.target(");
+                self.write_attr_dict(out, items);
+                out.push(')');
+            }
+            AttrValue::None => out.push_str("None"),
         }
     }
 
     fn for_loop(&mut self, first: &For, out: &mut Vec<Line>) {
         // `T.grid` groups directly nested serial loops from 0 without annotations
-        // whose extents do not depend on each other.
-        let mut grid: Vec<&For> = Vec::new();
-        let mut grid_vars: VarSet = Default::default();
-        let mut current = Some(first);
-        while let Some(l) = current {
+        // whose extents do not depend on each other. The grid is counted, not
+        // collected: most loops are not part of one, and each prints on its own.
+        let nest = || std::iter::successors(Some(first), |l| l.body.as_for());
+        let mut grid_len = 0;
+        for l in nest() {
             if l.kind != ForKind::Serial
                 || !operators::is_zero(&l.min)
                 || !l.annotations.is_empty()
-                || expr_uses_var(&l.extent, &mut |v| grid_vars.contains(v))
+                || expr_uses_var(&l.extent, &mut |v| {
+                    nest().take(grid_len).any(|outer| outer.loop_var == *v)
+                })
             {
                 break;
             }
-            grid.push(l);
-            grid_vars.insert(l.loop_var.clone());
-            current = l.body.as_for();
+            grid_len += 1;
         }
+        let grid = || nest().take(grid_len);
         self.names.enter();
         let mut head = String::with_capacity(64);
         head.push_str("for ");
-        let body = if grid.len() > 1 {
-            self.write_separated(&mut head, &grid, |printer, head, l| {
+        let body = if grid_len > 1 {
+            self.write_separated(&mut head, grid(), |printer, head, l| {
                 head.push_str(&printer.names.define_var(&l.loop_var));
             });
             head.push_str(" in T.grid(");
-            self.write_separated(&mut head, &grid, |printer, head, l| {
+            self.write_separated(&mut head, grid(), |printer, head, l| {
                 printer.write_expr(head, &l.extent);
             });
             head.push(')');
             let depth = self.loops.len();
             self.loops
-                .extend(grid.iter().map(|l| (l.loop_var.clone(), l.range())));
+                .extend(grid().map(|l| (l.loop_var.clone(), l.range())));
             let mut lines = Vec::new();
-            let last = grid[grid.len() - 1];
-            self.stmt_lines(&last.body, &mut lines);
+            if let Some(last) = grid().last() {
+                self.stmt_lines(&last.body, &mut lines);
+            }
             self.loops.truncate(depth);
             lines
         } else {
@@ -530,8 +554,7 @@ impl Printer {
             }
             if !l.annotations.is_empty() {
                 head.push_str(", annotations=");
-                let dict = self.attr_dict(&l.annotations);
-                head.push_str(&dict);
+                self.write_attr_dict(&mut head, &l.annotations);
             }
             head.push(')');
             self.loops.push((l.loop_var.clone(), l.range()));
@@ -706,8 +729,10 @@ impl Printer {
         let writes = self.regions_line("T.writes", &block.writes);
         lines.push(Line::Text(writes));
         if !block.annotations.is_empty() {
-            let dict = self.attr_dict(&block.annotations);
-            lines.push(Line::Text(format!("T.{}({dict})", dialect.block_attr())));
+            let mut line = format!("T.{}(", dialect.block_attr());
+            self.write_attr_dict(&mut line, &block.annotations);
+            line.push(')');
+            lines.push(Line::Text(line));
         }
         for (buffer, name) in block.alloc_buffers.iter().zip(alloc_names) {
             let decl = self.buffer_decl(

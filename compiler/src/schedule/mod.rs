@@ -204,16 +204,7 @@ pub fn print_scheduled(
     module: &IRModule,
     dialect: Option<crate::printer::Dialect>,
 ) -> String {
-    let scheduled = Program {
-        module: module.clone(),
-        form: program.form,
-        dialect: program.dialect,
-        header_comments: program.header_comments.clone(),
-        schedules: Vec::new(),
-        file: program.file,
-        symbols: Default::default(),
-    };
-    crate::format::print_program(&scheduled, dialect)
+    crate::format::print_program_with_module(program, module, dialect)
 }
 
 #[cfg(test)]
