@@ -117,19 +117,13 @@ impl Names {
 
     fn fresh(&mut self, hint: &str) -> Rc<str> {
         let base = sanitized(hint);
-        let name: Rc<str> = if self.live.contains(base.as_ref()) {
-            let mut counter = 1;
-            loop {
-                let candidate = format!("{base}_{counter}");
-                if !self.live.contains(candidate.as_str()) {
-                    break candidate.into();
-                }
-                counter += 1;
-            }
-        } else {
-            base.into()
-        };
-        self.live.insert(name.clone());
+        // Inserting is the test: a name almost always is free, and is then hashed once.
+        let mut name: Rc<str> = Rc::from(base.as_ref());
+        let mut counter = 1;
+        while !self.live.insert(name.clone()) {
+            name = format!("{base}_{counter}").into();
+            counter += 1;
+        }
         self.defined.push(Definition::Name(name.clone()));
         name
     }
