@@ -122,17 +122,20 @@ pub(crate) enum Line {
 fn to_doc<'a>(
     arena: &'a pretty::Arena<'a>,
     lines: &'a [Line],
+    hardline: &pretty::DocBuilder<'a, pretty::Arena<'a>>,
 ) -> pretty::DocBuilder<'a, pretty::Arena<'a>> {
     use pretty::DocAllocator;
     arena.intersperse(
         lines.iter().map(|line| match line {
             Line::Text(text) => arena.text(text.as_str()),
-            Line::Nested(head, body) => arena
-                .text(head.as_str())
-                .append(arena.text(":"))
-                .append(arena.hardline().append(to_doc(arena, body)).nest(4)),
+            Line::Nested(head, body) => arena.text(head.as_str()).append(arena.text(":")).append(
+                hardline
+                    .clone()
+                    .append(to_doc(arena, body, hardline))
+                    .nest(4),
+            ),
         }),
-        arena.hardline(),
+        hardline.clone(),
     )
 }
 
@@ -153,7 +156,13 @@ pub(crate) fn render_lines(lines: &[Line]) -> String {
     // An arena: the document lives only for this rendering, so its nodes are freed at once.
     let arena = pretty::Arena::new();
     // No line is ever broken: breaking outside brackets would change meaning.
-    let _ = to_doc(&arena, lines).render_fmt(usize::MAX, &mut out);
+    // One hardline node, shared by every line break.
+    let hardline = {
+        use pretty::DocAllocator;
+        let node = arena.hardline().into_doc();
+        pretty::DocBuilder(&arena, node.into())
+    };
+    let _ = to_doc(&arena, lines, &hardline).render_fmt(usize::MAX, &mut out);
     out.push('\n');
     out
 }
