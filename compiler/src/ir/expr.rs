@@ -539,4 +539,14 @@ impl Range {
             extent: one,
         }
     }
+    /// `min + extent`, the first value past the range (constants folded); an
+    /// error when the two types do not combine.
+    pub fn end(&self) -> Result<Expr, super::operators::OperatorError> {
+        super::operators::add(self.min.clone(), self.extent.clone())
+    }
+    /// `min + extent - 1`, the last value in the range.
+    pub fn last(&self) -> Result<Expr, super::operators::OperatorError> {
+        self.end()
+            .and_then(|end| super::operators::sub(end, Expr::one(self.min.dtype())))
+    }
 }

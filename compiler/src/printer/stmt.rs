@@ -544,8 +544,7 @@ impl Printer {
             } else {
                 self.write_expr(&mut head, &l.min);
                 head.push_str(", ");
-                let stop = operators::add(l.min.clone(), l.extent.clone())
-                    .unwrap_or_else(|_| l.extent.clone());
+                let stop = l.range().end().unwrap_or_else(|_| l.extent.clone());
                 self.write_expr(&mut head, &stop);
             }
             if let Some(thread) = &l.thread {
@@ -585,8 +584,7 @@ impl Printer {
         self.write_separated(out, &region.region, |printer, out, range| {
             printer.write_expr(out, &range.min);
             if !operators::is_one(&range.extent) {
-                let stop = operators::add(range.min.clone(), range.extent.clone())
-                    .unwrap_or_else(|_| range.extent.clone());
+                let stop = range.end().unwrap_or_else(|_| range.extent.clone());
                 out.push(':');
                 printer.write_expr(out, &stop);
             }
@@ -633,7 +631,9 @@ impl Printer {
         if operators::is_zero(&iter_var.dom.min) {
             self.write_expr(&mut call, &iter_var.dom.extent);
         } else {
-            let stop = operators::add(iter_var.dom.min.clone(), iter_var.dom.extent.clone())
+            let stop = iter_var
+                .dom
+                .end()
                 .unwrap_or_else(|_| iter_var.dom.extent.clone());
             call.push('(');
             self.write_expr(&mut call, &iter_var.dom.min);

@@ -492,12 +492,7 @@ fn range_set(analyzer: &Analyzer, range: &crate::ir::Range, domains: &VarMap<Int
     if range.extent.as_int() == Some(1) {
         return min_set;
     }
-    let last = operators::sub(
-        operators::add(range.min.clone(), range.extent.clone())
-            .unwrap_or_else(|_| range.min.clone()),
-        Expr::one(range.min.dtype()),
-    )
-    .unwrap_or_else(|_| range.min.clone());
+    let last = range.last().unwrap_or_else(|_| range.min.clone());
     let max_set = analyzer.eval_set(&last, domains);
     match (min_set.min(), max_set.max()) {
         (Some(lo), Some(hi)) => IntSet::interval(lo.clone(), hi.clone()),

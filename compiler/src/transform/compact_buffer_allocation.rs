@@ -228,9 +228,7 @@ impl RegionCollector {
                 if range.extent.as_int() == Some(1) {
                     return self.index_set(&range.min);
                 }
-                let last = operators::add(range.min.clone(), range.extent.clone())
-                    .and_then(|end| operators::sub(end, Expr::one(range.extent.dtype())));
-                match last {
+                match range.last() {
                     Ok(last) => crate::arith::int_set::union(&[
                         self.index_set(&range.min),
                         self.index_set(&last),

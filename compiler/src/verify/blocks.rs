@@ -207,7 +207,8 @@ impl BlockChecker {
             if self.bound_to_same_range(value, dom) || self.facts.prove_inside(value, dom) {
                 continue;
             }
-            let end = crate::ir::operators::add(dom.min.clone(), dom.extent.clone())
+            let end = dom
+                .end()
                 .map(|e| self.facts.simplify(&e))
                 .unwrap_or_else(|_| dom.extent.clone());
             let domain_text = format!("{}:{}", show(&dom.min), show(&end));

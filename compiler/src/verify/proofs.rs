@@ -180,7 +180,7 @@ impl Facts {
         if !self.prove_greater_equal(value, &range.min) {
             return false;
         }
-        let Ok(end) = operators::add(range.min.clone(), range.extent.clone()) else {
+        let Ok(end) = range.end() else {
             return false;
         };
         self.prove_comparison(BinaryOp::Lt, value, &end)

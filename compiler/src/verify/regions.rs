@@ -251,9 +251,7 @@ impl AccessChecker<'_> {
                 {
                     return true;
                 }
-                let Ok(last) = operators::add(range.min.clone(), range.extent.clone())
-                    .and_then(|end| operators::sub(end, Expr::one(range.min.dtype())))
-                else {
+                let Ok(last) = range.last() else {
                     return false;
                 };
                 if self.facts.prove_inside(&range.min, declared)
@@ -630,9 +628,7 @@ fn check_loose_regions(
                     .prove_greater_equal(&declared_range.extent, &actual_range.extent)
                     && facts.prove_greater_equal(&actual_range.extent, &declared_range.extent);
                 equal &= same_min && same_extent;
-                let last = operators::add(actual_range.min.clone(), actual_range.extent.clone())
-                    .and_then(|end| operators::sub(end, Expr::one(actual_range.min.dtype())));
-                contains &= match last {
+                contains &= match actual_range.last() {
                     Ok(last) => {
                         facts.prove_inside(&actual_range.min, declared_range)
                             && facts.prove_inside(&last, declared_range)

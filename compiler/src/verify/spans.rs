@@ -59,7 +59,8 @@ pub(super) fn show_range(range: &Range) -> String {
     if range.extent.as_int() == Some(1) {
         return show(&range.min);
     }
-    let stop = crate::ir::operators::add(range.min.clone(), range.extent.clone())
+    let stop = range
+        .end()
         .map(|stop| Analyzer::new().simplify(&stop))
         .unwrap_or_else(|_| range.extent.clone());
     format!("{}:{}", show(&range.min), show(&stop))
