@@ -489,8 +489,8 @@ impl Printer {
 
     fn for_loop(&mut self, first: &For, out: &mut Vec<Line>) {
         // `T.grid` groups directly nested serial loops from 0 without annotations
-        // whose extents do not depend on each other. The grid is counted, not
-        // collected: most loops are not part of one, and each prints on its own.
+        // whose extents do not depend on each other. The grid is counted rather
+        // than collected, so a loop printed on its own allocates nothing for it.
         let nest = || std::iter::successors(Some(first), |l| l.body.as_for());
         let mut grid_len = 0;
         for l in nest() {
