@@ -124,8 +124,9 @@ pub struct Stmt {
 /// The statement forms of the subset.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
-    /// `@decorator ... def name(params) -> returns: body`
-    FunctionDef(FunctionDef),
+    /// `@decorator ... def name(params) -> returns: body`; shared, so that
+    /// what keeps a definition after parsing (a schedule section) need not copy it.
+    FunctionDef(std::sync::Arc<FunctionDef>),
     /// `@decorator ... class name(bases): body`
     ClassDef(ClassDef),
     /// `target = value`; the target may be a tuple (`a, b = ...`) or a subscript.

@@ -8,9 +8,7 @@ use std::convert::Infallible;
 
 use lalrpop_util::{ErrorRecovery, ParseError};
 
-use crate::ast::{
-    BinOp, BoolOp, CmpOp, Expr, ExprKind, FunctionDef, Keyword, Span, Stmt, StmtKind, UnaryOp,
-};
+use crate::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Keyword, Span, Stmt, StmtKind, UnaryOp};
 use crate::layout::Layout;
 use crate::lexer::Tok;
 use crate::{Parsed, SyntaxError};
@@ -578,7 +576,10 @@ pub fn decorate(decorators: Vec<(usize, Expr)>, mut definition: Box<Stmt>) -> Bo
         .map(|decorator| decorator.1)
         .collect();
     match &mut definition.kind {
-        StmtKind::FunctionDef(FunctionDef { decorators, .. }) => *decorators = expressions,
+        // Not yet shared: the definition was built by the rule that called this.
+        StmtKind::FunctionDef(function) => {
+            std::sync::Arc::make_mut(function).decorators = expressions
+        }
         StmtKind::ClassDef(class) => class.decorators = expressions,
         _ => {}
     }

@@ -74,8 +74,8 @@ pub enum ProgramForm {
 pub struct ScheduleDef {
     /// The function name (`schedule`, `apply_trace`).
     pub name: String,
-    /// The syntax tree of the `def`.
-    pub def: ast::FunctionDef,
+    /// The syntax tree of the `def`, shared with the file's.
+    pub def: std::sync::Arc<ast::FunctionDef>,
     /// The span of the whole definition.
     pub span: Span,
     /// The source text of the definition and the comments directly above it,
