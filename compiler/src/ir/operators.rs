@@ -612,6 +612,24 @@ mod tests {
     }
 
     #[test]
+    fn range_end_and_last_fold_constants_and_keep_symbols() {
+        let range = crate::ir::Range::new(Expr::i32(2), Expr::i32(3));
+        assert_eq!(range.end().unwrap().as_int(), Some(5));
+        assert_eq!(range.last().unwrap().as_int(), Some(4));
+        let n = var("n", DataType::int32());
+        let symbolic = crate::ir::Range::from_extent(n.clone());
+        // `0 + n` folds to `n`; the last value stays `n - 1`.
+        assert!(symbolic.end().unwrap().same_as(&n));
+        match symbolic.last().unwrap().kind() {
+            ExprKind::Binary(BinaryOp::Sub, lhs, rhs) => {
+                assert!(lhs.same_as(&n));
+                assert_eq!(rhs.as_int(), Some(1));
+            }
+            other => panic!("expected n - 1, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn identities_fold_like_tvm() {
         let i = var("i", DataType::int32());
         assert!(add(i.clone(), Expr::i32(0)).unwrap().same_as(&i));
