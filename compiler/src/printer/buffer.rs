@@ -1,7 +1,7 @@
 //! Buffer declarations: the argument lists of `T.Buffer`, `T.alloc_buffer`,
 //! `T.match_buffer` and `T.decl_buffer`, printing only non-default fields.
 
-use super::expr::quote;
+use super::expr::{quote, write_quoted};
 use super::Printer;
 use crate::ir::buffer::DEFAULT_ALIGNMENT;
 use crate::ir::identity::VarSet;
@@ -124,7 +124,7 @@ impl Printer {
             }
             if quoted {
                 let text = printer.expr(extent);
-                args.push_str(&quote(&text));
+                write_quoted(args, &text);
             } else {
                 printer.write_expr(args, extent);
             }
@@ -158,7 +158,7 @@ impl Printer {
                 |printer, args, (i, stride)| match stride.kind() {
                     ExprKind::Var(var) if !printer.names.is_defined(var) => {
                         printer.names.alias_var(var, format!("{name}.strides[{i}]"));
-                        args.push_str(&quote(var.name()));
+                        write_quoted(args, var.name());
                     }
                     _ => printer.write_expr(args, stride),
                 },
@@ -187,7 +187,7 @@ impl Printer {
         }
         if node.scope != "global" {
             args.push_str(", scope=");
-            args.push_str(&quote(&node.scope));
+            write_quoted(&mut args, &node.scope);
         }
         if node.data_alignment != DEFAULT_ALIGNMENT {
             let _ = write!(args, ", align={}", node.data_alignment);

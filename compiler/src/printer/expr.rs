@@ -249,7 +249,7 @@ impl Printer {
             ExprKind::Float(value) => {
                 let _ = write!(out, "T.{}({})", expr.dtype(), format_float(*value));
             }
-            ExprKind::Str(text) => out.push_str(&quote(text)),
+            ExprKind::Str(text) => write_quoted(out, text),
             ExprKind::Cast(value) => {
                 let _ = write!(out, "T.Cast(\"{}\", ", expr.dtype());
                 self.write_expr(out, value);

@@ -549,7 +549,7 @@ impl Printer {
             }
             if let Some(thread) = &l.thread {
                 head.push_str(", thread=");
-                head.push_str(&quote(thread));
+                write_quoted(&mut head, thread);
             }
             if !l.annotations.is_empty() {
                 head.push_str(", annotations=");
