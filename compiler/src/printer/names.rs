@@ -14,7 +14,6 @@ use std::rc::Rc;
 /// The names defined so far, by scope. A name is stored once and shared by
 /// the tables that refer to it: the printer defines a name per loop and block
 /// iterator, and printing after every schedule step does that thousands of times.
-#[derive(Default)]
 pub struct Names {
     /// Names are short, so the identity hasher's byte-wise fallback is cheaper than SipHash.
     live: HashSet<Rc<str>, IdentityState>,
@@ -66,6 +65,13 @@ pub(crate) fn sanitized(name: &str) -> Cow<'_, str> {
         out.insert(0, '_');
     }
     Cow::Owned(out)
+}
+
+// `Default` is `new`: a table always has its outermost scope open.
+impl Default for Names {
+    fn default() -> Names {
+        Names::new()
+    }
 }
 
 impl Names {
