@@ -73,16 +73,12 @@ fn fastest(iterations: u32, mut f: impl FnMut()) -> Duration {
         .unwrap_or_default()
 }
 
-/// Prints the module after every step as `tirc schedule --steps` does (a
-/// step that changed nothing reuses the text before it).
+/// Prints the module after every step, unchanged or not. `tirc schedule
+/// --steps` reuses the text of a step that changed nothing (a getter), but
+/// TVM's baseline prints after every call, so the benchmark does too.
 fn print_every_step(program: &crate::frontend::Program, run: &crate::schedule::ScheduleRun) {
-    let mut previous: Option<String> = None;
     for step in &run.steps {
-        let text = match previous.take() {
-            Some(text) if !step.changed => text,
-            _ => print_scheduled(program, &step.module, Some(Dialect::Tirx)),
-        };
-        previous = Some(std::hint::black_box(text));
+        std::hint::black_box(print_scheduled(program, &step.module, Some(Dialect::Tirx)));
     }
 }
 
