@@ -331,7 +331,7 @@ impl Printer {
 
         vec![
             Line::Text(self.decorator(func)),
-            Line::Nested(signature, body),
+            Line::nested(signature, body),
         ]
     }
 }
@@ -404,7 +404,7 @@ pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String 
     } else {
         &module.name
     };
-    lines.push(Line::Nested(format!("class {name}"), class_body));
+    lines.push(Line::nested(format!("class {name}"), class_body));
     strip_trailing_spaces(render_lines(&lines))
 }
 

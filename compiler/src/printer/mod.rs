@@ -115,8 +115,18 @@ impl PrintOptions {
 pub(crate) enum Line {
     /// A line of text.
     Text(String),
-    /// `head:` followed by the body indented one level.
+    /// A header line ending in `:` (see [`Line::nested`]) followed by the
+    /// body indented one level.
     Nested(String, Vec<Line>),
+}
+
+impl Line {
+    /// `head:` with `body` under it. The colon is written into the header
+    /// here, so the header renders as one piece of text.
+    pub(crate) fn nested(mut head: String, body: Vec<Line>) -> Line {
+        head.push(':');
+        Line::Nested(head, body)
+    }
 }
 
 fn to_doc<'a>(
@@ -128,7 +138,7 @@ fn to_doc<'a>(
     arena.intersperse(
         lines.iter().map(|line| match line {
             Line::Text(text) => arena.text(text.as_str()),
-            Line::Nested(head, body) => arena.text(head.as_str()).append(arena.text(":")).append(
+            Line::Nested(head, body) => arena.text(head.as_str()).append(
                 hardline
                     .clone()
                     .append(to_doc(arena, body, hardline))
@@ -145,7 +155,7 @@ fn rendered_size(lines: &[Line], indent: usize) -> usize {
         .iter()
         .map(|line| match line {
             Line::Text(text) => indent + text.len() + 1,
-            Line::Nested(head, body) => indent + head.len() + 2 + rendered_size(body, indent + 4),
+            Line::Nested(head, body) => indent + head.len() + 1 + rendered_size(body, indent + 4),
         })
         .sum()
 }

@@ -42,21 +42,18 @@ pub fn sanitize(name: &str) -> String {
 
 /// [`sanitize`], borrowing a hint that is already an identifier.
 pub(crate) fn sanitized(name: &str) -> Cow<'_, str> {
+    // Bytes first: hints are nearly always ASCII, and decoding characters costs more.
+    let valid_char = |c: char| c.is_alphanumeric() || c == '_';
     let valid = !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        && (name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            || name.chars().all(valid_char));
     if valid {
         return Cow::Borrowed(name);
     }
     let mut out: String = name
         .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if valid_char(c) { c } else { '_' })
         .collect();
     if out.is_empty() {
         out.push('v');

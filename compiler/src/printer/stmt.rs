@@ -132,10 +132,10 @@ impl Printer {
             } => {
                 let condition = self.expr(condition);
                 let then_lines = self.body(then_case);
-                out.push(Line::Nested(format!("if {condition}"), then_lines));
+                out.push(Line::nested(format!("if {condition}"), then_lines));
                 if let Some(else_case) = else_case {
                     let else_lines = self.body(else_case);
-                    out.push(Line::Nested("else".to_string(), else_lines));
+                    out.push(Line::nested("else".to_string(), else_lines));
                 }
             }
             StmtKind::LetStmt { var, value, body } => {
@@ -152,7 +152,7 @@ impl Printer {
             StmtKind::While { condition, body } => {
                 let condition = self.expr(condition);
                 let lines = self.body(body);
-                out.push(Line::Nested(format!("while {condition}"), lines));
+                out.push(Line::nested(format!("while {condition}"), lines));
             }
             StmtKind::Assert {
                 condition,
@@ -306,7 +306,7 @@ impl Printer {
                 // A thread launched more than once is declared by `T.env_thread`.
                 let name = self.expr(&var.to_expr());
                 let lines = self.body(&attr.body);
-                out.push(Line::Nested(
+                out.push(Line::nested(
                     format!("with T.launch_thread({name}, {extent})"),
                     lines,
                 ));
@@ -327,7 +327,7 @@ impl Printer {
             let name = self.names.define_var(var);
             let lines = self.body(&attr.body);
             self.names.exit();
-            out.push(Line::Nested(
+            out.push(Line::nested(
                 format!("with T.launch_thread({}, {extent}) as {name}", quote(tag)),
                 lines,
             ));
@@ -374,7 +374,7 @@ impl Printer {
             (format!("with {call}"), &attr.body)
         };
         let lines = self.body(body);
-        out.push(Line::Nested(head, lines));
+        out.push(Line::nested(head, lines));
     }
 
     /// `T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)])`.
@@ -563,7 +563,7 @@ impl Printer {
             lines
         };
         self.names.exit();
-        out.push(Line::Nested(head, body));
+        out.push(Line::nested(head, body));
     }
 
     /// `A[vi, 0:128]`: a region, with unit ranges printed as points.
@@ -767,7 +767,7 @@ impl Printer {
         }
         if let Some(init) = &block.init {
             let init_lines = self.body(init);
-            lines.push(Line::Nested("with T.init()".to_string(), init_lines));
+            lines.push(Line::nested("with T.init()".to_string(), init_lines));
         }
         self.stmt_lines(&block.body, &mut lines);
         self.names.exit();
@@ -776,7 +776,7 @@ impl Printer {
         } else {
             ""
         };
-        Line::Nested(
+        Line::nested(
             format!(
                 "with T.{}({}{no_realize})",
                 dialect.block(),
