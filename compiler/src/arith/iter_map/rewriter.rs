@@ -109,9 +109,9 @@ impl<'a> IterMapRewriter<'a> {
             analyzer,
             level,
             errors: Vec::new(),
-            var_map: Default::default(),
+            var_map: VarMap::with_capacity_and_hasher(input_iters.len(), Default::default()),
             input_vars: input_iters.iter().map(|(v, _)| v.clone()).collect(),
-            input_marks: Vec::new(),
+            input_marks: Vec::with_capacity(input_iters.len()),
             sum_fuse_map: Vec::new(),
             flattened_map: Vec::new(),
             constrained_iters_flattened: Vec::new(),
@@ -493,11 +493,16 @@ impl<'a> IterMapRewriter<'a> {
         if sum.args.is_empty() {
             return sum;
         }
-        match self.try_fuse_iters(sum.clone(), self.level, true) {
+        let dtype = sum.base.dtype();
+        match self.try_fuse_iters(sum, self.level, true) {
             Some(fused) => fused,
             None => {
+                // An error ends the detection, so the sum returned here is never used.
                 self.error("the iterators could not be fused into one", None);
-                sum
+                IterSum {
+                    args: Vec::new(),
+                    base: build::int(0, dtype),
+                }
             }
         }
     }
@@ -610,11 +615,11 @@ impl<'a> IterMapRewriter<'a> {
         }
         let count = expr.args.len();
         let dtype = expr.base.dtype();
-        let mut visited = vec![false; count];
+        let mut visited = Taken::new(count);
         let base_index = find_base_iter(&expr, &visited, None, None)?;
         let base_scale = expr.args[base_index].scale.clone();
-        let mut flattened_iters = Vec::new();
-        let mut grouped_iters = Vec::new();
+        let mut flattened_iters = Vec::with_capacity(count);
+        let mut grouped_iters = Vec::with_capacity(count);
         let mut expected_extra_base = build::int(0, dtype);
         let mut tail_extent = build::int(0, dtype);
         let mut expected_scale = base_scale.clone();
@@ -659,7 +664,7 @@ impl<'a> IterMapRewriter<'a> {
                             && split_equal(&expr.args[k], part, false)
                             && self.can_prove_equal(&expected, &expr.args[k].scale)
                     })?;
-                    visited[k] = true;
+                    visited.set(k);
                     flattened_iters.push(expr.args[k].clone());
                 }
                 let (mark, offset) = self.lookup_fused(&constraint)?;
@@ -680,7 +685,7 @@ impl<'a> IterMapRewriter<'a> {
                 expected_scale = multiply_and_normalize(mark.extent(), &matched_scale);
                 consumed += constraint.args.len();
             } else {
-                visited[position] = true;
+                visited.set(position);
                 let mut arg = expr.args[position].clone();
                 arg.scale = self
                     .analyzer
@@ -744,7 +749,7 @@ impl<'a> IterMapRewriter<'a> {
         if expr.args.iter().all(|a| hits(&a.source) == 1) {
             return None;
         }
-        let mut visited = vec![false; count];
+        let mut visited = Taken::new(count);
         let mut reversed = Vec::new();
         let first_unit = first_possible_unit_extent(expr);
         let mut rend = count;
@@ -756,13 +761,13 @@ impl<'a> IterMapRewriter<'a> {
             }
             if hits(&expr.args[last].source) == 1 {
                 reversed.push(expr.args[last].clone());
-                visited[last] = true;
+                visited.set(last);
                 rend -= 1;
                 continue;
             }
             let matched =
                 find_base_iter(expr, &visited, Some(&expr.args[last].source), Some(last))?;
-            visited[matched] = true;
+            visited.set(matched);
             let mut rhs = expr.args[matched].clone();
             loop {
                 let lhs_scale = multiply_and_normalize(&rhs.extent, &rhs.scale);
@@ -781,7 +786,7 @@ impl<'a> IterMapRewriter<'a> {
                 if !self.can_prove_equal(&lhs.lower_factor, &lhs_lower) {
                     break;
                 }
-                visited[position] = true;
+                visited.set(position);
                 rhs.extent = multiply_and_normalize(&lhs.extent, &rhs.extent);
             }
             reversed.push(rhs);
@@ -796,7 +801,7 @@ impl<'a> IterMapRewriter<'a> {
     fn find_iter_with_exact_scale(
         &self,
         expr: &IterSum,
-        skip: &[bool],
+        skip: &Taken,
         expected_scale: &Expr,
         match_source: Option<&IterMark>,
         last: Option<usize>,
@@ -827,7 +832,7 @@ impl<'a> IterMapRewriter<'a> {
     fn find_iter_smaller_closest_to_scale(
         &self,
         expr: &IterSum,
-        skip: &[bool],
+        skip: &Taken,
         expected_scale: &Expr,
     ) -> Option<(usize, Expr)> {
         let mut matched: Option<(usize, Expr)> = None;
@@ -879,34 +884,48 @@ impl<'a> IterMapRewriter<'a> {
     /// True when every mark's digits tile it without overlap (and, for a
     /// bijective map, cover it and every input iterator is used).
     pub(super) fn check_mapping(&self, bindings: &[IterSum], level: IterMapLevel) -> bool {
-        let mut marks: Vec<(IterMark, Vec<IterSplit>)> = Vec::new();
-        fn record(marks: &mut Vec<(IterMark, Vec<IterSplit>)>, split: &IterSplit) {
-            let known = marks.iter().any(|(m, _)| m.same_as(&split.source));
-            if !known {
-                marks.push((split.source.clone(), Vec::new()));
-                if let IterSource::Sum(sum) = split.source.source() {
-                    for inner in &sum.args {
-                        record(marks, inner);
+        // The marks in the order they are met, and each split with its mark's index.
+        let mut marks: Vec<IterMark> = Vec::new();
+        let mut splits: Vec<(usize, IterSplit)> = Vec::new();
+        fn record(
+            marks: &mut Vec<IterMark>,
+            splits: &mut Vec<(usize, IterSplit)>,
+            split: &IterSplit,
+        ) {
+            let index = match marks.iter().position(|m| m.same_as(&split.source)) {
+                Some(index) => index,
+                None => {
+                    marks.push(split.source.clone());
+                    let index = marks.len() - 1;
+                    if let IterSource::Sum(sum) = split.source.source() {
+                        for inner in &sum.args {
+                            record(marks, splits, inner);
+                        }
                     }
+                    index
                 }
-            }
-            if let Some((_, splits)) = marks.iter_mut().find(|(m, _)| m.same_as(&split.source)) {
-                splits.push(split.clone());
-            }
+            };
+            splits.push((index, split.clone()));
         }
         for sum in bindings {
             for split in &sum.args {
-                record(&mut marks, split);
+                record(&mut marks, &mut splits, split);
             }
         }
-        for (mark, splits) in &marks {
-            if !self.splits_tile_mark(mark, splits, level) {
+        // Grouped by mark, each group in the order its splits were met.
+        splits.sort_by_key(|(index, _)| *index);
+        let (indices, splits): (Vec<usize>, Vec<IterSplit>) = splits.into_iter().unzip();
+        let mut start = 0;
+        for (index, mark) in marks.iter().enumerate() {
+            let end = start + indices[start..].iter().take_while(|&&i| i == index).count();
+            if !self.splits_tile_mark(mark, &splits[start..end], level) {
                 return false;
             }
+            start = end;
         }
         if level == IterMapLevel::Bijective {
             for mark in &self.input_marks {
-                let used = marks.iter().any(|(m, _)| m.same_as(mark));
+                let used = marks.iter().any(|m| m.same_as(mark));
                 if !used && !is_one(mark.extent()) {
                     return false;
                 }
@@ -918,7 +937,7 @@ impl<'a> IterMapRewriter<'a> {
     /// True when `splits` are digits of `mark` from the innermost out without
     /// gaps (partial coverage allowed unless bijective).
     fn splits_tile_mark(&self, mark: &IterMark, splits: &[IterSplit], level: IterMapLevel) -> bool {
-        let mut used = vec![false; splits.len()];
+        let mut used = Taken::new(splits.len());
         let mut expected_lower = build::int(1, mark.dtype());
         for _ in 0..splits.len() {
             let exact = (0..splits.len()).find(|&j| {
@@ -932,7 +951,7 @@ impl<'a> IterMapRewriter<'a> {
                     None => return false,
                 },
             };
-            used[j] = true;
+            used.set(j);
             expected_lower = build::mul(splits[j].lower_factor.clone(), splits[j].extent.clone());
         }
         let full = self.can_prove_equal(&expected_lower, mark.extent());
@@ -947,7 +966,7 @@ impl<'a> IterMapRewriter<'a> {
     fn search_skip_lower_factor(
         &self,
         splits: &[IterSplit],
-        used: &[bool],
+        used: &Taken,
         expected_lower: &Expr,
     ) -> Option<usize> {
         let mut best: Option<usize> = None;
@@ -969,6 +988,45 @@ impl<'a> IterMapRewriter<'a> {
             }
         }
         best
+    }
+}
+
+/// Which digits of a sum are taken. A sum has a handful of digits, so a
+/// word of bits holds them without allocating; a longer sum uses a list.
+enum Taken {
+    Bits(u64),
+    List(Vec<bool>),
+}
+
+impl Taken {
+    fn new(count: usize) -> Taken {
+        if count <= u64::BITS as usize {
+            Taken::Bits(0)
+        } else {
+            Taken::List(vec![false; count])
+        }
+    }
+
+    fn set(&mut self, index: usize) {
+        match self {
+            Taken::Bits(bits) => *bits |= 1 << index,
+            Taken::List(list) => list[index] = true,
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Taken {
+    type Output = bool;
+    fn index(&self, index: usize) -> &bool {
+        let taken = match self {
+            Taken::Bits(bits) => bits >> index & 1 == 1,
+            Taken::List(list) => list[index],
+        };
+        if taken {
+            &true
+        } else {
+            &false
+        }
     }
 }
 
@@ -997,7 +1055,7 @@ fn add_to_sum(sum: &mut IterSum, mut split: IterSplit, sign: i64) {
 /// fewest symbolic factors), searching from `last` backwards.
 fn find_base_iter(
     expr: &IterSum,
-    skip: &[bool],
+    skip: &Taken,
     match_source: Option<&IterMark>,
     last: Option<usize>,
 ) -> Option<usize> {
