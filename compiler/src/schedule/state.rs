@@ -130,6 +130,8 @@ pub struct ScheduleState {
     /// An emptied map kept for the next re-index, so that a step allocates
     /// no new table.
     spare_srefs: NodeMap<SRef>,
+    /// Emptied children lists of replaced srefs, reused by the next re-index.
+    spare_children: Vec<Vec<NodeId>>,
     /// The loops and blocks of each function, in program order.
     function_nodes: Vec<Vec<NodeId>>,
     /// The root block of each function, when it has one.
@@ -155,6 +157,7 @@ impl ScheduleState {
             module,
             srefs: vec![NodeMap::default(); count],
             spare_srefs: NodeMap::default(),
+            spare_children: Vec::new(),
             function_nodes: vec![Vec::new(); count],
             function_roots: vec![None; count],
             block_info: vec![OnceCell::new(); count],
@@ -350,6 +353,7 @@ impl ScheduleState {
             function,
             srefs: &mut new_srefs,
             order: Vec::with_capacity(capacity),
+            spare_children: &mut self.spare_children,
         };
         let mut roots = Vec::new();
         indexer.visit(&body, None, &mut roots);
@@ -359,7 +363,9 @@ impl ScheduleState {
             _ => None,
         };
         let mut old_srefs = std::mem::replace(&mut self.srefs[function], new_srefs);
-        for (id, sref) in old_srefs.drain() {
+        for (id, mut sref) in old_srefs.drain() {
+            sref.children.clear();
+            self.spare_children.push(std::mem::take(&mut sref.children));
             if !self.srefs[function].contains_key(&id) {
                 self.removed.insert(
                     id,
@@ -383,6 +389,7 @@ struct Indexer<'a> {
     function: usize,
     srefs: &'a mut NodeMap<SRef>,
     order: Vec<NodeId>,
+    spare_children: &'a mut Vec<Vec<NodeId>>,
 }
 
 impl Indexer<'_> {
@@ -394,7 +401,7 @@ impl Indexer<'_> {
                 let id = for_loop.id;
                 self.order.push(id);
                 found.push(id);
-                let mut children = Vec::new();
+                let mut children = self.spare_children.pop().unwrap_or_default();
                 self.visit(&for_loop.body, Some(id), &mut children);
                 self.srefs.insert(
                     id,
@@ -411,7 +418,7 @@ impl Indexer<'_> {
                 let id = realize.block.id;
                 self.order.push(id);
                 found.push(id);
-                let mut children = Vec::new();
+                let mut children = self.spare_children.pop().unwrap_or_default();
                 // As in TVM, the `T.init()` body holds no srefs.
                 self.visit(&realize.block.body, Some(id), &mut children);
                 self.srefs.insert(

@@ -402,7 +402,7 @@ impl Interpreter<'_> {
         for keyword in keywords {
             let value = self.eval(&keyword.value)?;
             named.push((
-                keyword.name.clone(),
+                &keyword.name,
                 Arg {
                     value,
                     span: self.span(keyword.value.span),
@@ -477,14 +477,14 @@ impl Interpreter<'_> {
     }
 
     /// Binds call arguments to a primitive's parameters as Python would.
-    fn bind(
+    fn bind<'a>(
         &self,
         method: &str,
         signature: &Signature,
-        positional: Vec<Arg>,
-        named: Vec<(ast::Ident, Arg)>,
+        positional: Vec<Arg<'a>>,
+        named: Vec<(&ast::Ident, Arg<'a>)>,
         call_span: Span,
-    ) -> Eval<Bound> {
+    ) -> Eval<Bound<'a>> {
         let mut bound = Bound {
             slots: vec![None; signature.params.len()],
             varargs: Vec::new(),
@@ -588,9 +588,9 @@ impl Interpreter<'_> {
 }
 
 /// The name of an argument written as a plain variable.
-fn name_of(expr: &ast::Expr) -> Option<String> {
+fn name_of(expr: &ast::Expr) -> Option<&str> {
     match &expr.kind {
-        ast::ExprKind::Name(name) => Some(name.clone()),
+        ast::ExprKind::Name(name) => Some(name),
         _ => None,
     }
 }

@@ -51,14 +51,14 @@ impl Value {
 
 /// An evaluated argument with where it was written.
 #[derive(Clone, Debug)]
-pub(super) struct Arg {
+pub(super) struct Arg<'a> {
     pub(super) value: Value,
     pub(super) span: Span,
     /// The variable name, when the argument was written as one (for messages).
-    pub(super) name: Option<String>,
+    pub(super) name: Option<&'a str>,
 }
 
-impl Arg {
+impl Arg<'_> {
     pub(super) fn describe_handle(&self) -> String {
         match &self.name {
             Some(name) => format!("`{name}`"),
@@ -186,15 +186,15 @@ pub(super) const TVM_ONLY_METHODS: &[&str] = &[
 
 /// Arguments bound to a signature: one slot per parameter, the `*args`, and
 /// the keyword-only ones.
-pub(super) struct Bound {
-    pub(super) slots: Vec<Option<Arg>>,
-    pub(super) varargs: Vec<Arg>,
-    pub(super) keyword_only: HashMap<&'static str, Arg>,
+pub(super) struct Bound<'a> {
+    pub(super) slots: Vec<Option<Arg<'a>>>,
+    pub(super) varargs: Vec<Arg<'a>>,
+    pub(super) keyword_only: HashMap<&'static str, Arg<'a>>,
     pub(super) call_span: Span,
 }
 
-impl Bound {
-    pub(super) fn get(&self, index: usize) -> Option<&Arg> {
+impl<'a> Bound<'a> {
+    pub(super) fn get(&self, index: usize) -> Option<&Arg<'a>> {
         self.slots.get(index).and_then(|a| a.as_ref())
     }
     /// The span of a primitive's argument slot: parameter `index`, or the
