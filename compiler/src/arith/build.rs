@@ -133,7 +133,8 @@ pub(crate) fn floor_div_i64(a: i64, b: i64) -> Option<i64> {
 
 /// Floor modulo of integers (the sign of the divisor); `None` for a zero divisor.
 pub(crate) fn floor_mod_i64(a: i64, b: i64) -> Option<i64> {
-    let r = a.checked_rem(b)?;
+    // `i64::MIN % -1` overflows in Rust, but every integer is a multiple of -1.
+    let r = if b == -1 { 0 } else { a.checked_rem(b)? };
     if r != 0 && ((r < 0) != (b < 0)) {
         Some(r + b)
     } else {

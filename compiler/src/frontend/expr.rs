@@ -159,7 +159,8 @@ impl Lowerer {
                         let length = operators::sub(stop.clone(), start.clone()).ok()?;
                         let length = crate::analysis::simplify_index(&length);
                         let (length, step) = (length.as_int()?, step.as_int()?);
-                        (step > 0 && length > 0).then_some((length + step - 1) / step)
+                        // Lazily: a zero step must not be divided by.
+                        (step > 0 && length > 0).then(|| (length - 1) / step + 1)
                     });
                     match lanes {
                         Some(lanes) if lanes <= u16::MAX as i64 => {
@@ -179,7 +180,7 @@ impl Lowerer {
                         _ => {
                             self.error(
                                 codes::BAD_ARGUMENTS,
-                                "a vector slice needs constant bounds and step",
+                                "a vector slice needs constant bounds and a positive constant step",
                                 span,
                             );
                             indices.push(start);
@@ -369,8 +370,8 @@ impl Lowerer {
                 self.error(codes::DIVISION_BY_ZERO, "division by zero", span);
                 return Value::Int(0);
             }
-            ast::BinOp::FloorDiv => Some(python_floor_div(a, b)),
-            ast::BinOp::Mod => Some(a - b * python_floor_div(a, b)),
+            ast::BinOp::FloorDiv => python_floor_div(a, b),
+            ast::BinOp::Mod => python_floor_mod(a, b),
             ast::BinOp::Div => {
                 if b == 0 {
                     self.error(codes::DIVISION_BY_ZERO, "division by zero", span);
@@ -579,12 +580,25 @@ impl Lowerer {
     }
 }
 
-/// Python's `//` on integers: rounds toward negative infinity.
-fn python_floor_div(a: i128, b: i128) -> i128 {
-    let quotient = a / b;
+/// Python's `//` on integers: rounds toward negative infinity. `None` for
+/// a zero divisor or a quotient out of range (`-2 ** 127 // -1`).
+fn python_floor_div(a: i128, b: i128) -> Option<i128> {
+    let quotient = a.checked_div(b)?;
     if a % b != 0 && ((a < 0) != (b < 0)) {
-        quotient - 1
+        quotient.checked_sub(1)
     } else {
-        quotient
+        Some(quotient)
+    }
+}
+
+/// Python's `%` on integers: the remainder has the sign of the divisor.
+fn python_floor_mod(a: i128, b: i128) -> Option<i128> {
+    // `i128::MIN % -1` overflows in Rust, but every integer is a multiple of -1.
+    let remainder = if b == -1 { 0 } else { a.checked_rem(b)? };
+    // Opposite signs: adding the divisor cannot overflow.
+    if remainder != 0 && ((remainder < 0) != (b < 0)) {
+        Some(remainder + b)
+    } else {
+        Some(remainder)
     }
 }

@@ -3,6 +3,7 @@
 //! the array's extent; every other declared extent, stride and offset must
 //! then equal what the array has, or the error says which one differs.
 
+use crate::arith::{floor_div_i64, floor_mod_i64};
 use crate::interp::Arg;
 use crate::ir::identity::VarMap;
 use crate::ir::{BinaryOp, Expr, ExprKind, PrimFunc};
@@ -22,23 +23,14 @@ pub fn evaluate_integer(expr: &Expr, values: &VarMap<i64>) -> Option<i64> {
                 BinaryOp::Mul => a.checked_mul(b)?,
                 BinaryOp::Div => a.checked_div(b)?,
                 BinaryOp::Mod => a.checked_rem(b)?,
-                BinaryOp::FloorDiv => floor_div(a, b)?,
-                BinaryOp::FloorMod => a.checked_sub(b.checked_mul(floor_div(a, b)?)?)?,
+                BinaryOp::FloorDiv => floor_div_i64(a, b)?,
+                BinaryOp::FloorMod => floor_mod_i64(a, b)?,
                 BinaryOp::Min => a.min(b),
                 BinaryOp::Max => a.max(b),
                 _ => return None,
             }
         }
         _ => return None,
-    })
-}
-
-fn floor_div(a: i64, b: i64) -> Option<i64> {
-    let (quotient, remainder) = (a.checked_div(b)?, a.checked_rem(b)?);
-    Some(if remainder != 0 && ((remainder < 0) != (b < 0)) {
-        quotient - 1
-    } else {
-        quotient
     })
 }
 

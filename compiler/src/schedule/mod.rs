@@ -243,6 +243,33 @@ mod tests {
     }
 
     #[test]
+    fn script_integers_divide_as_python_does_and_overflow_is_refused() {
+        // Floor division and modulo round toward negative infinity; `i64::MIN % -1` is 0.
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    i, j, k = sch.get_loops(\"C\")\n    f = -7 // 2 + (-7 % 2) * 10 + ((-9223372036854775807 - 1) % -1) + 6\n    sch.split(i, factors=[None, f])\n",
+        );
+        let run = apply_schedule(&p, None);
+        assert!(run.succeeded(), "{:?}", run.diagnostics);
+        assert!(run.trace.to_python().contains("factors=[None, 12]"));
+        for (operation, message) in [
+            ("(-9223372036854775807 - 1) // -1", "overflows"),
+            ("5 // 0", "integer division by zero"),
+            ("5 % 0", "integer division by zero"),
+        ] {
+            let p = with_schedule(&format!(
+                "def schedule(sch: T.Schedule):\n    n = {operation}\n"
+            ));
+            let run = apply_schedule(&p, None);
+            assert!(!run.succeeded(), "{operation} was accepted");
+            assert!(
+                run.diagnostics.iter().any(|d| d.message.contains(message)),
+                "{operation}: {:?}",
+                run.diagnostics
+            );
+        }
+    }
+
+    #[test]
     fn stop_after_applies_only_the_first_steps() {
         let p = with_schedule(
             "def schedule(sch: T.Schedule):\n    loops = sch.get_loops(\"C\")\n    sch.parallel(loops[0])\n    sch.unroll(loops[-1])\n",

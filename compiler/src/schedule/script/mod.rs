@@ -284,18 +284,18 @@ impl Interpreter<'_> {
                     ast::BinOp::Add => a.checked_add(b),
                     ast::BinOp::Sub => a.checked_sub(b),
                     ast::BinOp::Mul => a.checked_mul(b),
-                    ast::BinOp::FloorDiv if b != 0 => {
-                        Some(a.div_euclid(b) - i64::from(a.rem_euclid(b) != 0 && b < 0))
-                    }
-                    ast::BinOp::Mod if b != 0 => Some(((a % b) + b) % b),
+                    ast::BinOp::FloorDiv => crate::arith::floor_div_i64(a, b),
+                    ast::BinOp::Mod => crate::arith::floor_mod_i64(a, b),
                     _ => None,
                 };
                 result.map(Value::Int).ok_or_else(|| {
-                    self.error(
-                        codes::BAD_ARGUMENTS,
-                        "this integer operation is not supported or overflows",
-                        expr.span,
-                    )
+                    let division = matches!(op, ast::BinOp::FloorDiv | ast::BinOp::Mod);
+                    let message = if division && b == 0 {
+                        "integer division by zero"
+                    } else {
+                        "this integer operation is not supported or overflows"
+                    };
+                    self.error(codes::BAD_ARGUMENTS, message, expr.span)
                 })
             }
             ast::ExprKind::Subscript { value, indices } => {
