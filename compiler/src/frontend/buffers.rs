@@ -53,7 +53,15 @@ impl Lowerer {
                 ast::ExprKind::Str(text) => self.eval_quoted_shape(text, item.span),
                 _ => {
                     let value = self.eval(item);
-                    self.expr_of_value(value, item.span)
+                    let extent = self.expr_of_value(value, item.span);
+                    if extent.as_int().is_some_and(|e| e < 0) {
+                        self.error(
+                            codes::BAD_ARGUMENTS,
+                            format!("a shape extent cannot be negative, found {extent}"),
+                            item.span,
+                        );
+                    }
+                    extent
                 }
             })
             .collect()
@@ -315,7 +323,8 @@ impl Lowerer {
     /// Evaluates a constant integer argument.
     pub(crate) fn eval_int(&mut self, expr: &ast::Expr, what: &str) -> i64 {
         match self.eval(expr) {
-            Value::Int(i) => i as i64,
+            // Saturated, so an out-of-range constant stays out of range.
+            Value::Int(i) => i64::try_from(i).unwrap_or(if i < 0 { i64::MIN } else { i64::MAX }),
             Value::Expr(e) if e.as_int().is_some() => e.as_int().unwrap_or(0),
             other => {
                 self.error(

@@ -129,6 +129,28 @@ impl Lowerer {
         self.report(diagnostic);
     }
 
+    /// The lane count of `T.Ramp` or `T.Broadcast`: a constant from 2 to
+    /// 65535, as in TVM (one lane is a scalar, not a vector).
+    fn vector_lanes(&mut self, name: &str, arg: &ast::Expr) -> u16 {
+        const MAX_LANES: i64 = u16::MAX as i64;
+        let reported = self.diagnostics.len();
+        let lanes = self.eval_int(arg, "lanes");
+        // A lane count that is not a constant was reported by `eval_int`.
+        if !(2..=MAX_LANES).contains(&lanes) && self.diagnostics.len() == reported {
+            let found = if lanes > MAX_LANES {
+                format!("more than {MAX_LANES}")
+            } else {
+                lanes.to_string()
+            };
+            self.error(
+                codes::BAD_ARGUMENTS,
+                format!("`T.{name}` takes 2 to {MAX_LANES} lanes, found {found}"),
+                arg.span,
+            );
+        }
+        lanes.clamp(2, MAX_LANES) as u16
+    }
+
     fn expect_args(
         &mut self,
         name: &str,
@@ -284,7 +306,7 @@ impl Lowerer {
                 }
                 let base = self.eval_expr(&args[0]);
                 let stride = self.eval_expr(&args[1]);
-                let lanes = self.eval_int(&args[2], "lanes").clamp(1, u16::MAX as i64) as u16;
+                let lanes = self.vector_lanes(name, &args[2]);
                 let stride = operators::cast(base.dtype(), stride);
                 let dtype = base.dtype().with_lanes(lanes);
                 Value::Expr(Expr::new(
@@ -302,7 +324,7 @@ impl Lowerer {
                     return Value::Expr(Expr::i32(0));
                 }
                 let value = self.eval_expr(&args[0]);
-                let lanes = self.eval_int(&args[1], "lanes").clamp(1, u16::MAX as i64) as u16;
+                let lanes = self.vector_lanes(name, &args[1]);
                 let dtype = value.dtype().with_lanes(lanes);
                 Value::Expr(Expr::new(
                     ExprKind::Broadcast { value, lanes },
@@ -316,6 +338,13 @@ impl Lowerer {
                 }
                 let vectors = self.eval_expr_list(&args[0]);
                 let indices = self.eval_expr_list(&args[1]);
+                if vectors.is_empty() || indices.is_empty() {
+                    self.error(
+                        codes::BAD_ARGUMENTS,
+                        "`T.Shuffle` needs at least one vector and one index",
+                        span,
+                    );
+                }
                 let element = vectors
                     .first()
                     .map(|v| v.dtype().element_of())

@@ -163,6 +163,8 @@ impl Lowerer {
                         (step > 0 && length > 0).then(|| (length - 1) / step + 1)
                     });
                     match lanes {
+                        // One element is a scalar index, as TVM's `Buffer.__getitem__` makes it.
+                        Some(1) => indices.push(start),
                         Some(lanes) if lanes <= u16::MAX as i64 => {
                             let lanes = lanes as u16;
                             let dtype = start.dtype().with_lanes(lanes);
