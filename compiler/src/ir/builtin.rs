@@ -75,6 +75,8 @@ pub enum ArgRule {
     Conditional,
     /// The single argument is a bool.
     BoolArg,
+    /// `reinterpret`: the argument has as many bits, over all its lanes, as the result.
+    SameWidth,
 }
 
 /// One builtin operator.
@@ -384,7 +386,7 @@ static OPS: &[OpInfo] = &[
         arity: Arity::Exactly(1),
         result: ResultRule::Explicit,
         dtype_position: DtypePosition::First,
-        args: ArgRule::Any,
+        args: ArgRule::SameWidth,
         pure: true,
         doc: "The bits of the argument read as another type of the same width.",
     },

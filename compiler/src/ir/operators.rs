@@ -237,6 +237,18 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
     let int = |v: i64| Some(Expr::int(wrap_int(v, result_type), result_type));
     let float32 = |v: f32| Some(Expr::float(fold_f32(v), result_type));
     let bits = result_type.bits;
+    let division = matches!(
+        op,
+        BinaryOp::Div | BinaryOp::Mod | BinaryOp::FloorDiv | BinaryOp::FloorMod
+    );
+    // A vector of zeros divides by zero in every lane, as a scalar zero does.
+    if division {
+        if let ExprKind::Broadcast { value, .. } = b.kind() {
+            if value.as_int() == Some(0) || value.as_float() == Some(0.0) {
+                return Err(err("division by zero"));
+            }
+        }
+    }
     let folded = match op {
         BinaryOp::Add => {
             if let (Some(x), Some(y)) = (pa, pb) {

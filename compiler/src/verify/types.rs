@@ -244,6 +244,23 @@ impl TypeChecker {
                         "compare values to make a condition, for example `i < 16`",
                     );
                 }
+                if let [condition, a, _] = args {
+                    let lanes = condition.dtype().lanes;
+                    if lanes != 1 && lanes != a.dtype().lanes {
+                        self.report(
+                            Diagnostic::error(
+                                codes::BUILTIN_ARGUMENTS,
+                                format!(
+                                    "the condition of `T.{}` has {lanes} lanes but its values have {}",
+                                    info.name,
+                                    a.dtype().lanes
+                                ),
+                                span,
+                            )
+                            .with_help("use a scalar condition, or values with one lane per condition lane (`T.Broadcast`)"),
+                        );
+                    }
+                }
                 if let [_, a, b] = args {
                     if a.dtype() != b.dtype() {
                         self.operand_types_differ(
@@ -256,6 +273,26 @@ impl TypeChecker {
                             span,
                             "convert one side so both have one type",
                         );
+                    }
+                }
+            }
+            ArgRule::SameWidth => {
+                let width =
+                    |dtype: crate::ir::DataType| u32::from(dtype.bits) * u32::from(dtype.lanes);
+                if let Some(arg) = args.first() {
+                    if width(arg.dtype()) != width(expr.dtype()) {
+                        self.report(Diagnostic::error(
+                            codes::BUILTIN_ARGUMENTS,
+                            format!(
+                                "`T.{}` to {} needs a {}-bit argument, found {} `{}`",
+                                info.name,
+                                expr.dtype(),
+                                width(expr.dtype()),
+                                arg.dtype(),
+                                show(arg)
+                            ),
+                            span,
+                        ));
                     }
                 }
             }
