@@ -485,18 +485,18 @@ fn bit_width(dtype: DataType) -> u16 {
 fn constant_splat(value: BasicValueEnum<'_>) -> Option<i64> {
     match value {
         BasicValueEnum::IntValue(int) => int.get_sign_extended_constant(),
-        BasicValueEnum::VectorValue(vector) if vector.is_const() => {
-            let first = vector.get_element_as_constant(0);
-            let first = first.into_int_value().get_sign_extended_constant()?;
+        // An all-zero vector is a `zeroinitializer`, which has no elements to read.
+        BasicValueEnum::VectorValue(vector) if vector.is_const() && vector.is_null() => Some(0),
+        // Elements can be read only from constant data vectors.
+        BasicValueEnum::VectorValue(vector) if vector.is_constant_data_vector() => {
+            let lane_value = |lane: u32| match vector.get_element_as_constant(lane) {
+                BasicValueEnum::IntValue(int) => int.get_sign_extended_constant(),
+                _ => None,
+            };
+            let first = lane_value(0)?;
             let lanes = vector.get_type().get_size();
             (1..lanes)
-                .all(|lane| {
-                    vector
-                        .get_element_as_constant(lane)
-                        .into_int_value()
-                        .get_sign_extended_constant()
-                        == Some(first)
-                })
+                .all(|lane| lane_value(lane) == Some(first))
                 .then_some(first)
         }
         _ => None,

@@ -11,6 +11,10 @@ fn is_contractible(dtype: crate::ir::DataType) -> bool {
     dtype.code == crate::ir::TypeCode::Float
 }
 
+/// The widest vector the LLVM backend emits: LLVM 14 aborts while
+/// selecting instructions for vectors of more than 32768 lanes.
+pub const MAX_VECTOR_LANES: u16 = 32768;
+
 impl<'ctx> Codegen<'ctx> {
     /// The value of an expression.
     pub fn emit_expr(&mut self, expr: &Expr) -> CodegenResult<BasicValueEnum<'ctx>> {
@@ -21,6 +25,15 @@ impl<'ctx> Codegen<'ctx> {
     fn emit_expr_kind(&mut self, expr: &Expr) -> CodegenResult<BasicValueEnum<'ctx>> {
         let dtype = expr.dtype();
         let span = expr.span();
+        if dtype.lanes > MAX_VECTOR_LANES {
+            return Err(CodegenError::unsupported(
+                format!(
+                    "the LLVM backend handles vectors of at most {MAX_VECTOR_LANES} lanes, not {}",
+                    dtype.lanes
+                ),
+                span,
+            ));
+        }
         match expr.kind() {
             ExprKind::Int(value) => self.const_int(dtype, *value, span),
             ExprKind::Float(value) => self.const_float(dtype, *value, span),
