@@ -188,6 +188,48 @@ def main(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32")):
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Programs whose compiled code would crash the process are refused or
+/// reported instead (found by fuzzing `tirc run`).
+#[test]
+fn programs_that_would_crash_compiled_code_get_a_diagnostic() {
+    let dir = scratch("crashes");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let cases = [
+        (
+            "wide_vector",
+            "@T.prim_func\ndef main(A: T.Buffer((16,), \"float32\"), B: T.Buffer((70000,), \"float32\")):\n    B[T.Ramp(0, 1, 32769)] = T.Broadcast(A[0], 32769)\n",
+            &["run"][..],
+            1,
+            "the LLVM backend handles vectors of at most 32768 lanes, not 32769",
+        ),
+        (
+            "out_of_bounds",
+            "@T.prim_func\ndef main(Y: T.Buffer((4,), \"float32\")):\n    for i in range(1048576):\n        Y[i] = T.float32(1)\n",
+            &["run", "--check"][..],
+            1,
+            "out-of-bounds store to buffer `Y` at [4]",
+        ),
+        (
+            "huge_input",
+            "@T.prim_func\ndef main(A: T.Buffer((2147483647,), \"int32\")):\n    A[0] = 1\n",
+            &["run"][..],
+            2,
+            "would take the random inputs past 4 GiB",
+        ),
+    ];
+    for (name, program, command, code, message) in cases {
+        let file = dir.join(format!("{name}.tir"));
+        std::fs::write(&file, program).expect("the program is written");
+        let mut args = command.to_vec();
+        args.push(file.to_str().expect("a UTF-8 path"));
+        let output = run(&args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{name}: {stderr}");
+        assert!(stderr.contains(message), "{name}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every example passes `tirc run --check` as a newcomer runs it, with the
 /// reference `--check-with auto` picks (the interpreter, or the unscheduled
 /// program where the interpreter would take minutes).

@@ -201,7 +201,8 @@ fn json_number(value: f64) -> String {
 pub fn run(args: RunArgs) -> u8 {
     use crate::codegen::llvm::{CodegenOptions, JitModule};
     use crate::runtime::execute::{
-        check_against_interpreter, output_positions, prepare_inputs, shape_values, PreparedRun,
+        compare_outputs, interpreter_outputs, output_positions, prepare_inputs, shape_values,
+        PreparedRun,
     };
     use crate::runtime::{flop_count::count_flops, npy::write_npy, thread_pool};
 
@@ -275,13 +276,6 @@ pub fn run(args: RunArgs) -> u8 {
         emit_diagnostics(&[diagnostic], &prepared.sources, DiagnosticFormat::Text);
         EXIT_DIAGNOSTICS
     };
-    if let Err(failure) = kernel.run() {
-        return failed(&failure);
-    }
-    let results = match kernel.results(&inputs) {
-        Ok(results) => results,
-        Err(failure) => return failed(&failure),
-    };
     let outputs = output_positions(lowered);
 
     let mut code = EXIT_OK;
@@ -310,12 +304,35 @@ pub fn run(args: RunArgs) -> u8 {
             _ => {}
         }
     }
+    // The interpreter runs first: it reports an out-of-bounds access or a
+    // division by zero that would crash the compiled code.
+    let expected = if args.check && reference == CheckReference::Interp {
+        match interpreter_outputs(original, &inputs) {
+            Ok(expected) => Some(expected),
+            Err(message) => {
+                eprintln!("error: {message}");
+                return EXIT_DIAGNOSTICS;
+            }
+        }
+    } else {
+        None
+    };
+    if let Err(failure) = kernel.run() {
+        return failed(&failure);
+    }
+    let results = match kernel.results(&inputs) {
+        Ok(results) => results,
+        Err(failure) => return failed(&failure),
+    };
     let checks = if args.check {
         let checked = match reference {
             CheckReference::Unscheduled => check_against_unscheduled(
                 original, &prepared, &options, &inputs, &results, &outputs,
             ),
-            _ => check_against_interpreter(original, &inputs, &results, &outputs),
+            _ => match &expected {
+                Some(expected) => compare_outputs(original, expected, &results, &outputs),
+                None => Err("the interpreter did not run".to_string()),
+            },
         };
         match checked {
             Ok(checks) => {

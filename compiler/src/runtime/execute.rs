@@ -16,6 +16,10 @@ use crate::ir::{IRModule, PrimFunc, StmtKind, Var};
 use std::path::Path;
 use std::time::Instant;
 
+/// The most random input data `prepare_inputs` makes for one run: past it,
+/// filling the arrays alone would take minutes, and memory may run out.
+pub const MAX_RANDOM_INPUT_BYTES: u64 = 4 << 30;
+
 /// The arguments of `func` in parameter order: `DIR/<param>.npy` for each
 /// parameter when `args_dir` is given (a 0-d array for a scalar), else
 /// seeded random data (tensor `k` of the parameters uses `seed + k`).
@@ -25,6 +29,7 @@ pub fn prepare_inputs(
     seed: u64,
 ) -> Result<Vec<Arg>, String> {
     let mut args = Vec::with_capacity(func.params.len());
+    let mut random_bytes: u64 = 0;
     for (position, param) in func.params.iter().enumerate() {
         let arg = match (func.buffer_of(param), args_dir) {
             (Some(buffer), Some(dir)) => {
@@ -45,6 +50,22 @@ pub fn prepare_inputs(
                     )
                 })?;
                 let shape: Vec<usize> = shape.iter().map(|e| (*e).max(0) as usize).collect();
+                let bytes = shape
+                    .iter()
+                    .try_fold(buffer.dtype().bytes() as u64, |size, &extent| {
+                        size.checked_mul(extent as u64)
+                    })
+                    .unwrap_or(u64::MAX);
+                random_bytes = random_bytes.saturating_add(bytes);
+                if random_bytes > MAX_RANDOM_INPUT_BYTES {
+                    return Err(format!(
+                        "`{}` of shape {:?} {} would take the random inputs past {} GiB; give its arrays with --args DIR",
+                        param.name(),
+                        shape,
+                        buffer.dtype(),
+                        MAX_RANDOM_INPUT_BYTES >> 30
+                    ));
+                }
                 let tensor =
                     Tensor::random(buffer.dtype(), &shape, seed.wrapping_add(position as u64))
                         .map_err(|e| {
@@ -233,6 +254,12 @@ pub fn check_against_interpreter(
     results: &[Arg],
     outputs: &[usize],
 ) -> Result<Vec<OutputCheck>, String> {
+    let expected = interpreter_outputs(reference, inputs)?;
+    compare_outputs(reference, &expected, results, outputs)
+}
+
+/// The arguments after the interpreter ran `reference` on `inputs`.
+pub fn interpreter_outputs(reference: &PrimFunc, inputs: &[Arg]) -> Result<Vec<Arg>, String> {
     let mut expected = inputs.to_vec();
     // A check is asked for explicitly: let the interpreter run as long as
     // the program needs (a 1024^3 matmul is a billion steps).
@@ -242,7 +269,7 @@ pub fn check_against_interpreter(
     };
     run_function_with_options(reference, &mut expected, &options)
         .map_err(|e| format!("the interpreter failed: {e}"))?;
-    compare_outputs(reference, &expected, results, outputs)
+    Ok(expected)
 }
 
 /// Why [`run_compiled`] gave no results.
