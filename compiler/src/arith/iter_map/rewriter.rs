@@ -1302,3 +1302,24 @@ pub(super) fn split_to_expr(split: &IterSplit, analyzer: &Analyzer) -> Expr {
         split.scale.clone(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Taken;
+
+    #[test]
+    fn taken_digits_are_remembered_in_a_word_and_past_it() {
+        for count in [1, 3, 64, 65, 200] {
+            let mut taken = Taken::new(count);
+            let chosen: Vec<usize> = (0..count)
+                .filter(|i| i % 3 == 0 || *i == count - 1)
+                .collect();
+            for &index in &chosen {
+                taken.set(index);
+            }
+            for index in 0..count {
+                assert_eq!(taken[index], chosen.contains(&index), "{index} of {count}");
+            }
+        }
+    }
+}
