@@ -121,23 +121,33 @@ pub(crate) fn gcd(a: i64, b: i64) -> i64 {
     i64::try_from(a).unwrap_or(i64::MAX)
 }
 
-/// Floor division of integers; `None` for a zero divisor or overflow.
-pub(crate) fn floor_div_i64(a: i64, b: i64) -> Option<i64> {
-    let q = a.checked_div(b)?;
-    if a % b != 0 && ((a < 0) != (b < 0)) {
-        q.checked_sub(1)
-    } else {
-        Some(q)
-    }
+/// Defines checked floor division and modulo for one integer type: the
+/// simplifier folds `i64` constants, the front end Python's `i128` integers.
+macro_rules! checked_floor_division {
+    ($int:ty, $div:ident, $rem:ident) => {
+        /// Floor division of integers; `None` for a zero divisor or overflow.
+        pub(crate) fn $div(a: $int, b: $int) -> Option<$int> {
+            let q = a.checked_div(b)?;
+            if a % b != 0 && ((a < 0) != (b < 0)) {
+                q.checked_sub(1)
+            } else {
+                Some(q)
+            }
+        }
+
+        /// Floor modulo of integers (the sign of the divisor); `None` for a zero divisor.
+        pub(crate) fn $rem(a: $int, b: $int) -> Option<$int> {
+            // `MIN % -1` overflows in Rust, but every integer is a multiple of -1.
+            let r = if b == -1 { 0 } else { a.checked_rem(b)? };
+            // Opposite signs: adding the divisor cannot overflow.
+            if r != 0 && ((r < 0) != (b < 0)) {
+                Some(r + b)
+            } else {
+                Some(r)
+            }
+        }
+    };
 }
 
-/// Floor modulo of integers (the sign of the divisor); `None` for a zero divisor.
-pub(crate) fn floor_mod_i64(a: i64, b: i64) -> Option<i64> {
-    // `i64::MIN % -1` overflows in Rust, but every integer is a multiple of -1.
-    let r = if b == -1 { 0 } else { a.checked_rem(b)? };
-    if r != 0 && ((r < 0) != (b < 0)) {
-        Some(r + b)
-    } else {
-        Some(r)
-    }
-}
+checked_floor_division!(i64, floor_div_i64, floor_mod_i64);
+checked_floor_division!(i128, floor_div_i128, floor_mod_i128);

@@ -24,7 +24,7 @@ mod testing;
 #[cfg(test)]
 mod tvm_parity_tests;
 
-pub(crate) use build::{floor_div_i64, floor_mod_i64};
+pub(crate) use build::{floor_div_i128, floor_div_i64, floor_mod_i128, floor_mod_i64};
 pub use const_int_bound::{ConstIntBound, ConstIntBoundAnalyzer};
 pub use int_set::{eval_set, IntSet};
 pub use iter_map::{

@@ -372,8 +372,8 @@ impl Lowerer {
                 self.error(codes::DIVISION_BY_ZERO, "division by zero", span);
                 return Value::Int(0);
             }
-            ast::BinOp::FloorDiv => python_floor_div(a, b),
-            ast::BinOp::Mod => python_floor_mod(a, b),
+            ast::BinOp::FloorDiv => crate::arith::floor_div_i128(a, b),
+            ast::BinOp::Mod => crate::arith::floor_mod_i128(a, b),
             ast::BinOp::Div => {
                 if b == 0 {
                     self.error(codes::DIVISION_BY_ZERO, "division by zero", span);
@@ -579,28 +579,5 @@ impl Lowerer {
     /// A buffer load's region as points, for `T.reads(A[i, j])`.
     pub(crate) fn load_as_subscripts(load: &BufferLoad) -> Vec<Subscript> {
         load.indices.iter().cloned().map(Subscript::Index).collect()
-    }
-}
-
-/// Python's `//` on integers: rounds toward negative infinity. `None` for
-/// a zero divisor or a quotient out of range (`-2 ** 127 // -1`).
-fn python_floor_div(a: i128, b: i128) -> Option<i128> {
-    let quotient = a.checked_div(b)?;
-    if a % b != 0 && ((a < 0) != (b < 0)) {
-        quotient.checked_sub(1)
-    } else {
-        Some(quotient)
-    }
-}
-
-/// Python's `%` on integers: the remainder has the sign of the divisor.
-fn python_floor_mod(a: i128, b: i128) -> Option<i128> {
-    // `i128::MIN % -1` overflows in Rust, but every integer is a multiple of -1.
-    let remainder = if b == -1 { 0 } else { a.checked_rem(b)? };
-    // Opposite signs: adding the divisor cannot overflow.
-    if remainder != 0 && ((remainder < 0) != (b < 0)) {
-        Some(remainder + b)
-    } else {
-        Some(remainder)
     }
 }
