@@ -13,6 +13,7 @@
 
 use super::error::{InterpError, InterpResult};
 use super::value::{scalar_truth, wrap_signed, wrap_unsigned, ElementType, Scalar, Value};
+use crate::ir::operators::{wrapping_floor_div, wrapping_floor_mod};
 use crate::ir::{BinaryOp, DataType};
 
 /// The lane count two operands combine to: equal counts, or a scalar
@@ -155,26 +156,6 @@ fn binary_lane(
     }
 }
 
-/// Division rounding toward negative infinity.
-pub fn floor_div_signed(a: i64, b: i64) -> i64 {
-    let quotient = a.wrapping_div(b);
-    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
-        quotient.wrapping_sub(1)
-    } else {
-        quotient
-    }
-}
-
-/// The remainder of [`floor_div_signed`]: it has the sign of the divisor.
-pub fn floor_mod_signed(a: i64, b: i64) -> i64 {
-    let remainder = a.wrapping_rem(b);
-    if remainder != 0 && ((remainder < 0) != (b < 0)) {
-        remainder.wrapping_add(b)
-    } else {
-        remainder
-    }
-}
-
 fn signed_lane(op: BinaryOp, bits: u16, a: i64, b: i64) -> InterpResult<Scalar> {
     let wrap = |value: i64| Ok(Scalar::Int(wrap_signed(value, bits)));
     match op {
@@ -187,8 +168,8 @@ fn signed_lane(op: BinaryOp, bits: u16, a: i64, b: i64) -> InterpResult<Scalar> 
         // The most negative value divided by -1 wraps back to itself.
         BinaryOp::Div => wrap(a.wrapping_div(b)),
         BinaryOp::Mod => wrap(a.wrapping_rem(b)),
-        BinaryOp::FloorDiv => wrap(floor_div_signed(a, b)),
-        BinaryOp::FloorMod => wrap(floor_mod_signed(a, b)),
+        BinaryOp::FloorDiv => wrap(wrapping_floor_div(a, b)),
+        BinaryOp::FloorMod => wrap(wrapping_floor_mod(a, b)),
         BinaryOp::Min => wrap(a.min(b)),
         BinaryOp::Max => wrap(a.max(b)),
         _ => Ok(Scalar::Bool(compare(op, a, b))),

@@ -203,22 +203,25 @@ fn is_index_type(dtype: DataType) -> bool {
     dtype.is_int() && (dtype.bits == 32 || dtype.bits == 64) && dtype.lanes == 1
 }
 
-fn floor_div_i64(a: i64, b: i64) -> i64 {
-    // Wrapping: `i64::MIN // -1` overflows, and folding must not panic on it.
-    let q = a.wrapping_div(b);
+/// Division rounding toward negative infinity, wrapping where it overflows
+/// (`i64::MIN // -1`) as the hardware and TVM's folding do: folding and the
+/// interpreter must not panic on it.
+pub fn wrapping_floor_div(a: i64, b: i64) -> i64 {
+    let quotient = a.wrapping_div(b);
     if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
-        q.wrapping_sub(1)
+        quotient.wrapping_sub(1)
     } else {
-        q
+        quotient
     }
 }
 
-fn floor_mod_i64(a: i64, b: i64) -> i64 {
-    let r = a.wrapping_rem(b);
-    if r != 0 && ((r < 0) != (b < 0)) {
-        r + b
+/// The remainder of [`wrapping_floor_div`]: it has the sign of the divisor.
+pub fn wrapping_floor_mod(a: i64, b: i64) -> i64 {
+    let remainder = a.wrapping_rem(b);
+    if remainder != 0 && ((remainder < 0) != (b < 0)) {
+        remainder.wrapping_add(b)
     } else {
-        r
+        remainder
     }
 }
 
@@ -347,7 +350,7 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
                 return Err(err("division by zero"));
             }
             if let (Some(x), Some(y)) = (pa, pb) {
-                int(floor_div_i64(x, y))
+                int(wrapping_floor_div(x, y))
             } else if pa == Some(0) || pb == Some(1) {
                 Some(a.clone())
             } else if let (Some(x), Some(y)) = (fa, fb) {
@@ -387,7 +390,7 @@ pub fn try_const_fold(op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, 
                     return Err(err("division by zero"));
                 }
                 if let (Some(x), Some(y)) = (pa, pb) {
-                    int(floor_mod_i64(x, y))
+                    int(wrapping_floor_mod(x, y))
                 } else if pa == Some(0) {
                     Some(a.clone())
                 } else if pb == Some(1) {
