@@ -74,6 +74,15 @@ pub enum CheckReference {
     Unscheduled,
 }
 
+/// What `--check` compares the compiled program's outputs with.
+#[cfg(feature = "llvm")]
+enum Expected {
+    /// The interpreter's outputs on the same inputs, computed before the run.
+    Interpreter(Vec<crate::interp::Arg>),
+    /// The program without its schedule, compiled and run after this one.
+    Unscheduled,
+}
+
 /// Seconds of interpreter time `--check-with auto` accepts.
 const AUTO_INTERPRETER_SECONDS: f64 = 60.0;
 
@@ -306,16 +315,16 @@ pub fn run(args: RunArgs) -> u8 {
     }
     // The interpreter runs first: it reports an out-of-bounds access or a
     // division by zero that would crash the compiled code.
-    let expected = if args.check && reference == CheckReference::Interp {
-        match interpreter_outputs(original, &inputs) {
-            Ok(expected) => Some(expected),
+    let expected = match (args.check, reference) {
+        (false, _) => None,
+        (true, CheckReference::Unscheduled) => Some(Expected::Unscheduled),
+        (true, _) => match interpreter_outputs(original, &inputs) {
+            Ok(outputs) => Some(Expected::Interpreter(outputs)),
             Err(message) => {
                 eprintln!("error: {message}");
                 return EXIT_DIAGNOSTICS;
             }
-        }
-    } else {
-        None
+        },
     };
     if let Err(failure) = kernel.run() {
         return failed(&failure);
@@ -324,15 +333,14 @@ pub fn run(args: RunArgs) -> u8 {
         Ok(results) => results,
         Err(failure) => return failed(&failure),
     };
-    let checks = if args.check {
-        let checked = match reference {
-            CheckReference::Unscheduled => check_against_unscheduled(
+    let checks = if let Some(expected) = &expected {
+        let checked = match expected {
+            Expected::Unscheduled => check_against_unscheduled(
                 original, &prepared, &options, &inputs, &results, &outputs,
             ),
-            _ => match &expected {
-                Some(expected) => compare_outputs(original, expected, &results, &outputs),
-                None => Err("the interpreter did not run".to_string()),
-            },
+            Expected::Interpreter(expected) => {
+                compare_outputs(original, expected, &results, &outputs)
+            }
         };
         match checked {
             Ok(checks) => {
