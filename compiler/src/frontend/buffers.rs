@@ -320,12 +320,19 @@ impl Lowerer {
         }
     }
 
-    /// Evaluates a constant integer argument.
+    /// Evaluates a constant integer argument; 0 after reporting one that is not constant.
     pub(crate) fn eval_int(&mut self, expr: &ast::Expr, what: &str) -> i64 {
+        self.try_eval_int(expr, what).unwrap_or(0)
+    }
+
+    /// Evaluates a constant integer argument, or reports that it is not one and gives `None`.
+    pub(crate) fn try_eval_int(&mut self, expr: &ast::Expr, what: &str) -> Option<i64> {
         match self.eval(expr) {
             // Saturated, so an out-of-range constant stays out of range.
-            Value::Int(i) => i64::try_from(i).unwrap_or(if i < 0 { i64::MIN } else { i64::MAX }),
-            Value::Expr(e) if e.as_int().is_some() => e.as_int().unwrap_or(0),
+            Value::Int(i) => {
+                Some(i64::try_from(i).unwrap_or(if i < 0 { i64::MIN } else { i64::MAX }))
+            }
+            Value::Expr(e) if e.as_int().is_some() => e.as_int(),
             other => {
                 self.error(
                     codes::BAD_ARGUMENTS,
@@ -335,7 +342,7 @@ impl Lowerer {
                     ),
                     expr.span,
                 );
-                0
+                None
             }
         }
     }

@@ -133,10 +133,11 @@ impl Lowerer {
     /// 65535, as in TVM (one lane is a scalar, not a vector).
     fn vector_lanes(&mut self, name: &str, arg: &ast::Expr) -> u16 {
         const MAX_LANES: i64 = u16::MAX as i64;
-        let reported = self.diagnostics.len();
-        let lanes = self.eval_int(arg, "lanes");
-        // A lane count that is not a constant was reported by `eval_int`.
-        if !(2..=MAX_LANES).contains(&lanes) && self.diagnostics.len() == reported {
+        // A lane count that is not a constant has been reported already.
+        let Some(lanes) = self.try_eval_int(arg, "lanes") else {
+            return 2;
+        };
+        if !(2..=MAX_LANES).contains(&lanes) {
             let found = if lanes > MAX_LANES {
                 format!("more than {MAX_LANES}")
             } else {
