@@ -77,6 +77,7 @@ pub mod compact_buffer_allocation;
 pub mod convert_blocks_to_opaque;
 pub mod explain;
 pub mod flatten_buffer;
+pub mod instrument_bound_checks;
 pub mod lower_init_block;
 pub mod lower_intrin;
 pub mod lower_match_buffer;

@@ -549,3 +549,103 @@ def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
 }
 
 use crate::ir::StmtKind;
+
+/// The body of the only function of `text`, lowered and then instrumented with bound checks.
+fn bound_checked_body(text: &str) -> String {
+    let module = parse(text);
+    let lowered = super::lower_function(&module.functions[0], &LowerOptions::default())
+        .unwrap_or_else(|errors| panic!("{errors:#?}"));
+    body_text(&super::instrument_bound_checks::instrument_bound_checks(
+        &lowered,
+    ))
+}
+
+#[test]
+fn bound_checks_guard_accesses_a_symbolic_loop_may_push_out_of_bounds() {
+    let text = r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32"), n: T.int32):
+    for i in range(n):
+        with T.block("B"):
+            vi = T.axis.spatial(n, i)
+            B[vi] = A[vi] * 2.0
+"#;
+    // `i >= 0` follows from the loop; `i <= 3` does not. The store to `B`
+    // needs the same condition as the load from `A` before it: one assert.
+    let expected = r#"
+for i in range(n):
+    assert T.Cast("int64", i) <= T.int64(3), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 16 bytes"])
+    B[i] = A[i] * T.float32(2.0)"#;
+    assert_eq!(bound_checked_body(text), expected.trim_matches('\n'));
+}
+
+#[test]
+fn bound_checks_proven_by_constant_shapes_and_guards_cost_nothing() {
+    // Both sides of the `if_then_else` stay inside `A` where they run; the
+    // vector load's last lane is element 7 * 128 + 1 + 15 * 8 = 1017.
+    let text = r#"
+@T.prim_func
+def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32")):
+    for i, j in T.grid(128, 128):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = T.if_then_else(vi < 127, A[vi + 1, vj], A[vi, vj])
+    for i in range(8):
+        for j in T.vectorized(16):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj * 8] = A[vi, vj * 8 + 1]
+"#;
+    let module = parse(text);
+    let lowered = super::lower_function(&module.functions[0], &LowerOptions::default())
+        .unwrap_or_else(|errors| panic!("{errors:#?}"));
+    assert_eq!(bound_checked_body(text), body_text(&lowered));
+    assert!(!bound_checked_body(text).contains("assert"));
+}
+
+#[test]
+fn bound_checks_measure_a_view_by_the_storage_behind_it_and_respect_guards() {
+    let text = r#"
+@T.prim_func
+def main(A: T.Buffer((128,), "float32"), B: T.Buffer((2,), "float32"), m: T.int32):
+    B_1 = T.decl_buffer((256,), data=B.data)
+    for i in range(m):
+        B_1[i] = T.if_then_else(i < 100, A[i + 28], A[i])
+"#;
+    // `A[i + 28]` runs only below 100, so it is proven; `A[i]` runs only at
+    // 100 and above, so its check is skipped below 100.
+    let expected = r#"
+B_1 = B.view(256)
+for i in range(m):
+    assert i < 100 or T.Cast("int64", i) <= T.int64(127), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 512 bytes"])
+    assert T.Cast("int64", i) <= T.int64(1), ("IndexError", ["out-of-bounds store to `B_1`, a view of `B`: the index reaches past its storage of 8 bytes"])
+    B_1[i] = T.if_then_else(i < 100, A[i + 28], A[i])"#;
+    assert_eq!(bound_checked_body(text), expected.trim_matches('\n'));
+}
+
+#[test]
+fn bound_checks_that_a_loop_does_not_change_are_made_once_before_it() {
+    let text = r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((8,), "float32"), m: T.int32):
+    for i in range(m):
+        for j in range(8):
+            B[i] = B[i] + A[i * 8 + j]
+        for j in range(m):
+            B[i] = B[i] + A[j]
+"#;
+    // `B[i]` does not depend on `j`: its check leaves the loop that surely
+    // runs, and stays in the one that may not (where `i` may be 8 while
+    // nothing is accessed).
+    let expected = r#"
+for i in range(m):
+    assert T.Cast("int64", i) <= T.int64(7), ("IndexError", ["out-of-bounds load from `B`: the index reaches past its storage of 32 bytes"])
+    for j in range(8):
+        assert T.int64(0) <= T.int64(63) - T.Cast("int64", j) - T.Cast("int64", i) * T.int64(8), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 256 bytes"])
+        B[i] = B[i] + A[i * 8 + j]
+    for j in range(m):
+        assert T.Cast("int64", i) <= T.int64(7), ("IndexError", ["out-of-bounds load from `B`: the index reaches past its storage of 32 bytes"])
+        assert T.Cast("int64", j) <= T.int64(63), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 256 bytes"])
+        B[i] = B[i] + A[j]"#;
+    assert_eq!(bound_checked_body(text), expected.trim_matches('\n'));
+}
