@@ -209,6 +209,24 @@ fn programs_that_would_crash_compiled_code_get_a_diagnostic() {
             1,
             "out-of-bounds store to buffer `Y` at [4]",
         ),
+        // Without `--check` nothing runs before the compiled code: its bound
+        // checks stop it, at the store.
+        (
+            "out_of_bounds_unchecked_run",
+            "@T.prim_func\ndef main(Y: T.Buffer((4,), \"float32\")):\n    for i in range(1048576):\n        Y[i] = T.float32(1)\n",
+            &["run"][..],
+            1,
+            "out-of-bounds store to `Y`: the index reaches past its storage of 16 bytes",
+        ),
+        // The reference is the unscheduled program compiled (the interpreter
+        // would take too long): the fuzzer found it crashing with SIGSEGV.
+        (
+            "out_of_bounds_unscheduled_reference",
+            "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\"), B: T.Buffer((1,), \"float32\")):\n    for i, j in T.grid(2147483647, 4):\n        with T.block(\"B\"):\n            vi, vj = T.axis.remap(\"SR\", [i, j])\n            with T.init():\n                B[0] = T.float32(0)\n            B[0] = B[0] + A[vi]\n\ndef schedule(sch):\n    i, j = sch.get_loops(sch.get_block(\"B\"))\n    sch.unroll(j)\n",
+            &["run", "--check"][..],
+            1,
+            "out-of-bounds load from `A`",
+        ),
         (
             "huge_input",
             "@T.prim_func\ndef main(A: T.Buffer((2147483647,), \"int32\")):\n    A[0] = 1\n",

@@ -42,6 +42,10 @@ pub struct BuildArgs {
     /// so `main` of `matmul.tir` is `matmul_main`).
     #[arg(long)]
     prefix: Option<String>,
+    /// Check every buffer access against its storage at run time: a kernel
+    /// given a bad index returns an error code instead of corrupting memory.
+    #[arg(long)]
+    bound_checks: bool,
 }
 
 /// Runs `tirc build`.
@@ -74,6 +78,7 @@ pub fn run(args: BuildArgs) -> u8 {
         target,
         symbol_prefix: prefix,
         packed_wrappers: false,
+        bound_checks: args.bound_checks,
     };
     let context = Context::create();
     let mut generated = match generate_unoptimized_module(&context, &prepared.lowered, &options) {

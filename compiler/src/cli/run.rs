@@ -11,7 +11,7 @@ use crate::check::{check_source, CheckOptions};
 use crate::diagnostics::{json_string, Diagnostic};
 use crate::frontend::Program;
 use crate::ir::{IRModule, PrimFunc};
-use crate::source::{SourceMap, Span};
+use crate::source::SourceMap;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -59,6 +59,11 @@ pub struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Run without checking buffer accesses against their storage. By
+    /// default the run whose outputs are reported stops with an error at an
+    /// out-of-bounds index; `--bench` always times code without the checks.
+    #[arg(long)]
+    no_bound_checks: bool,
 }
 
 /// What `tirc run --check` compares the outputs with.
@@ -248,13 +253,17 @@ pub fn run(args: RunArgs) -> u8 {
         target,
         symbol_prefix: String::new(),
         packed_wrappers: true,
+        bound_checks: !args.no_bound_checks,
     };
-    let jit = match JitModule::compile(&single, &options) {
-        Ok(jit) => jit,
-        Err(diagnostics) => {
+    let compile = |options: &CodegenOptions| {
+        JitModule::compile(&single, options).map_err(|diagnostics| {
             emit_diagnostics(&diagnostics, &prepared.sources, DiagnosticFormat::Text);
-            return EXIT_DIAGNOSTICS;
-        }
+            EXIT_DIAGNOSTICS
+        })
+    };
+    let jit = match compile(&options) {
+        Ok(jit) => jit,
+        Err(code) => return code,
     };
     let compile_ms = compile_start.elapsed().as_secs_f64() * 1e3;
     let Some(function) = jit.function(&lowered.name) else {
@@ -276,11 +285,11 @@ pub fn run(args: RunArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let failed = |failure: &dyn std::fmt::Display| {
+    let failed = |failure: &crate::runtime::execute::KernelFailure| {
         let diagnostic = Diagnostic::error(
             crate::runtime::execute::KERNEL_FAILED,
             failure.to_string(),
-            Span::NONE,
+            failure.span(),
         );
         emit_diagnostics(&[diagnostic], &prepared.sources, DiagnosticFormat::Text);
         EXIT_DIAGNOSTICS
@@ -373,6 +382,25 @@ pub fn run(args: RunArgs) -> u8 {
         }
     }
     let timing = match args.bench {
+        // The code timed is the code `tirc build` writes: without bound checks.
+        Some(runs) if options.bound_checks => {
+            let unchecked = CodegenOptions {
+                bound_checks: false,
+                ..options.clone()
+            };
+            let jit = match compile(&unchecked) {
+                Ok(jit) => jit,
+                Err(code) => return code,
+            };
+            let Some(function) = jit.function(&lowered.name) else {
+                eprintln!("error: the compiled module lost `{}`", lowered.name);
+                return EXIT_DIAGNOSTICS;
+            };
+            match PreparedRun::new(function, lowered, &inputs).and_then(|k| k.benchmark(runs)) {
+                Ok(timing) => Some(timing),
+                Err(failure) => return failed(&failure),
+            }
+        }
         Some(runs) => match kernel.benchmark(runs) {
             Ok(timing) => Some(timing),
             Err(failure) => return failed(&failure),

@@ -13,6 +13,7 @@ use crate::interp::{
 use crate::ir::identity::VarSet;
 use crate::ir::visit::walk_stmts;
 use crate::ir::{IRModule, PrimFunc, StmtKind, Var};
+use crate::source::Span;
 use std::path::Path;
 use std::time::Instant;
 
@@ -146,14 +147,25 @@ pub const KERNEL_FAILED: &str = "E0605";
 pub enum KernelFailure {
     /// The arguments do not fit the function.
     BadArguments(String),
-    /// An `assert` of the program failed (1-based number and message).
-    AssertFailed(String),
+    /// An `assert` of the program failed: the message (with its 1-based
+    /// number) and where the assert, or the access a bound check guards, is.
+    AssertFailed(String, Span),
+}
+
+impl KernelFailure {
+    /// Where in the program the failure is, if known.
+    pub fn span(&self) -> Span {
+        match self {
+            KernelFailure::BadArguments(_) => Span::NONE,
+            KernelFailure::AssertFailed(_, span) => *span,
+        }
+    }
 }
 
 impl std::fmt::Display for KernelFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            KernelFailure::BadArguments(message) | KernelFailure::AssertFailed(message) => {
+            KernelFailure::BadArguments(message) | KernelFailure::AssertFailed(message, _) => {
                 f.write_str(message)
             }
         }
@@ -187,15 +199,19 @@ impl<'m> PreparedRun<'m> {
         if code == 0 {
             return Ok(());
         }
-        let detail = usize::try_from(code)
+        let assert = usize::try_from(code)
             .ok()
-            .and_then(|n| self.function.kernel.asserts.get(n.wrapping_sub(1)))
+            .and_then(|n| self.function.kernel.asserts.get(n.wrapping_sub(1)));
+        let detail = assert
             .map(|info| format!("{}: {}", info.kind, info.message))
             .unwrap_or_else(|| format!("error code {code}"));
-        Err(KernelFailure::AssertFailed(format!(
-            "`{}` stopped at assert {code}: {detail}",
-            self.function.kernel.signature.function
-        )))
+        Err(KernelFailure::AssertFailed(
+            format!(
+                "`{}` stopped at assert {code}: {detail}",
+                self.function.kernel.signature.function
+            ),
+            assert.map_or(Span::NONE, |info| info.span),
+        ))
     }
 
     /// The arguments after the runs so far.

@@ -55,7 +55,12 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
         .function("main")
         .ok_or("no function `main`")?;
     let func = lowered.function("main").ok_or("no lowered `main`")?;
-    let jit = JitModule::compile(&lowered, &CodegenOptions::host())
+    // With bound checks: every case also shows that they accept correct programs.
+    let options = CodegenOptions {
+        bound_checks: true,
+        ..CodegenOptions::host()
+    };
+    let jit = JitModule::compile(&lowered, &options)
         .map_err(|d| tirc::diagnostics::render_text(&d, &sources, false))?;
     let function = jit.function("main").ok_or("the JIT lost `main`")?;
 

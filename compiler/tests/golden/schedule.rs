@@ -174,19 +174,29 @@ fn run_compiled_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
     let mut outputs = Vec::new();
     for func in &module.functions {
         let args = random_arguments(func)?;
-        let results =
-            run_compiled(module, &func.name, &args, &CodegenOptions::host()).map_err(|error| {
-                match error {
-                    // GPU thread bindings and the like.
-                    CompiledRunError::Refused(d) => {
-                        NotRun::Skipped(format!("the CPU backend refuses it: {}", d[0].message))
-                    }
-                    CompiledRunError::Lowering(d) => {
-                        NotRun::Failed(format!("lowering refuses it: {}", d[0].message))
-                    }
-                    CompiledRunError::Failed(message) => NotRun::Failed(message),
+        let results = run_compiled(
+            module,
+            &func.name,
+            &args,
+            // With bound checks: a step that made an access leave its
+            // buffer fails here, and correct steps show they pass.
+            &CodegenOptions {
+                bound_checks: true,
+                ..CodegenOptions::host()
+            },
+        )
+        .map_err(|error| {
+            match error {
+                // GPU thread bindings and the like.
+                CompiledRunError::Refused(d) => {
+                    NotRun::Skipped(format!("the CPU backend refuses it: {}", d[0].message))
                 }
-            })?;
+                CompiledRunError::Lowering(d) => {
+                    NotRun::Failed(format!("lowering refuses it: {}", d[0].message))
+                }
+                CompiledRunError::Failed(message) => NotRun::Failed(message),
+            }
+        })?;
         let tensors = results.iter().filter_map(|a| a.tensor().cloned()).collect();
         outputs.push((func.name.clone(), tensors));
     }

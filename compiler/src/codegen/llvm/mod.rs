@@ -55,6 +55,10 @@ pub struct CodegenOptions {
     pub symbol_prefix: String,
     /// Also emit `__tirc_packed_<symbol>` wrappers (the JIT calls those).
     pub packed_wrappers: bool,
+    /// Check every buffer access against its storage at run time
+    /// (`transform::instrument_bound_checks`): a kernel with a bad index
+    /// returns an error instead of corrupting memory.
+    pub bound_checks: bool,
 }
 
 impl CodegenOptions {
@@ -64,6 +68,7 @@ impl CodegenOptions {
             target: TargetSpec::host(),
             symbol_prefix: String::new(),
             packed_wrappers: false,
+            bound_checks: false,
         }
     }
 }
@@ -130,6 +135,13 @@ pub fn generate_unoptimized_module<'ctx>(
     let mut diagnostics = Vec::new();
     for func in &module.functions {
         let symbol = exported_symbol(func, &options.symbol_prefix);
+        let checked;
+        let func = if options.bound_checks {
+            checked = crate::transform::instrument_bound_checks::instrument_bound_checks(func);
+            &checked
+        } else {
+            func
+        };
         match codegen.emit_kernel(func, &symbol, options.packed_wrappers) {
             Ok(kernel) => kernels.push(kernel),
             Err(error) => diagnostics.push(*error.0),
