@@ -71,6 +71,10 @@
 //!
 //! A pass that meets something it cannot handle returns a diagnostic naming
 //! it instead of producing wrong code; no pass panics.
+//!
+//! [`instrument_bound_checks`] is not in the pipeline: the LLVM back end runs
+//! it on lowered functions when asked (`tirc run` does, for the run whose
+//! outputs it reports), adding `Assert` statements to them.
 
 pub mod codes;
 pub mod compact_buffer_allocation;
