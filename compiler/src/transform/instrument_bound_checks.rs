@@ -10,7 +10,9 @@
 //! left out, and a load under a scalar `T.if_then_else` is checked only where
 //! its side is taken. A check that does not change inside a loop that runs
 //! at least once is made once, before the loop, so unrolling the loop does
-//! not copy it. Not checked: gathers and scatters (an index that is
+//! not copy it (it then fails before the iteration that would go out of
+//! bounds, and may name a later access of that iteration than the first bad
+//! one, for instance the update after a guarded `T.init` store). Not checked: gathers and scatters (an index that is
 //! neither a `Ramp` nor a `Broadcast`), accesses whose index uses a variable
 //! bound inside the expression (`T.Let`), loads in a `while` condition, and
 //! data pointers whose size is not known (a bare `handle` parameter).
