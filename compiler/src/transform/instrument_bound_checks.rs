@@ -8,14 +8,18 @@
 //! another buffer's data cannot reach past that buffer either. Checks the
 //! analyzer proves (constant shapes, loop ranges, enclosing conditions) are
 //! left out, and a load under a scalar `T.if_then_else` is checked only where
-//! its side is taken. A check that does not change inside a loop that runs
-//! at least once is made once, before the loop, so unrolling the loop does
-//! not copy it (it then fails before the iteration that would go out of
-//! bounds, and may name a later access of that iteration than the first bad
-//! one, for instance the update after a guarded `T.init` store). Not checked: gathers and scatters (an index that is
-//! neither a `Ramp` nor a `Broadcast`), accesses whose index uses a variable
-//! bound inside the expression (`T.Let`), loads in a `while` condition, and
-//! data pointers whose size is not known (a bare `handle` parameter).
+//! its side is taken.
+//!
+//! A check that does not change inside a loop that runs at least once is
+//! made once, before the loop, so unrolling the loop does not copy it. It
+//! then fails before the iteration that goes out of bounds starts, and may
+//! name a later access of that iteration than the first bad one (the update
+//! after a guarded `T.init` store, say).
+//!
+//! Not checked: gathers and scatters (an index that is neither a `Ramp` nor a
+//! `Broadcast`), accesses whose index uses a variable bound inside the
+//! expression (`T.Let`), loads in a `while` condition, and data pointers
+//! whose size is not known (a bare `handle` parameter).
 
 use crate::arith::Analyzer;
 use crate::ir::identity::VarMap;
