@@ -227,6 +227,14 @@ fn programs_that_would_crash_compiled_code_get_a_diagnostic() {
             1,
             "out-of-bounds load from `A`",
         ),
+        // A divisor that reaches zero would raise SIGFPE; the check stops it.
+        (
+            "division_by_zero",
+            "@T.prim_func\ndef main(A: T.Buffer((4,), \"int32\"), B: T.Buffer((4,), \"int32\")):\n    for i in range(4):\n        B[i] = A[i] // (i - 2)\n",
+            &["run"][..],
+            1,
+            "ZeroDivisionError: integer division by zero",
+        ),
         (
             "huge_input",
             "@T.prim_func\ndef main(A: T.Buffer((2147483647,), \"int32\")):\n    A[0] = 1\n",

@@ -42,10 +42,11 @@ pub struct BuildArgs {
     /// so `main` of `matmul.tir` is `matmul_main`).
     #[arg(long)]
     prefix: Option<String>,
-    /// Check every buffer access against its storage at run time: a kernel
-    /// given a bad index returns an error code instead of corrupting memory.
+    /// Check buffer accesses and integer divisions at run time: a kernel
+    /// given a bad index or a zero divisor returns an error code instead of
+    /// corrupting memory or trapping.
     #[arg(long)]
-    bound_checks: bool,
+    runtime_checks: bool,
 }
 
 /// Runs `tirc build`.
@@ -78,7 +79,7 @@ pub fn run(args: BuildArgs) -> u8 {
         target,
         symbol_prefix: prefix,
         packed_wrappers: false,
-        bound_checks: args.bound_checks,
+        runtime_checks: args.runtime_checks,
     };
     let context = Context::create();
     let mut generated = match generate_unoptimized_module(&context, &prepared.lowered, &options) {

@@ -59,11 +59,11 @@ pub struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Run without checking buffer accesses against their storage. By
-    /// default the run whose outputs are reported stops with an error at an
-    /// out-of-bounds index; `--bench` always times code without the checks.
+    /// Run without run-time checks. By default the run whose outputs are
+    /// reported stops with an error at an out-of-bounds index or an integer
+    /// division by zero; `--bench` always times code without the checks.
     #[arg(long)]
-    no_bound_checks: bool,
+    no_runtime_checks: bool,
 }
 
 /// What `tirc run --check` compares the outputs with.
@@ -253,7 +253,7 @@ pub fn run(args: RunArgs) -> u8 {
         target,
         symbol_prefix: String::new(),
         packed_wrappers: true,
-        bound_checks: !args.no_bound_checks,
+        runtime_checks: !args.no_runtime_checks,
     };
     let compile = |options: &CodegenOptions| {
         JitModule::compile(&single, options).map_err(|diagnostics| {
@@ -382,10 +382,10 @@ pub fn run(args: RunArgs) -> u8 {
         }
     }
     let timing = match args.bench {
-        // The code timed is the code `tirc build` writes: without bound checks.
-        Some(runs) if options.bound_checks => {
+        // The code timed is the code `tirc build` writes: without run-time checks.
+        Some(runs) if options.runtime_checks => {
             let unchecked = CodegenOptions {
-                bound_checks: false,
+                runtime_checks: false,
                 ..options.clone()
             };
             let jit = match compile(&unchecked) {

@@ -72,16 +72,17 @@
 //! A pass that meets something it cannot handle returns a diagnostic naming
 //! it instead of producing wrong code; no pass panics.
 //!
-//! [`instrument_bound_checks`] is not in the pipeline: the LLVM back end runs
+//! [`instrument_runtime_checks`] is not in the pipeline: the LLVM back end runs
 //! it on lowered functions when asked (`tirc run` does, for the run whose
-//! outputs it reports), adding `Assert` statements to them.
+//! outputs it reports), adding `Assert` statements for buffer bounds and
+//! integer divisions to them.
 
 pub mod codes;
 pub mod compact_buffer_allocation;
 pub mod convert_blocks_to_opaque;
 pub mod explain;
 pub mod flatten_buffer;
-pub mod instrument_bound_checks;
+pub mod instrument_runtime_checks;
 pub mod lower_init_block;
 pub mod lower_intrin;
 pub mod lower_match_buffer;

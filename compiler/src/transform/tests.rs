@@ -550,14 +550,12 @@ def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
 
 use crate::ir::StmtKind;
 
-/// The body of the only function of `text`, lowered and then instrumented with bound checks.
-fn bound_checked_body(text: &str) -> String {
+/// The body of the only function of `text`, lowered and then instrumented with run-time checks.
+fn checked_body(text: &str) -> String {
     let module = parse(text);
     let lowered = super::lower_function(&module.functions[0], &LowerOptions::default())
         .unwrap_or_else(|errors| panic!("{errors:#?}"));
-    body_text(&super::instrument_bound_checks::instrument_bound_checks(
-        &lowered,
-    ))
+    body_text(&super::instrument_runtime_checks::instrument_runtime_checks(&lowered))
 }
 
 #[test]
@@ -576,7 +574,7 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32"), n: T.int32)
 for i in range(n):
     assert T.Cast("int64", i) <= T.int64(3), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 16 bytes"])
     B[i] = A[i] * T.float32(2.0)"#;
-    assert_eq!(bound_checked_body(text), expected.trim_matches('\n'));
+    assert_eq!(checked_body(text), expected.trim_matches('\n'));
 }
 
 #[test]
@@ -599,8 +597,8 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"))
     let module = parse(text);
     let lowered = super::lower_function(&module.functions[0], &LowerOptions::default())
         .unwrap_or_else(|errors| panic!("{errors:#?}"));
-    assert_eq!(bound_checked_body(text), body_text(&lowered));
-    assert!(!bound_checked_body(text).contains("assert"));
+    assert_eq!(checked_body(text), body_text(&lowered));
+    assert!(!checked_body(text).contains("assert"));
 }
 
 #[test]
@@ -620,7 +618,7 @@ for i in range(m):
     assert i < 100 or T.Cast("int64", i) <= T.int64(127), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 512 bytes"])
     assert T.Cast("int64", i) <= T.int64(1), ("IndexError", ["out-of-bounds store to `B_1`, a view of `B`: the index reaches past its storage of 8 bytes"])
     B_1[i] = T.if_then_else(i < 100, A[i + 28], A[i])"#;
-    assert_eq!(bound_checked_body(text), expected.trim_matches('\n'));
+    assert_eq!(checked_body(text), expected.trim_matches('\n'));
 }
 
 #[test]
@@ -647,5 +645,24 @@ for i in range(m):
         assert T.Cast("int64", i) <= T.int64(7), ("IndexError", ["out-of-bounds load from `B`: the index reaches past its storage of 32 bytes"])
         assert T.Cast("int64", j) <= T.int64(63), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 256 bytes"])
         B[i] = B[i] + A[j]"#;
-    assert_eq!(bound_checked_body(text), expected.trim_matches('\n'));
+    assert_eq!(checked_body(text), expected.trim_matches('\n'));
+}
+
+#[test]
+fn division_checks_guard_zero_divisors_and_the_overflowing_quotient() {
+    let text = r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), d: T.int32):
+    for i in range(64):
+        B[i] = A[i] // d + T.if_then_else(d > 0, A[i] % d, 0) + A[i] // 3
+"#;
+    // `d != 0` does not change in the loop, so it is checked once before
+    // it; `MIN // -1` depends on `A[i]`. Under `d > 0` both are proven, and
+    // a constant divisor needs no check.
+    let expected = r#"
+assert d != 0, ("ZeroDivisionError", ["integer division by zero"])
+for i in range(64):
+    assert not (A[i] == -2147483648 and d == -1), ("OverflowError", ["integer division overflow: -2147483648 divided by -1"])
+    B[i] = A[i] // 3 + A[i] // d + T.if_then_else(0 < d, A[i] % d, 0)"#;
+    assert_eq!(checked_body(text), expected.trim_matches('\n'));
 }

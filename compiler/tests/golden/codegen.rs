@@ -39,7 +39,7 @@ fn codegen() {
             target: target.clone(),
             symbol_prefix: String::new(),
             packed_wrappers: false,
-            bound_checks: false,
+            runtime_checks: false,
         };
         match module_to_llvm_ir(&program.module, &options) {
             Ok(ir) => failures.expect_file(&path.with_extension("ll"), &ir),

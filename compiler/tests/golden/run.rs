@@ -55,9 +55,9 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
         .function("main")
         .ok_or("no function `main`")?;
     let func = lowered.function("main").ok_or("no lowered `main`")?;
-    // With bound checks: every case also shows that they accept correct programs.
+    // With run-time checks: every case also shows that they accept correct programs.
     let options = CodegenOptions {
-        bound_checks: true,
+        runtime_checks: true,
         ..CodegenOptions::host()
     };
     let jit = JitModule::compile(&lowered, &options)

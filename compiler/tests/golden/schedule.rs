@@ -178,10 +178,10 @@ fn run_compiled_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
             module,
             &func.name,
             &args,
-            // With bound checks: a step that made an access leave its
+            // With run-time checks: a step that made an access leave its
             // buffer fails here, and correct steps show they pass.
             &CodegenOptions {
-                bound_checks: true,
+                runtime_checks: true,
                 ..CodegenOptions::host()
             },
         )

@@ -55,10 +55,11 @@ pub struct CodegenOptions {
     pub symbol_prefix: String,
     /// Also emit `__tirc_packed_<symbol>` wrappers (the JIT calls those).
     pub packed_wrappers: bool,
-    /// Check every buffer access against its storage at run time
-    /// (`transform::instrument_bound_checks`): a kernel with a bad index
-    /// returns an error instead of corrupting memory.
-    pub bound_checks: bool,
+    /// Check buffer accesses and integer divisions at run time
+    /// (`transform::instrument_runtime_checks`): a kernel with a bad index
+    /// or a zero divisor returns an error instead of corrupting memory or
+    /// trapping.
+    pub runtime_checks: bool,
 }
 
 impl CodegenOptions {
@@ -68,7 +69,7 @@ impl CodegenOptions {
             target: TargetSpec::host(),
             symbol_prefix: String::new(),
             packed_wrappers: false,
-            bound_checks: false,
+            runtime_checks: false,
         }
     }
 }
@@ -136,8 +137,8 @@ pub fn generate_unoptimized_module<'ctx>(
     for func in &module.functions {
         let symbol = exported_symbol(func, &options.symbol_prefix);
         let checked;
-        let func = if options.bound_checks {
-            checked = crate::transform::instrument_bound_checks::instrument_bound_checks(func);
+        let func = if options.runtime_checks {
+            checked = crate::transform::instrument_runtime_checks::instrument_runtime_checks(func);
             &checked
         } else {
             func

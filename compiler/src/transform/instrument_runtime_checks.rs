@@ -1,7 +1,12 @@
-//! `instrument-bound-checks`: an assert before each statement whose buffer
-//! accesses may fall outside the memory they point into, as TVM's
-//! `InstrumentBoundCheckers` does, so that a bad index stops the compiled
-//! kernel with a message instead of corrupting memory or crashing it.
+//! `instrument-runtime-checks`: an assert before each statement that may
+//! fault, so that the compiled kernel stops with a message instead of
+//! corrupting memory or trapping. Two hazards are checked:
+//!
+//! - buffer accesses that may fall outside the memory they point into, as
+//!   TVM's `InstrumentBoundCheckers` does;
+//! - integer divisions and remainders whose divisor may be zero, or whose
+//!   operands may be the type's minimum and -1 (the quotient overflows);
+//!   both trap on the CPU. TVM does not check these.
 //!
 //! Accesses are checked against the storage behind their data variable (a
 //! parameter's buffer or an allocation), in bytes, so a view declared over
@@ -10,16 +15,20 @@
 //! left out, and a load under a scalar `T.if_then_else` is checked only where
 //! its side is taken.
 //!
+//! Divisions are treated like loads: proven ones (a constant divisor, a
+//! divisor known positive under a guard) are left out, and a division is
+//! checked before any index that contains it is.
+//!
 //! A check that does not change inside a loop that runs at least once is
 //! made once, before the loop, so unrolling the loop does not copy it. It
-//! then fails before the iteration that goes out of bounds starts, and may
-//! name a later access of that iteration than the first bad one (the update
-//! after a guarded `T.init` store, say).
+//! then fails before the iteration that goes wrong starts, and may name a
+//! later access of that iteration than the first bad one (the update after a
+//! guarded `T.init` store, say).
 //!
 //! Not checked: gathers and scatters (an index that is neither a `Ramp` nor a
 //! `Broadcast`), accesses whose index uses a variable bound inside the
-//! expression (`T.Let`), loads in a `while` condition, and data pointers
-//! whose size is not known (a bare `handle` parameter).
+//! expression (`T.Let`), anything in a `while` condition, data pointers
+//! whose size is not known (a bare `handle` parameter); vector divisions.
 
 use crate::arith::Analyzer;
 use crate::ir::identity::VarMap;
@@ -29,11 +38,8 @@ use crate::ir::visit::{expr_uses_var, walk_expr, walk_exprs, Visitor};
 use crate::ir::{BinaryOp, Buffer, DataType, Expr, ExprKind, PrimFunc, Stmt, StmtKind, Var};
 use crate::source::Span;
 
-/// The error kind of a failed check, as Python names an index out of range.
-const ERROR_KIND: &str = "IndexError";
-
 /// `func` with an assert before every access that may leave its storage.
-pub fn instrument_bound_checks(func: &PrimFunc) -> PrimFunc {
+pub fn instrument_runtime_checks(func: &PrimFunc) -> PrimFunc {
     let mut instrumenter = Instrumenter {
         analyzer: Analyzer::new(),
         storage: VarMap::default(),
@@ -71,19 +77,31 @@ fn byte_count(extents: &[Expr], dtype: DataType) -> Expr {
 /// The type every check computes in: wide enough for any byte offset.
 const INDEX: DataType = DataType::int64();
 
-/// One access a statement makes: the buffer, its flat index, whether it
-/// writes, and the condition under which it happens (`None`: always).
-struct Access {
-    buffer: Buffer,
-    index: Expr,
-    store: bool,
+/// What could fault at a place in a statement.
+enum Hazard {
+    /// A load or store: the buffer, its flat index, whether it writes.
+    Access {
+        buffer: Buffer,
+        index: Expr,
+        store: bool,
+    },
+    /// An integer division or remainder, which traps on a zero divisor and
+    /// on the most negative value divided by -1.
+    Division { dividend: Expr, divisor: Expr },
+}
+
+/// A hazard of a statement, with the condition under which it is met
+/// (`None`: always) and where it is written.
+struct Site {
+    hazard: Hazard,
     guard: Option<Expr>,
     span: Span,
 }
 
-/// A check to make: the assert's condition, message and span.
+/// A check to make: the assert's condition, error kind, message and span.
 struct Check {
     condition: Expr,
+    error_kind: &'static str,
     message: String,
     span: Span,
 }
@@ -94,7 +112,7 @@ impl Check {
         Stmt::new(
             StmtKind::Assert {
                 condition: self.condition,
-                error_kind: ERROR_KIND.to_string(),
+                error_kind: self.error_kind.to_string(),
                 message: vec![Expr::string(self.message)],
                 body,
             },
@@ -103,13 +121,22 @@ impl Check {
     }
 }
 
-/// Collects the loads of an expression, with the conditions guarding them.
-struct LoadCollector {
-    accesses: Vec<Access>,
+/// Collects the hazards of an expression (loads and integer divisions), with
+/// the conditions guarding them, in the order they are evaluated.
+struct SiteCollector {
+    sites: Vec<Site>,
     guard: Option<Expr>,
 }
 
-impl LoadCollector {
+impl SiteCollector {
+    fn push(&mut self, hazard: Hazard, span: Span) {
+        self.sites.push(Site {
+            hazard,
+            guard: self.guard.clone(),
+            span,
+        });
+    }
+
     fn with_guard(&mut self, condition: Expr, expr: &Expr) {
         let outer = self.guard.clone();
         self.guard = Some(match &outer {
@@ -121,20 +148,33 @@ impl LoadCollector {
     }
 }
 
-impl Visitor for LoadCollector {
+impl Visitor for SiteCollector {
     fn visit_expr(&mut self, expr: &Expr) {
         match expr.kind() {
+            // Operands first: a check evaluates the index, so a division in
+            // it must be checked before.
             ExprKind::Load(load) => {
+                walk_expr(self, expr);
                 if let [index] = load.indices.as_slice() {
-                    self.accesses.push(Access {
+                    let hazard = Hazard::Access {
                         buffer: load.buffer.clone(),
                         index: index.clone(),
                         store: false,
-                        guard: self.guard.clone(),
-                        span: expr.span(),
-                    });
+                    };
+                    self.push(hazard, expr.span());
                 }
+            }
+            ExprKind::Binary(
+                BinaryOp::Div | BinaryOp::Mod | BinaryOp::FloorDiv | BinaryOp::FloorMod,
+                dividend,
+                divisor,
+            ) if expr.dtype().is_scalar() && (expr.dtype().is_int() || expr.dtype().is_uint()) => {
                 walk_expr(self, expr);
+                let hazard = Hazard::Division {
+                    dividend: dividend.clone(),
+                    divisor: divisor.clone(),
+                };
+                self.push(hazard, expr.span());
             }
             // Only the taken side of a scalar `if_then_else` runs (the back end branches).
             ExprKind::Call { op, args }
@@ -149,12 +189,18 @@ impl Visitor for LoadCollector {
             ExprKind::Let { var, value, body } => {
                 self.visit_expr(value);
                 // Checks go before the statement, where `var` is not defined.
-                let start = self.accesses.len();
+                let start = self.sites.len();
                 self.visit_expr(body);
-                let inner = self.accesses.split_off(start);
-                self.accesses.extend(inner.into_iter().filter(|access| {
+                let inner = self.sites.split_off(start);
+                self.sites.extend(inner.into_iter().filter(|site| {
                     let mentions = |e: &Expr| expr_uses_var(e, &mut |v| v == var);
-                    !mentions(&access.index) && !access.guard.as_ref().is_some_and(mentions)
+                    let operands_mention = match &site.hazard {
+                        Hazard::Access { index, .. } => mentions(index),
+                        Hazard::Division { dividend, divisor } => {
+                            mentions(dividend) || mentions(divisor)
+                        }
+                    };
+                    !operands_mention && !site.guard.as_ref().is_some_and(mentions)
                 }));
             }
             _ => walk_expr(self, expr),
@@ -186,37 +232,27 @@ enum Scope {
 }
 
 impl Instrumenter {
-    /// `stmt` preceded by an assert for each of `accesses` that may fail;
-    /// an assert that can move before an enclosing loop goes there instead.
-    fn guarded(&mut self, stmt: Stmt, accesses: Vec<Access>) -> Stmt {
-        // In the order of the accesses; a check repeating an earlier one
-        // (a load and a store of the same element) is made once.
+    /// `stmt` preceded by an assert for each hazard of `sites` that may
+    /// fault; an assert that can move before an enclosing loop goes there.
+    fn guarded(&mut self, stmt: Stmt, sites: Vec<Site>) -> Stmt {
+        // In evaluation order; a check repeating an earlier one (a load and
+        // a store of the same element) is made once.
         let mut local: Vec<Check> = Vec::new();
-        for access in &accesses {
-            let Some(condition) = self.check(access) else {
-                continue;
-            };
-            let check = Check {
-                message: access_message(access, self.storage.get(access.buffer.data())),
-                span: if access.span == Span::NONE {
-                    stmt.span()
-                } else {
-                    access.span
-                },
-                condition,
-            };
-            let list = match self.hoist_target(&check.condition) {
-                Some(scope) => match &mut self.scopes[scope] {
-                    Scope::Loop { hoisted, .. } => hoisted,
-                    Scope::Branch => &mut local,
-                },
-                None => &mut local,
-            };
-            if !list
-                .iter()
-                .any(|earlier| expr_deep_equal(&earlier.condition, &check.condition))
-            {
-                list.push(check);
+        for site in &sites {
+            for check in self.checks(site, stmt.span()) {
+                let list = match self.hoist_target(&check.condition) {
+                    Some(scope) => match &mut self.scopes[scope] {
+                        Scope::Loop { hoisted, .. } => hoisted,
+                        Scope::Branch => &mut local,
+                    },
+                    None => &mut local,
+                };
+                if !list
+                    .iter()
+                    .any(|earlier| expr_deep_equal(&earlier.condition, &check.condition))
+                {
+                    list.push(check);
+                }
             }
         }
         local
@@ -263,59 +299,129 @@ impl Instrumenter {
         }
     }
 
-    /// The condition `access` stays inside its storage, or `None` when that
-    /// is proven or cannot be said.
-    fn check(&mut self, access: &Access) -> Option<Expr> {
-        let bytes = self.storage.get(access.buffer.data())?.clone();
-        let (first, last) = element_range(&access.index)?;
-        let offset = Expr::cast(INDEX, access.buffer.node().elem_offset.clone());
-        let element = Expr::int(
-            (access.buffer.dtype().bytes() * usize::from(access.buffer.dtype().lanes)) as i64,
-            INDEX,
-        );
-        let first = Expr::binary(BinaryOp::Add, offset.clone(), first);
-        let end = Expr::binary(
-            BinaryOp::Mul,
-            Expr::binary(
-                BinaryOp::Add,
-                Expr::binary(BinaryOp::Add, offset, last),
-                Expr::int(1, INDEX),
-            ),
-            element,
-        );
-        let conditions = [
-            Expr::binary(BinaryOp::Ge, first, Expr::int(0, INDEX)),
-            Expr::binary(BinaryOp::Le, end, bytes),
-        ];
-        let proven = |analyzer: &mut Analyzer, condition: &Expr| match &access.guard {
-            Some(guard) => analyzer.with_constraint(guard, |a| a.can_prove(condition)),
-            None => analyzer.can_prove(condition),
+    /// The checks `site` needs: none when the analyzer proves it safe, or
+    /// when it cannot be said (a gather, storage of unknown size).
+    fn checks(&mut self, site: &Site, statement_span: Span) -> Vec<Check> {
+        let span = if site.span == Span::NONE {
+            statement_span
+        } else {
+            site.span
         };
+        let mut checks = Vec::new();
+        let mut add = |this: &mut Instrumenter, conditions: Vec<Expr>, error_kind, message| {
+            if let Some(condition) = this.unproven(conditions, site.guard.as_ref()) {
+                checks.push(Check {
+                    condition,
+                    error_kind,
+                    message,
+                    span,
+                });
+            }
+        };
+        match &site.hazard {
+            Hazard::Access {
+                buffer,
+                index,
+                store,
+            } => {
+                let Some(bytes) = self.storage.get(buffer.data()).cloned() else {
+                    return checks;
+                };
+                let Some((first, last)) = element_range(index) else {
+                    return checks;
+                };
+                let offset = Expr::cast(INDEX, buffer.node().elem_offset.clone());
+                let element = Expr::int(
+                    (buffer.dtype().bytes() * usize::from(buffer.dtype().lanes)) as i64,
+                    INDEX,
+                );
+                let first = Expr::binary(BinaryOp::Add, offset.clone(), first);
+                let end = Expr::binary(
+                    BinaryOp::Mul,
+                    Expr::binary(
+                        BinaryOp::Add,
+                        Expr::binary(BinaryOp::Add, offset, last),
+                        Expr::int(1, INDEX),
+                    ),
+                    element,
+                );
+                let conditions = vec![
+                    Expr::binary(BinaryOp::Ge, first, Expr::int(0, INDEX)),
+                    Expr::binary(BinaryOp::Le, end, bytes.clone()),
+                ];
+                let message = access_message(buffer, *store, &bytes);
+                add(self, conditions, "IndexError", message);
+            }
+            Hazard::Division { dividend, divisor } => {
+                let dtype = divisor.dtype();
+                let nonzero = Expr::binary(BinaryOp::Ne, divisor.clone(), Expr::int(0, dtype));
+                add(
+                    self,
+                    vec![nonzero],
+                    "ZeroDivisionError",
+                    "integer division by zero".to_string(),
+                );
+                // `MIN / -1` overflows, and traps like a zero divisor.
+                if dtype.is_int() && (2..=64).contains(&dtype.bits) {
+                    let min = i64::MIN >> (64 - dtype.bits);
+                    let not_minus_one =
+                        Expr::binary(BinaryOp::Ne, divisor.clone(), Expr::int(-1, dtype));
+                    let safe = self
+                        .unproven(vec![not_minus_one], site.guard.as_ref())
+                        .is_none()
+                        || self.analyzer.const_int_bound(dividend).min > min;
+                    if !safe {
+                        // Built, not simplified: like TVM's, the simplifier
+                        // folds `x == MIN` to false for a variable `x`.
+                        let overflows = Expr::binary(
+                            BinaryOp::And,
+                            Expr::binary(BinaryOp::Eq, dividend.clone(), Expr::int(min, dtype)),
+                            Expr::binary(BinaryOp::Eq, divisor.clone(), Expr::int(-1, dtype)),
+                        );
+                        checks.push(Check {
+                            condition: under_guard(site.guard.as_ref(), negate(&overflows)),
+                            error_kind: "OverflowError",
+                            message: format!("integer division overflow: {min} divided by -1"),
+                            span,
+                        });
+                    }
+                }
+            }
+        }
+        checks
+    }
+
+    /// The conjunction of `conditions` the analyzer cannot prove (under
+    /// `guard`, which the result then assumes), or `None` if it proves all.
+    fn unproven(&mut self, conditions: Vec<Expr>, guard: Option<&Expr>) -> Option<Expr> {
         let mut open = Vec::new();
         for condition in conditions {
-            if !proven(&mut self.analyzer, &condition) {
+            let proven = match guard {
+                Some(guard) => self
+                    .analyzer
+                    .with_constraint(guard, |analyzer| analyzer.can_prove(&condition)),
+                None => self.analyzer.can_prove(&condition),
+            };
+            if !proven {
                 open.push(self.analyzer.simplify(&condition));
             }
         }
         let holds = open
             .into_iter()
             .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))?;
-        Some(match &access.guard {
-            Some(guard) => Expr::binary(BinaryOp::Or, negate(guard), holds),
-            None => holds,
-        })
+        Some(under_guard(guard, holds))
     }
 
-    /// The loads in `exprs`, each always made when the statement runs.
-    fn loads(exprs: &[&Expr]) -> Vec<Access> {
-        let mut collector = LoadCollector {
-            accesses: Vec::new(),
+    /// The hazards of `exprs`, evaluated whenever the statement runs.
+    fn sites(exprs: &[&Expr]) -> Vec<Site> {
+        let mut collector = SiteCollector {
+            sites: Vec::new(),
             guard: None,
         };
         for expr in exprs {
             collector.visit_expr(expr);
         }
-        collector.accesses
+        collector.sites
     }
 
     /// Records that `data` points to `bytes` bytes (folded, so a constant
@@ -323,6 +429,14 @@ impl Instrumenter {
     fn record_storage(&mut self, data: &Var, bytes: &Expr) {
         let bytes = self.analyzer.simplify(bytes);
         self.storage.insert(data.clone(), bytes);
+    }
+}
+
+/// `condition` where `guard` holds: `not guard or condition`.
+fn under_guard(guard: Option<&Expr>, condition: Expr) -> Expr {
+    match guard {
+        Some(guard) => Expr::binary(BinaryOp::Or, negate(guard), condition),
+        None => condition,
     }
 }
 
@@ -338,26 +452,22 @@ fn negate(condition: &Expr) -> Expr {
     }
 }
 
-/// What a failed check says: the access, the storage it reaches past and,
-/// when constant, that storage's size.
-fn access_message(access: &Access, bytes: Option<&Expr>) -> String {
-    let verb = if access.store {
-        "store to"
-    } else {
-        "load from"
-    };
-    let buffer = access.buffer.name();
-    let data = access.buffer.data().name();
-    let view = if buffer == data {
+/// What a failed bound check says: the access, the storage it reaches
+/// past and, when constant, that storage's size.
+fn access_message(buffer: &Buffer, store: bool, bytes: &Expr) -> String {
+    let verb = if store { "store to" } else { "load from" };
+    let name = buffer.name();
+    let data = buffer.data().name();
+    let view = if name == data {
         String::new()
     } else {
         format!(", a view of `{data}`")
     };
-    let size = match bytes.and_then(|bytes| bytes.as_int()) {
+    let size = match bytes.as_int() {
         Some(bytes) => format!(" of {bytes} bytes"),
         None => String::new(),
     };
-    format!("out-of-bounds {verb} `{buffer}`{view}: the index reaches past its storage{size}")
+    format!("out-of-bounds {verb} `{name}`{view}: the index reaches past its storage{size}")
 }
 
 /// The first and last element a flat index touches, as `int64`: a scalar,
@@ -397,24 +507,26 @@ impl Mutator for Instrumenter {
             StmtKind::BufferStore(store) => {
                 let mut exprs: Vec<&Expr> = vec![&store.value];
                 exprs.extend(store.indices.iter());
-                let mut accesses = Instrumenter::loads(&exprs);
+                let mut sites = Instrumenter::sites(&exprs);
                 if let [index] = store.indices.as_slice() {
-                    accesses.push(Access {
-                        buffer: store.buffer.clone(),
-                        index: index.clone(),
-                        store: true,
+                    sites.push(Site {
+                        hazard: Hazard::Access {
+                            buffer: store.buffer.clone(),
+                            index: index.clone(),
+                            store: true,
+                        },
                         guard: None,
                         span: stmt.span(),
                     });
                 }
-                self.guarded(stmt.clone(), accesses)
+                self.guarded(stmt.clone(), sites)
             }
             StmtKind::Evaluate(value) => {
-                let accesses = Instrumenter::loads(&[value]);
-                self.guarded(stmt.clone(), accesses)
+                let sites = Instrumenter::sites(&[value]);
+                self.guarded(stmt.clone(), sites)
             }
             StmtKind::For(for_loop) => {
-                let accesses = Instrumenter::loads(&[&for_loop.min, &for_loop.extent]);
+                let sites = Instrumenter::sites(&[&for_loop.min, &for_loop.extent]);
                 let runs = self.analyzer.can_prove_greater_equal(&for_loop.extent, 1);
                 self.analyzer.bind(&for_loop.loop_var, &for_loop.range());
                 self.scopes.push(Scope::Loop {
@@ -428,14 +540,14 @@ impl Mutator for Instrumenter {
                         new_stmt = check.before(new_stmt);
                     }
                 }
-                self.guarded(new_stmt, accesses)
+                self.guarded(new_stmt, sites)
             }
             StmtKind::IfThenElse {
                 condition,
                 then_case,
                 else_case,
             } => {
-                let accesses = Instrumenter::loads(&[condition]);
+                let sites = Instrumenter::sites(&[condition]);
                 let then_case = self.in_branch(condition, then_case);
                 let else_case = else_case
                     .as_ref()
@@ -445,27 +557,27 @@ impl Mutator for Instrumenter {
                     then_case,
                     else_case,
                 });
-                self.guarded(new_stmt, accesses)
+                self.guarded(new_stmt, sites)
             }
             StmtKind::LetStmt { var, value, .. } => {
-                let accesses = Instrumenter::loads(&[value]);
+                let sites = Instrumenter::sites(&[value]);
                 self.analyzer.bind_value(var, value);
                 self.define(var);
                 let new_stmt = mutate_stmt_children(self, stmt);
-                self.guarded(new_stmt, accesses)
+                self.guarded(new_stmt, sites)
             }
             StmtKind::Assert { condition, .. } => {
-                let accesses = Instrumenter::loads(&[condition]);
+                let sites = Instrumenter::sites(&[condition]);
                 let new_stmt = mutate_stmt_children(self, stmt);
-                self.guarded(new_stmt, accesses)
+                self.guarded(new_stmt, sites)
             }
             StmtKind::Allocate(allocate) => {
-                let accesses = Instrumenter::loads(&allocate.extents.iter().collect::<Vec<_>>());
+                let sites = Instrumenter::sites(&allocate.extents.iter().collect::<Vec<_>>());
                 let bytes = byte_count(&allocate.extents, allocate.dtype);
                 self.record_storage(&allocate.buffer_var, &bytes);
                 self.define(&allocate.buffer_var);
                 let new_stmt = mutate_stmt_children(self, stmt);
-                self.guarded(new_stmt, accesses)
+                self.guarded(new_stmt, sites)
             }
             StmtKind::AllocBuffer { buffer, .. } => {
                 if let Some(bytes) = dense_bytes(buffer) {
