@@ -138,6 +138,10 @@ impl DataType {
     pub fn bytes(self) -> usize {
         (self.bits as usize).div_ceil(8)
     }
+    /// Size in bytes of a value with all its lanes, as it lies in memory.
+    pub fn bytes_of_all_lanes(self) -> usize {
+        self.bytes() * usize::from(self.lanes)
+    }
 }
 
 impl fmt::Display for DataType {

@@ -21,11 +21,6 @@ use std::time::Instant;
 /// filling the arrays alone would take minutes, and memory may run out.
 pub const MAX_RANDOM_INPUT_BYTES: u64 = 4 << 30;
 
-/// The bytes of one element of `dtype`, all its lanes.
-fn element_bytes(dtype: crate::ir::DataType) -> u64 {
-    dtype.bytes() as u64 * u64::from(dtype.lanes)
-}
-
 /// The arguments of `func` in parameter order: `DIR/<param>.npy` for each
 /// parameter when `args_dir` is given (a 0-d array for a scalar), else
 /// seeded random data (tensor `k` of the parameters uses `seed + k`).
@@ -58,9 +53,10 @@ pub fn prepare_inputs(
                 let shape: Vec<usize> = shape.iter().map(|e| (*e).max(0) as usize).collect();
                 let bytes = shape
                     .iter()
-                    .try_fold(element_bytes(buffer.dtype()), |size, &extent| {
-                        size.checked_mul(extent as u64)
-                    })
+                    .try_fold(
+                        buffer.dtype().bytes_of_all_lanes() as u64,
+                        |size, &extent| size.checked_mul(extent as u64),
+                    )
                     .unwrap_or(u64::MAX);
                 random_bytes = random_bytes.saturating_add(bytes);
                 if random_bytes > MAX_RANDOM_INPUT_BYTES {

@@ -68,7 +68,7 @@ fn dense_bytes(buffer: &Buffer) -> Option<Expr> {
 
 /// `extents` multiplied together, times the bytes of one `dtype` element.
 fn byte_count(extents: &[Expr], dtype: DataType) -> Expr {
-    let element = Expr::int((dtype.bytes() * usize::from(dtype.lanes)) as i64, INDEX);
+    let element = Expr::int(dtype.bytes_of_all_lanes() as i64, INDEX);
     extents.iter().fold(element, |total, extent| {
         Expr::binary(BinaryOp::Mul, total, Expr::cast(INDEX, extent.clone()))
     })
@@ -307,16 +307,12 @@ impl Instrumenter {
         } else {
             site.span
         };
-        let mut checks = Vec::new();
-        let mut add = |this: &mut Instrumenter, conditions: Vec<Expr>, error_kind, message| {
-            if let Some(condition) = this.unproven(conditions, site.guard.as_ref()) {
-                checks.push(Check {
-                    condition,
-                    error_kind,
-                    message,
-                    span,
-                });
-            }
+        let guard = site.guard.as_ref();
+        let check = |condition, error_kind, message| Check {
+            condition,
+            error_kind,
+            message,
+            span,
         };
         match &site.hazard {
             Hazard::Access {
@@ -324,17 +320,14 @@ impl Instrumenter {
                 index,
                 store,
             } => {
-                let Some(bytes) = self.storage.get(buffer.data()).cloned() else {
-                    return checks;
-                };
-                let Some((first, last)) = element_range(index) else {
-                    return checks;
+                let (Some(bytes), Some((first, last))) = (
+                    self.storage.get(buffer.data()).cloned(),
+                    element_range(index),
+                ) else {
+                    return Vec::new();
                 };
                 let offset = Expr::cast(INDEX, buffer.node().elem_offset.clone());
-                let element = Expr::int(
-                    (buffer.dtype().bytes() * usize::from(buffer.dtype().lanes)) as i64,
-                    INDEX,
-                );
+                let element = Expr::int(buffer.dtype().bytes_of_all_lanes() as i64, INDEX);
                 let first = Expr::binary(BinaryOp::Add, offset.clone(), first);
                 let end = Expr::binary(
                     BinaryOp::Mul,
@@ -350,25 +343,28 @@ impl Instrumenter {
                     Expr::binary(BinaryOp::Le, end, bytes.clone()),
                 ];
                 let message = access_message(buffer, *store, &bytes);
-                add(self, conditions, "IndexError", message);
+                self.unproven(conditions, guard)
+                    .map(|condition| check(condition, "IndexError", message))
+                    .into_iter()
+                    .collect()
             }
             Hazard::Division { dividend, divisor } => {
                 let dtype = divisor.dtype();
                 let nonzero = Expr::binary(BinaryOp::Ne, divisor.clone(), Expr::int(0, dtype));
-                add(
-                    self,
-                    vec![nonzero],
-                    "ZeroDivisionError",
-                    "integer division by zero".to_string(),
-                );
+                let mut checks: Vec<Check> = self
+                    .unproven(vec![nonzero], guard)
+                    .map(|condition| {
+                        let message = "integer division by zero".to_string();
+                        check(condition, "ZeroDivisionError", message)
+                    })
+                    .into_iter()
+                    .collect();
                 // `MIN / -1` overflows, and traps like a zero divisor.
                 if dtype.is_int() && (2..=64).contains(&dtype.bits) {
                     let min = i64::MIN >> (64 - dtype.bits);
                     let not_minus_one =
                         Expr::binary(BinaryOp::Ne, divisor.clone(), Expr::int(-1, dtype));
-                    let safe = self
-                        .unproven(vec![not_minus_one], site.guard.as_ref())
-                        .is_none()
+                    let safe = self.unproven(vec![not_minus_one], guard).is_none()
                         || self.analyzer.const_int_bound(dividend).min > min;
                     if !safe {
                         // Built, not simplified: like TVM's, the simplifier
@@ -378,17 +374,16 @@ impl Instrumenter {
                             Expr::binary(BinaryOp::Eq, dividend.clone(), Expr::int(min, dtype)),
                             Expr::binary(BinaryOp::Eq, divisor.clone(), Expr::int(-1, dtype)),
                         );
-                        checks.push(Check {
-                            condition: under_guard(site.guard.as_ref(), negate(&overflows)),
-                            error_kind: "OverflowError",
-                            message: format!("integer division overflow: {min} divided by -1"),
-                            span,
-                        });
+                        checks.push(check(
+                            under_guard(guard, negate(&overflows)),
+                            "OverflowError",
+                            format!("integer division overflow: {min} divided by -1"),
+                        ));
                     }
                 }
+                checks
             }
         }
-        checks
     }
 
     /// The conjunction of `conditions` the analyzer cannot prove (under

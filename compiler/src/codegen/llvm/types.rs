@@ -109,10 +109,5 @@ pub fn pointer_to(element: BasicTypeEnum<'_>) -> inkwell::types::PointerType<'_>
 
 /// The size in bytes of one element of `dtype` in memory.
 pub fn memory_bytes(dtype: DataType) -> u32 {
-    let lane_bytes = if dtype.is_bool() {
-        1
-    } else {
-        u32::from(dtype.bits).div_ceil(8)
-    };
-    lane_bytes * u32::from(dtype.lanes)
+    dtype.bytes_of_all_lanes() as u32
 }
