@@ -145,15 +145,21 @@ impl KernelCall {
     /// The current contents of every buffer argument, as tensors shaped like
     /// the arguments in `args`; scalars are returned unchanged.
     pub fn results(&self, args: &[Arg]) -> Result<Vec<Arg>, String> {
-        let mut results = args.to_vec();
+        // Only what is not read back from a buffer is cloned: copying an
+        // input tensor just to overwrite it would double the memory touched.
+        let mut updated: Vec<Option<Arg>> = vec![None; args.len()];
         for (position, storage) in &self.buffers {
             if let Some(Arg::Tensor(tensor)) = args.get(*position) {
-                let updated =
+                let tensor =
                     Tensor::from_bytes(tensor.dtype(), tensor.shape(), storage.as_slice().to_vec())
                         .map_err(|e| e.message)?;
-                results[*position] = Arg::Tensor(updated);
+                updated[*position] = Some(Arg::Tensor(tensor));
             }
         }
-        Ok(results)
+        Ok(args
+            .iter()
+            .zip(updated)
+            .map(|(arg, updated)| updated.unwrap_or_else(|| arg.clone()))
+            .collect())
     }
 }
