@@ -5,7 +5,7 @@
 use super::error::{InterpError, InterpResult};
 use super::layout::{decode_element, encode_element};
 use super::machine::Interpreter;
-use super::value::{ElementType, Scalar, Value};
+use super::value::{wrap_signed, ElementType, Scalar, Value};
 use crate::ir::{Buffer, BufferType, Expr};
 use std::rc::Rc;
 
@@ -78,6 +78,15 @@ fn format_list(values: &[i64]) -> String {
 impl Interpreter<'_> {
     /// Evaluates an expression that must be a scalar integer.
     pub fn eval_i64(&mut self, expr: &Expr) -> InterpResult<i64> {
+        // A literal of a signed type that holds it, such as a domain bound,
+        // is its own value: no `Value` needs building.
+        if let (Some(value), Ok(ElementType::Int(bits))) =
+            (expr.as_int(), ElementType::of(expr.dtype()))
+        {
+            if expr.dtype().lanes <= 1 && wrap_signed(value, bits) == value {
+                return Ok(value);
+            }
+        }
         self.eval(expr)?
             .as_i64()
             .map_err(|error| error.or_at(expr.span()))
@@ -274,6 +283,55 @@ impl Interpreter<'_> {
         Ok(offsets)
     }
 
+    /// The byte offset of a scalar element addressed by scalar indices, all
+    /// in bounds: the common access, made without allocating. `None` leaves
+    /// every other access, and every error, to [`Self::element_offsets`].
+    fn scalar_element_start(
+        &mut self,
+        buffer: &Buffer,
+        handle: u64,
+        indices: &[Expr],
+    ) -> InterpResult<Option<usize>> {
+        if buffer.dtype().lanes > 1 {
+            return Ok(None);
+        }
+        let geometry = self.buffer_geometry(buffer)?;
+        if indices.len() != geometry.shape.len() {
+            return Ok(None);
+        }
+        let broadcast = buffer.node().buffer_type == BufferType::AutoBroadcast;
+        let mut offset = geometry.elem_offset;
+        for ((index, &extent), &stride) in
+            indices.iter().zip(&geometry.shape).zip(&geometry.strides)
+        {
+            // Indices are pure, so the general path may evaluate them again.
+            let Ok(Scalar::Int(index)) = self.eval(index)?.scalar() else {
+                return Ok(None);
+            };
+            // A broadcast dimension of extent 1 takes any index (its stride is 0).
+            let in_bounds = (0..extent).contains(&index) || (broadcast && extent == 1);
+            if !in_bounds {
+                return Ok(None);
+            }
+            let Some(next) = index
+                .checked_mul(stride)
+                .and_then(|step| offset.checked_add(step))
+            else {
+                return Ok(None);
+            };
+            offset = next;
+        }
+        if offset < geometry.elem_offset {
+            return Ok(None);
+        }
+        let element_size = ElementType::of(buffer.dtype())?.byte_size();
+        let storage_bytes = self.memory.get(handle)?.bytes.len();
+        Ok(usize::try_from(offset)
+            .ok()
+            .and_then(|offset| offset.checked_mul(element_size))
+            .filter(|start| start + element_size <= storage_bytes))
+    }
+
     /// Byte ranges of the addressed elements, checked against the storage.
     fn byte_offsets(
         &self,
@@ -308,8 +366,13 @@ impl Interpreter<'_> {
     /// vector when the buffer's dtype has lanes).
     pub fn load(&mut self, buffer: &Buffer, indices: &[Expr]) -> InterpResult<Value> {
         let handle = self.buffer_storage(buffer)?;
-        let offsets = self.element_offsets(buffer, indices, AccessKind::Load)?;
         let dtype = buffer.dtype();
+        if let Some(start) = self.scalar_element_start(buffer, handle, indices)? {
+            let bytes = &self.memory.get(handle)?.bytes;
+            let scalar = decode_element(&bytes[start..], ElementType::of(dtype)?)?;
+            return Ok(Value::from_canonical_scalar(dtype, scalar));
+        }
+        let offsets = self.element_offsets(buffer, indices, AccessKind::Load)?;
         let element = ElementType::of(dtype)?;
         let lanes_per_element = dtype.lanes.max(1) as usize;
         let element_size = element.byte_size() * lanes_per_element;
@@ -340,8 +403,14 @@ impl Interpreter<'_> {
             )));
         }
         let handle = self.buffer_storage(buffer)?;
-        let offsets = self.element_offsets(buffer, indices, AccessKind::Store)?;
         let element = ElementType::of(dtype)?;
+        if let Ok(scalar) = value.scalar() {
+            if let Some(start) = self.scalar_element_start(buffer, handle, indices)? {
+                let bytes = &mut self.memory.get_mut(handle)?.bytes;
+                return encode_element(scalar, element, &mut bytes[start..]);
+            }
+        }
+        let offsets = self.element_offsets(buffer, indices, AccessKind::Store)?;
         let lanes_per_element = dtype.lanes.max(1) as usize;
         if value.lane_count() != offsets.len() * lanes_per_element {
             return Err(InterpError::new(format!(

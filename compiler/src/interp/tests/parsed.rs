@@ -279,3 +279,33 @@ fn parsed_kernel_with_shared_memory_and_a_barrier_reverses_each_block() {
     let expected: Vec<f64> = (0..32).map(|x| ((x / 8) * 8 + 7 - x % 8) as f64).collect();
     assert_eq!(floats(&args, 1), expected);
 }
+
+/// Scalar accesses take a path that allocates nothing; one in bounds of its
+/// buffer but past its storage, or with an element offset, is still
+/// checked and placed as the general path does.
+#[test]
+fn scalar_accesses_respect_offsets_and_storage() {
+    let module = parse(
+        r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), B: T.Buffer((2,), "float32")):
+    C = T.decl_buffer((2,), "float32", data=A.data, elem_offset=2)
+    for i in range(2):
+        B[i] = C[i] + T.float32(1)
+    D = T.decl_buffer((8,), "float32", data=B.data)
+    D[5] = T.float32(0)
+"#,
+    );
+    let f32 = DataType::float32();
+    let input = Tensor::from_f32(&[4], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+    let mut args = vec![Arg::Tensor(input), zeros(f32, &[2])];
+    let error = run_function(&module.functions[0], &mut args).unwrap_err();
+    assert!(
+        error
+            .message
+            .contains("out-of-bounds store to buffer `D`: element 5 is outside its storage"),
+        "{error}"
+    );
+    // The loop ran before the bad store: `C` starts at `A[2]`.
+    assert_eq!(floats(&args, 1), vec![4.0, 5.0]);
+}
