@@ -42,7 +42,7 @@ pub use error::{InterpError, InterpResult};
 pub use float_format::FloatFormat;
 pub use machine::InterpOptions;
 pub use memory::UninitializedMemory;
-pub use tensor::{SeededRandom, Tensor, Tolerance};
+pub use tensor::{Comparison, SeededRandom, Tensor, Tolerance};
 pub use value::{ElementType, Scalar, Value};
 
 use crate::ir::{IRModule, PrimFunc};

@@ -341,66 +341,119 @@ impl Tensor {
             .collect()
     }
 
-    fn paired_lanes(&self, other: &Tensor) -> InterpResult<Vec<(f64, f64)>> {
-        if self.shape != other.shape || self.dtype.lanes != other.dtype.lanes {
+    /// Compares `self` with `expected` lane by lane, in one pass that
+    /// decodes each lane as it goes: outputs of a gigabyte are compared
+    /// without building arrays of them.
+    pub fn compare(&self, expected: &Tensor, tolerance: Tolerance) -> InterpResult<Comparison> {
+        if self.shape != expected.shape || self.dtype.lanes != expected.dtype.lanes {
             return Err(InterpError::new(format!(
                 "cannot compare a {} tensor of shape {:?} with a {} tensor of shape {:?}",
-                self.dtype, self.shape, other.dtype, other.shape
+                self.dtype, self.shape, expected.dtype, expected.shape
             )));
         }
-        Ok(self
-            .to_f64_vec()?
-            .into_iter()
-            .zip(other.to_f64_vec()?)
-            .collect())
+        let mut comparison = Comparison {
+            lanes: self.lane_count(),
+            max_abs_error: 0.0,
+            max_rel_error: 0.0,
+            mismatches: 0,
+            first_mismatch: None,
+        };
+        let mut record = |position: usize, actual: f64, wanted: f64| {
+            let error = absolute_error(actual, wanted);
+            comparison.max_abs_error = comparison.max_abs_error.max(error);
+            // Zero where both are equal, infinite where only `expected` is zero.
+            let relative = if error == 0.0 {
+                0.0
+            } else {
+                error / wanted.abs()
+            };
+            comparison.max_rel_error = comparison.max_rel_error.max(relative);
+            if error > tolerance.absolute + tolerance.relative * wanted.abs() {
+                comparison.mismatches += 1;
+                comparison
+                    .first_mismatch
+                    .get_or_insert((position, actual, wanted));
+            }
+        };
+        let float32 = |tensor: &Tensor| tensor.dtype.element_of() == DataType::float32();
+        if float32(self) && float32(expected) {
+            // The common case, read straight from the bytes.
+            let pairs = self
+                .bytes
+                .chunks_exact(4)
+                .zip(expected.bytes.chunks_exact(4));
+            for (position, (actual, wanted)) in pairs.enumerate() {
+                let decode = |lane: &[u8]| f32::from_le_bytes([lane[0], lane[1], lane[2], lane[3]]);
+                record(position, decode(actual) as f64, decode(wanted) as f64);
+            }
+        } else {
+            for position in 0..self.lane_count() {
+                record(
+                    position,
+                    self.lane_f64(position)?,
+                    expected.lane_f64(position)?,
+                );
+            }
+        }
+        Ok(comparison)
+    }
+
+    /// One lane as `f64`.
+    fn lane_f64(&self, position: usize) -> InterpResult<f64> {
+        scalar_as_f64(self.lane(position)?)
+            .ok_or_else(|| InterpError::new("a tensor of handles has no numeric values"))
     }
 
     /// The largest `|self - other|` over all elements; two NaNs count as equal,
     /// one NaN as an infinite error.
     pub fn max_abs_error(&self, other: &Tensor) -> InterpResult<f64> {
-        Ok(self
-            .paired_lanes(other)?
-            .into_iter()
-            .map(|(a, b)| absolute_error(a, b))
-            .fold(0.0, f64::max))
+        Ok(self.compare(other, Tolerance::EXACT)?.max_abs_error)
     }
 
     /// The largest `|self - expected| / |expected|` over all elements (zero
     /// where both are zero, infinite where only `expected` is).
     pub fn max_rel_error(&self, expected: &Tensor) -> InterpResult<f64> {
-        Ok(self
-            .paired_lanes(expected)?
-            .into_iter()
-            .map(|(actual, wanted)| {
-                let error = absolute_error(actual, wanted);
-                if error == 0.0 {
-                    0.0
-                } else {
-                    error / wanted.abs()
-                }
-            })
-            .fold(0.0, f64::max))
+        Ok(self.compare(expected, Tolerance::EXACT)?.max_rel_error)
     }
 
     /// Checks that `self` equals `expected` within `tolerance` in every
     /// element; the error says how many differ and shows the first.
     pub fn check_close(&self, expected: &Tensor, tolerance: Tolerance) -> InterpResult<()> {
-        let pairs = self.paired_lanes(expected)?;
-        let lanes_per_element = self.dtype.lanes.max(1) as usize;
-        let mut mismatches = pairs.iter().enumerate().filter(|(_, (actual, wanted))| {
-            absolute_error(*actual, *wanted)
-                > tolerance.absolute + tolerance.relative * wanted.abs()
-        });
-        let Some((first, (actual, wanted))) = mismatches.next() else {
+        self.compare(expected, tolerance)?
+            .into_result(self, tolerance)
+    }
+}
+
+/// What [`Tensor::compare`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Lanes compared.
+    pub lanes: usize,
+    /// The largest absolute difference (two NaNs are equal, one NaN is infinitely far).
+    pub max_abs_error: f64,
+    /// The largest difference relative to the expected value.
+    pub max_rel_error: f64,
+    /// Lanes that differ beyond the tolerance.
+    pub mismatches: usize,
+    /// The first such lane, with the value found and the value expected.
+    pub first_mismatch: Option<(usize, f64, f64)>,
+}
+
+impl Comparison {
+    /// `Ok` when nothing differs beyond `tolerance`; otherwise an error that
+    /// says how many values differ and where the first is in `actual`.
+    pub fn into_result(&self, actual: &Tensor, tolerance: Tolerance) -> InterpResult<()> {
+        let Some((first, found, wanted)) = self.first_mismatch else {
             return Ok(());
         };
-        let count = 1 + mismatches.count();
+        let lanes_per_element = actual.dtype.lanes.max(1) as usize;
         Err(InterpError::new(format!(
-            "{count} of {} values differ beyond {} + {} * |expected|; the first at {:?}: expected {wanted}, found {actual}",
-            pairs.len(),
+            "{} of {} values differ beyond {} + {} * |expected|; the first at {:?}: expected {wanted}, found {found}",
+            self.mismatches,
+            self.lanes,
             tolerance.absolute,
             tolerance.relative,
-            self.unravel(first / lanes_per_element)
+            actual.unravel(first / lanes_per_element)
         )))
     }
 }
@@ -528,5 +581,28 @@ mod tests {
         assert_eq!(nan.max_abs_error(&nan).unwrap(), 0.0);
         let other_shape = Tensor::from_f32(&[1, 3], vec![1.0, 2.0, 0.0]).unwrap();
         assert!(actual.max_abs_error(&other_shape).is_err());
+        // One pass gives all three answers; an expected zero with a nonzero
+        // result is infinitely far in relative terms.
+        let wrong = Tensor::from_f32(&[3], vec![1.5, 2.0, 0.25]).unwrap();
+        let comparison = wrong.compare(&expected, Tolerance::EXACT).unwrap();
+        assert_eq!(comparison.lanes, 3);
+        assert_eq!(comparison.max_abs_error, 0.5);
+        assert_eq!(comparison.max_rel_error, f64::INFINITY);
+        assert_eq!(comparison.mismatches, 2);
+        assert_eq!(comparison.first_mismatch, Some((0, 1.5, 1.0)));
+        let message = comparison
+            .into_result(&wrong, Tolerance::EXACT)
+            .unwrap_err()
+            .message;
+        assert!(message.starts_with("2 of 3 values"), "{message}");
+        assert!(
+            message.contains("the first at [0]: expected 1, found 1.5"),
+            "{message}"
+        );
+        // Other types go lane by lane through their decoders, float32 through its bytes.
+        let ints = Tensor::from_i64s(DataType::int32(), &[3], &[1, 3, 0]).unwrap();
+        let comparison = ints.compare(&expected, Tolerance::EXACT).unwrap();
+        assert_eq!(comparison.mismatches, 1);
+        assert_eq!(comparison.first_mismatch, Some((1, 3.0, 2.0)));
     }
 }

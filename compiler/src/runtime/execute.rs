@@ -345,11 +345,15 @@ pub fn compare_outputs(
             .get(position)
             .map(|p| p.name().to_string())
             .unwrap_or_default();
+        let comparison = got.compare(want, tolerance).map_err(|e| e.message)?;
         checks.push(OutputCheck {
-            max_abs_err: got.max_abs_error(want).map_err(|e| e.message.clone())?,
-            max_rel_err: got.max_rel_error(want).map_err(|e| e.message.clone())?,
+            max_abs_err: comparison.max_abs_error,
+            max_rel_err: comparison.max_rel_error,
             tolerance,
-            mismatch: got.check_close(want, tolerance).err().map(|e| e.message),
+            mismatch: comparison
+                .into_result(got, tolerance)
+                .err()
+                .map(|e| e.message),
             name,
         });
     }
