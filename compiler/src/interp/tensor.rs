@@ -317,11 +317,7 @@ impl Tensor {
     /// Every lane as `f64` (bools as 0/1), in row-major order.
     pub fn to_f64_vec(&self) -> InterpResult<Vec<f64>> {
         (0..self.lane_count())
-            .map(|position| {
-                let scalar = self.lane(position)?;
-                scalar_as_f64(scalar)
-                    .ok_or_else(|| InterpError::new("a tensor of handles has no numeric values"))
-            })
+            .map(|position| self.lane_f64(position))
             .collect()
     }
 
@@ -382,8 +378,8 @@ impl Tensor {
                 .bytes
                 .chunks_exact(4)
                 .zip(expected.bytes.chunks_exact(4));
+            let decode = |lane: &[u8]| f32::from_le_bytes([lane[0], lane[1], lane[2], lane[3]]);
             for (position, (actual, wanted)) in pairs.enumerate() {
-                let decode = |lane: &[u8]| f32::from_le_bytes([lane[0], lane[1], lane[2], lane[3]]);
                 record(position, decode(actual) as f64, decode(wanted) as f64);
             }
         } else {
