@@ -7,9 +7,7 @@ use crate::arith::{detect_iter_map, iter_map::iter_sum_to_expr, Analyzer, IterMa
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_block_children, mutate_stmt_children, Mutator};
 use crate::ir::operators;
-use crate::ir::{
-    BinaryOp, Block, BlockRealize, Expr, ExprKind, For, NodeId, Range, Stmt, StmtKind, Var,
-};
+use crate::ir::{BinaryOp, Block, BlockRealize, Expr, ExprKind, For, Range, Stmt, StmtKind, Var};
 
 /// Replaces loop variables by expressions (cast to the variable's type), in
 /// bindings, predicates and bodies alike.
@@ -70,40 +68,21 @@ pub(crate) fn append_predicate(stmt: &Stmt, predicate: &Expr) -> Stmt {
 /// it (`outer_loops`, outermost first); loops inside `stmt` are added as they
 /// are met. A block with bindings is simplified and not entered; an opaque
 /// block (no bindings) is entered, as in TVM.
-///
-/// Also returns, for blocks whose bindings were detected under exactly the
-/// conditions of the affine-binding flag (all their loops, their predicate,
-/// unit loops kept), that flag, so the state need not detect them again.
 pub(crate) fn simplify_block_bindings(
     stmt: &Stmt,
     outer_loops: &[(Var, Range)],
     preserve_unit_iters: bool,
-) -> (Stmt, Vec<AffineHint>) {
-    let mut simplifier = BindingSimplifier {
+) -> Stmt {
+    BindingSimplifier {
         loops: outer_loops.to_vec(),
         preserve_unit_iters,
-        affine_flags: Vec::new(),
-    };
-    let new_stmt = simplifier.mutate_stmt(stmt);
-    (new_stmt, simplifier.affine_flags)
-}
-
-/// The affine-binding flag of a block, as the binding simplification found
-/// it, with the loops it was found under (outermost first).
-#[derive(Clone, Debug)]
-pub(crate) struct AffineHint {
-    /// The block.
-    pub block: NodeId,
-    /// The loop variables the bindings were detected over.
-    pub loops: Vec<Var>,
-    /// The flag.
-    pub affine: bool,
+    }
+    .mutate_stmt(stmt)
 }
 
 struct BindingSimplifier {
     loops: Vec<(Var, Range)>,
     preserve_unit_iters: bool,
-    affine_flags: Vec<AffineHint>,
 }
 
 impl Mutator for BindingSimplifier {
@@ -134,19 +113,12 @@ impl Mutator for BindingSimplifier {
                 }))
             }
             StmtKind::BlockRealize(realize) => {
-                let (values, affine) = iter_map_simplify(
+                let values = iter_map_simplify(
                     &realize.iter_values,
                     &self.loops,
                     &realize.predicate,
                     !self.preserve_unit_iters,
                 );
-                if let Some(affine) = affine {
-                    self.affine_flags.push(AffineHint {
-                        block: realize.block.id,
-                        loops: self.loops.iter().map(|(var, _)| var.clone()).collect(),
-                        affine,
-                    });
-                }
                 let unchanged = values
                     .iter()
                     .zip(&realize.iter_values)
@@ -175,16 +147,12 @@ impl Mutator for BindingSimplifier {
 /// (tirc's `arith::iter_map::iter_map_simplify` always simplifies trivial
 /// iterators; bindings need `simplify_trivial_iterators` to follow
 /// `preserve_unit_iters`, so this calls the detector directly.)
-///
-/// The second result is the affine-binding flag (TVM's `IsAffineBinding`)
-/// when the first detection ran as that flag's does: with the predicate and
-/// without simplifying unit iterators.
 pub(crate) fn iter_map_simplify(
     indices: &[Expr],
     input_iters: &[(Var, Range)],
     predicate: &Expr,
     simplify_trivial_iterators: bool,
-) -> (Vec<Expr>, Option<bool>) {
+) -> Vec<Expr> {
     let analyzer = Analyzer::new();
     let folded: Vec<Expr> = indices.iter().map(fold_constants).collect();
     let indices_for_detection = folded.as_slice();
@@ -196,14 +164,6 @@ pub(crate) fn iter_map_simplify(
         &analyzer,
         simplify_trivial_iterators,
     );
-    let affine = (!simplify_trivial_iterators && !input_iters.is_empty()).then(|| {
-        !result.indices.is_empty()
-            && result.indices.iter().all(|sum| {
-                sum.args
-                    .first()
-                    .is_none_or(|first| first.scale.as_int() == Some(1))
-            })
-    });
     if !result.is_success() && predicate.as_int() != Some(1) {
         result = detect_iter_map(
             indices_for_detection,
@@ -215,12 +175,9 @@ pub(crate) fn iter_map_simplify(
         );
     }
     if !result.is_success() || result.indices.len() != indices.len() {
-        return (indices.to_vec(), affine);
+        return indices.to_vec();
     }
-    (
-        result.indices.iter().map(iter_sum_to_expr).collect(),
-        affine,
-    )
+    result.indices.iter().map(iter_sum_to_expr).collect()
 }
 
 /// WORKAROUND(arith): TVM's `IterMapRewriter` applies `TryConstFold` at every

@@ -4,7 +4,7 @@
 //! Each primitive checks everything first, builds the new loop nest, and
 //! changes the program with one `replace` at the end.
 
-use super::binding::{append_predicate, simplify_block_bindings, substitute_loop_vars, AffineHint};
+use super::binding::{append_predicate, simplify_block_bindings, substitute_loop_vars};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::scope::uses_var;
 use super::state::{NodeSet, SRef, SRefKind, ScheduleState};
@@ -129,7 +129,7 @@ pub fn split(
     preserve_unit_iters: bool,
     disable_predication: bool,
 ) -> ScheduleResult<Vec<NodeId>> {
-    let (new_stmt, new_loops, hints) = plan_split(
+    let (new_stmt, new_loops) = plan_split(
         state,
         loop_id,
         factors,
@@ -137,7 +137,6 @@ pub fn split(
         disable_predication,
     )?;
     state.replace(loop_id, new_stmt);
-    state.seed_affine_flags(&hints);
     Ok(new_loops)
 }
 
@@ -147,7 +146,7 @@ fn plan_split(
     factors: &[Option<Expr>],
     preserve_unit_iters: bool,
     disable_predication: bool,
-) -> ScheduleResult<(Stmt, Vec<NodeId>, Vec<AffineHint>)> {
+) -> ScheduleResult<(Stmt, Vec<NodeId>)> {
     let (sref, for_loop) = loop_of(state, loop_id)?;
     let name = for_loop.loop_var.name().to_string();
     let loop_label = format!("loop `{name}`");
@@ -271,9 +270,9 @@ fn plan_split(
         body = new_loop(var, factor.clone(), body, sref.span());
     }
     let outer = loop_ranges(state, &state.enclosing_loops(loop_id));
-    let (new_stmt, hints) = simplify_block_bindings(&body, &outer, preserve_unit_iters);
+    let new_stmt = simplify_block_bindings(&body, &outer, preserve_unit_iters);
     let new_ids = loop_nest_ids(&new_stmt, factors.len());
-    Ok((new_stmt, new_ids, hints))
+    Ok((new_stmt, new_ids))
 }
 
 /// Whether the split's guard `substitute_value < extent` always holds. With
@@ -321,9 +320,8 @@ pub fn fuse(
     loops: &[NodeId],
     preserve_unit_iters: bool,
 ) -> ScheduleResult<NodeId> {
-    let (new_stmt, fused, hints) = plan_fuse(state, loops, preserve_unit_iters)?;
+    let (new_stmt, fused) = plan_fuse(state, loops, preserve_unit_iters)?;
     state.replace(loops[0], new_stmt);
-    state.seed_affine_flags(&hints);
     Ok(fused)
 }
 
@@ -331,7 +329,7 @@ fn plan_fuse(
     state: &ScheduleState,
     loops: &[NodeId],
     preserve_unit_iters: bool,
-) -> ScheduleResult<(Stmt, NodeId, Vec<AffineHint>)> {
+) -> ScheduleResult<(Stmt, NodeId)> {
     if loops.is_empty() {
         return Err(ScheduleError::new(
             codes::BAD_ARGUMENTS,
@@ -442,9 +440,9 @@ fn plan_fuse(
     let span = state.sref(loops[0]).map(|s| s.span()).unwrap_or_default();
     let new_stmt = new_loop(&fused_var, fused_extent, body, span);
     let outer = loop_ranges(state, &state.enclosing_loops(loops[0]));
-    let (new_stmt, hints) = simplify_block_bindings(&new_stmt, &outer, preserve_unit_iters);
+    let new_stmt = simplify_block_bindings(&new_stmt, &outer, preserve_unit_iters);
     let id = new_stmt.as_for().map(|f| f.id).unwrap_or(NodeId(0));
-    Ok((new_stmt, id, hints))
+    Ok((new_stmt, id))
 }
 
 /// `sch.reorder(*ordered_loops)`: puts the given loops, which lie on one

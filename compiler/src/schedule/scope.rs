@@ -3,7 +3,6 @@
 //! (affine binding, region cover, stage pipeline), after TVM's `SBlockScope`
 //! and `SBlockInfo`.
 
-use super::binding::AffineHint;
 use super::state::{NodeMap, NodeSet, SRefKind, ScheduleState};
 use crate::arith::{is_affine_binding, Analyzer, IntSet};
 use crate::ir::identity::{BufferMap, VarMap};
@@ -84,87 +83,22 @@ pub struct BlockInfo {
     pub scope: BlockScope,
 }
 
-/// The flags that need region analysis, cached apart from [`BlockInfo`]
-/// because no loop primitive consults them (computing them is the costly part).
+/// The flags of a block that primitives consult (TVM's `SBlockInfo` flags).
+/// As in TVM, they are computed from the program as it was before the first
+/// step that changed the block's function and then kept: a split with
+/// `disable_predication` or a fuse under a predicate does not clear a block's
+/// affine-binding flag, so the schedules TVM accepts after it run in tirc too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PipelineFlags {
+pub struct BlockFlags {
+    /// The block's bindings are an affine, surjective map of the loops
+    /// between it and its scope root (for a root block: it has no iterators).
+    pub affine_binding: bool,
     /// What the block reads from its producers in the scope is entirely
     /// produced before it runs.
     pub region_cover: bool,
     /// The scope the block roots is a stage pipeline: every child covers its
     /// reads and no child overwrites what an earlier child read.
     pub stage_pipeline: bool,
-}
-
-/// The affine-binding flags computed so far, kept across steps: a block whose
-/// realize and enclosing loop ranges are the very same nodes as when its flag
-/// was computed has the same flag (marking a loop parallel, annotating it or
-/// reordering loops above other blocks does not touch them).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct AffineCache {
-    entries: std::cell::RefCell<NodeMap<AffineEntry>>,
-}
-
-#[derive(Clone, Debug)]
-struct AffineEntry {
-    realize: Stmt,
-    loops: Vec<(Var, Expr, Expr)>,
-    affine: bool,
-}
-
-impl AffineCache {
-    /// Records a flag found elsewhere for the block as it is now.
-    fn seed(&self, block: NodeId, stmt: &Stmt, loops: &[&For], affine: bool) {
-        if let Ok(mut entries) = self.entries.try_borrow_mut() {
-            entries.insert(
-                block,
-                AffineEntry {
-                    realize: stmt.clone(),
-                    loops: loops
-                        .iter()
-                        .map(|l| (l.loop_var.clone(), l.min.clone(), l.extent.clone()))
-                        .collect(),
-                    affine,
-                },
-            );
-        }
-    }
-
-    /// The affine-binding flag of a block under `loops` (outermost first).
-    fn affine(&self, block: NodeId, stmt: &Stmt, realize: &BlockRealize, loops: &[&For]) -> bool {
-        let same_loops = |entry: &AffineEntry| {
-            entry.loops.len() == loops.len()
-                && entry
-                    .loops
-                    .iter()
-                    .zip(loops)
-                    .all(|((var, min, extent), l)| {
-                        *var == l.loop_var && min.same_as(&l.min) && extent.same_as(&l.extent)
-                    })
-        };
-        if let Ok(entries) = self.entries.try_borrow() {
-            if let Some(entry) = entries.get(&block) {
-                if entry.realize.same_as(stmt) && same_loops(entry) {
-                    return entry.affine;
-                }
-            }
-        }
-        let affine = is_affine_binding(realize, loops.iter().copied());
-        if let Ok(mut entries) = self.entries.try_borrow_mut() {
-            entries.insert(
-                block,
-                AffineEntry {
-                    realize: stmt.clone(),
-                    loops: loops
-                        .iter()
-                        .map(|l| (l.loop_var.clone(), l.min.clone(), l.extent.clone()))
-                        .collect(),
-                    affine,
-                },
-            );
-        }
-        affine
-    }
 }
 
 /// The blocks of a function, in program order.
@@ -188,20 +122,18 @@ pub(crate) fn compute_block_infos(state: &ScheduleState, function: usize) -> Nod
     infos
 }
 
-/// The region-cover and stage-pipeline flags of every block of one function.
-/// The stage-pipeline flag of a scope and the region-cover flags of its
-/// children are decided together.
-pub(crate) fn compute_pipeline_flags(
-    state: &ScheduleState,
-    function: usize,
-) -> NodeMap<PipelineFlags> {
+/// The flags of every block of one function as the program is now: the
+/// affine-binding flag of each block, then the stage-pipeline flag of each
+/// scope with the region-cover flags of its children, which are decided together.
+pub(crate) fn compute_block_flags(state: &ScheduleState, function: usize) -> NodeMap<BlockFlags> {
     let blocks = blocks_of(state, function);
-    let mut flags: NodeMap<PipelineFlags> = blocks
+    let mut flags: NodeMap<BlockFlags> = blocks
         .iter()
-        .map(|id| {
+        .map(|&id| {
             (
-                *id,
-                PipelineFlags {
+                id,
+                BlockFlags {
+                    affine_binding: current_affine_binding(state, id),
                     region_cover: true,
                     stage_pipeline: true,
                 },
@@ -223,7 +155,8 @@ pub(crate) fn compute_pipeline_flags(
                 .filter(|d| d.kind == DepKind::ReadAfterWrite)
                 .map(|d| d.src)
                 .collect();
-            let cover = producers.is_empty() || region_cover(state, block_id, consumer, &producers);
+            let cover =
+                producers.is_empty() || region_cover(state, &flags, block_id, consumer, &producers);
             if let Some(child) = flags.get_mut(&consumer) {
                 child.region_cover = cover;
             }
@@ -234,6 +167,27 @@ pub(crate) fn compute_pipeline_flags(
         }
     }
     flags
+}
+
+/// Whether a block's bindings are, in the program as it is now, an affine
+/// surjective map of the loops between it and its scope root.
+fn current_affine_binding(state: &ScheduleState, block: NodeId) -> bool {
+    let Some(sref) = state.sref(block) else {
+        return false;
+    };
+    let Some(realize) = sref.as_realize() else {
+        return false;
+    };
+    if sref.parent.is_none() {
+        // As in TVM: a root block is affine when it has no iterators.
+        return realize.block.iter_vars.is_empty();
+    }
+    let loops: Vec<&For> = state
+        .enclosing_loops(block)
+        .into_iter()
+        .filter_map(|l| state.sref(l).and_then(|s| s.as_for()))
+        .collect();
+    is_affine_binding(realize, loops)
 }
 
 /// The dependences among `children`, as TVM's `SBlockScope` constructor adds them.
@@ -364,6 +318,7 @@ fn loop_domains(state: &ScheduleState, low: NodeId, high: NodeId) -> VarMap<IntS
 /// region at a time (no unions).
 fn region_cover(
     state: &ScheduleState,
+    flags: &NodeMap<BlockFlags>,
     scope_root: NodeId,
     consumer: NodeId,
     producers: &[NodeId],
@@ -415,7 +370,7 @@ fn region_cover(
                 for write in writes.iter().filter(|w| w.buffer == read.buffer) {
                     produced_any = true;
                     let trusted = producer_realize.predicate.as_int() == Some(1)
-                        && state.affine_binding(producer);
+                        && flags.get(&producer).is_some_and(|f| f.affine_binding);
                     if !trusted {
                         continue;
                     }
@@ -497,66 +452,6 @@ fn range_set(analyzer: &Analyzer, range: &crate::ir::Range, domains: &VarMap<Int
     match (min_set.min(), max_set.max()) {
         (Some(lo), Some(hi)) => IntSet::interval(lo.clone(), hi.clone()),
         _ => IntSet::everything(),
-    }
-}
-
-impl ScheduleState {
-    /// Records the affine-binding flags the binding simplification of a
-    /// split or fuse found, for blocks whose loops are the ones it detected
-    /// them over (debug builds check each against a fresh detection).
-    pub(crate) fn seed_affine_flags(&self, hints: &[AffineHint]) {
-        for hint in hints {
-            let Some(sref) = self.sref(hint.block) else {
-                continue;
-            };
-            let Some(realize) = sref.as_realize() else {
-                continue;
-            };
-            if sref.parent.is_none() {
-                continue;
-            }
-            let loops: Vec<&For> = self
-                .enclosing_loops(hint.block)
-                .into_iter()
-                .filter_map(|l| self.sref(l).and_then(|s| s.as_for()))
-                .collect();
-            let same_loops = loops.len() == hint.loops.len()
-                && loops.iter().zip(&hint.loops).all(|(l, v)| l.loop_var == *v);
-            if !same_loops {
-                continue;
-            }
-            debug_assert_eq!(
-                hint.affine,
-                is_affine_binding(realize, loops.iter().copied()),
-                "the affine flag found while simplifying bindings of block `{}`",
-                realize.block.name
-            );
-            self.affine_cache
-                .seed(hint.block, &sref.stmt, &loops, hint.affine);
-        }
-    }
-
-    /// Whether a block's bindings are an affine, surjective map of the loops
-    /// between it and its scope root (false for a block not in the program).
-    /// Cached: the flag is computed again only when the block's realize or
-    /// one of those loop ranges changed.
-    pub fn affine_binding(&self, block: NodeId) -> bool {
-        let Some(sref) = self.sref(block) else {
-            return false;
-        };
-        let Some(realize) = sref.as_realize() else {
-            return false;
-        };
-        if sref.parent.is_none() {
-            // As in TVM: a root block is affine when it has no iterators.
-            return realize.block.iter_vars.is_empty();
-        }
-        let loops: Vec<&For> = self
-            .enclosing_loops(block)
-            .into_iter()
-            .filter_map(|l| self.sref(l).and_then(|s| s.as_for()))
-            .collect();
-        self.affine_cache.affine(block, &sref.stmt, realize, &loops)
     }
 }
 
@@ -706,10 +601,10 @@ mod tests {
                 kind: DepKind::ReadAfterWrite
             }]
         );
-        assert!(s.pipeline_flags(root).unwrap().stage_pipeline);
+        assert!(s.block_flags(root).unwrap().stage_pipeline);
         assert!(s.affine_binding(root));
         assert!(s.affine_binding(c));
-        assert!(s.pipeline_flags(d).unwrap().region_cover);
+        assert!(s.block_flags(d).unwrap().region_cover);
     }
 
     #[test]
@@ -735,7 +630,7 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
             .dependencies
             .iter()
             .any(|d| d.kind == DepKind::WriteAfterRead));
-        assert!(!s.pipeline_flags(root).unwrap().stage_pipeline);
+        assert!(!s.block_flags(root).unwrap().stage_pipeline);
     }
 
     #[test]
@@ -756,9 +651,9 @@ def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
 "#,
         );
         let (c, _) = block_and_loops(&s, "C");
-        assert!(!s.pipeline_flags(c).unwrap().region_cover);
+        assert!(!s.block_flags(c).unwrap().region_cover);
         assert!(
-            !s.pipeline_flags(s.root_block(0).unwrap())
+            !s.block_flags(s.root_block(0).unwrap())
                 .unwrap()
                 .stage_pipeline
         );
@@ -771,5 +666,43 @@ def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
         // A reduction block: not complete (reduction iterator), but a reduction.
         assert_eq!(complete_block_violation(&s, c, loops[0]), 1);
         assert_eq!(reduction_block_violation(&s, c, loops[0]), 0);
+    }
+
+    /// Splits `j` of MATMUL by `[None, 33]` and its outer loop by `[64, 1]`,
+    /// without unit loops: a predicate under which `C`'s bindings are no
+    /// longer detected as affine.
+    fn hide_affine_form(s: &mut ScheduleState, c: NodeId, j: NodeId) {
+        let factor = |n| Some(Expr::int(n, crate::ir::DataType::int32()));
+        let split = crate::schedule::loop_transformation::split;
+        let outer = split(s, j, &[None, factor(33)], false, false).expect("a non-dividing split");
+        split(s, outer[0], &[factor(64), factor(1)], false, false).expect("a second split");
+        let realize = s.sref(c).and_then(|r| r.as_realize()).unwrap();
+        let enclosing: Vec<&For> = s
+            .enclosing_loops(c)
+            .into_iter()
+            .filter_map(|l| s.sref(l).and_then(|r| r.as_for()))
+            .collect();
+        assert!(!is_affine_binding(realize, enclosing));
+    }
+
+    /// TVM computes a block's flags when the schedule is created and keeps
+    /// them through loop transformations; tirc follows, so that what TVM
+    /// accepts after a split that hides the affine form is accepted too.
+    #[test]
+    fn flags_describe_the_program_before_its_first_change() {
+        let mut s = state(MATMUL);
+        let (c, loops) = block_and_loops(&s, "C");
+        assert!(s.affine_binding(c));
+        hide_affine_form(&mut s, c, loops[1]);
+        assert!(s.affine_binding(c));
+        assert!(s.block_flags(c).unwrap().region_cover);
+    }
+
+    #[test]
+    fn flags_first_asked_for_after_a_change_describe_the_program_before_it() {
+        let mut s = state(MATMUL);
+        let (c, loops) = block_and_loops(&s, "C");
+        hide_affine_form(&mut s, c, loops[1]);
+        assert!(s.affine_binding(c));
     }
 }

@@ -9,9 +9,7 @@
 //! returns before that call, so a refused step leaves the program exactly as
 //! it was.
 
-use super::scope::{
-    compute_block_infos, compute_pipeline_flags, AffineCache, BlockInfo, PipelineFlags,
-};
+use super::scope::{compute_block_flags, compute_block_infos, BlockFlags, BlockInfo};
 use crate::ir::{Block, BlockRealize, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
 use crate::source::Span;
 use std::cell::OnceCell;
@@ -119,9 +117,9 @@ pub enum Missing {
 
 /// The program being scheduled and everything known about its loops and blocks.
 ///
-/// Block information (scopes, dependences, flags) is computed per function
-/// on first use after a change and cached until the next change; it never
-/// depends on anything but the current program.
+/// Block scopes and dependences are computed per function on first use after
+/// a change and cached until the next change. Block flags follow TVM: they
+/// describe the program as it was before its first change.
 #[derive(Clone, Debug)]
 pub struct ScheduleState {
     module: IRModule,
@@ -139,12 +137,11 @@ pub struct ScheduleState {
     /// The information of the blocks of each function, computed when first
     /// asked for after the function last changed.
     block_info: Vec<OnceCell<NodeMap<BlockInfo>>>,
-    /// The region-cover and stage-pipeline flags of each function's blocks,
-    /// computed when first asked for after the function last changed.
-    pipeline_flags: Vec<OnceCell<NodeMap<PipelineFlags>>>,
+    /// The flags of each function's blocks, computed when first asked for
+    /// or just before the function first changes, whichever comes first, and
+    /// then kept (see [`BlockFlags`]).
+    block_flags: Vec<OnceCell<NodeMap<BlockFlags>>>,
     removed: NodeMap<RemovedNode>,
-    /// Affine-binding flags reused across steps while their inputs are unchanged.
-    pub(crate) affine_cache: AffineCache,
     /// The number of the step being applied, recorded against what it removes.
     current_step: usize,
 }
@@ -161,9 +158,8 @@ impl ScheduleState {
             function_nodes: vec![Vec::new(); count],
             function_roots: vec![None; count],
             block_info: vec![OnceCell::new(); count],
-            pipeline_flags: vec![OnceCell::new(); count],
+            block_flags: vec![OnceCell::new(); count],
             removed: NodeMap::default(),
-            affine_cache: AffineCache::default(),
             current_step: 0,
         };
         for function in 0..count {
@@ -210,14 +206,31 @@ impl ScheduleState {
             .get(&block)
     }
 
-    /// The region-cover and stage-pipeline flags of a block.
-    pub fn pipeline_flags(&self, block: NodeId) -> Option<PipelineFlags> {
+    /// The flags of a block: for a block of the original program, as they
+    /// were before its function first changed; for a block a step created,
+    /// all false (as TVM leaves them until a primitive recomputes its scope).
+    pub fn block_flags(&self, block: NodeId) -> Option<BlockFlags> {
         let function = self.sref(block)?.function;
-        self.pipeline_flags
-            .get(function)?
-            .get_or_init(|| compute_pipeline_flags(self, function))
-            .get(&block)
-            .copied()
+        let flags = self.function_block_flags(function)?;
+        Some(flags.get(&block).copied().unwrap_or(BlockFlags {
+            affine_binding: false,
+            region_cover: false,
+            stage_pipeline: false,
+        }))
+    }
+
+    /// The affine-binding flag of a block (see [`ScheduleState::block_flags`]);
+    /// false for a block not in the program.
+    pub fn affine_binding(&self, block: NodeId) -> bool {
+        self.block_flags(block).is_some_and(|f| f.affine_binding)
+    }
+
+    fn function_block_flags(&self, function: usize) -> Option<&NodeMap<BlockFlags>> {
+        Some(
+            self.block_flags
+                .get(function)?
+                .get_or_init(|| compute_block_flags(self, function)),
+        )
     }
 
     /// The function a loop or block belongs to.
@@ -329,6 +342,8 @@ impl ScheduleState {
             return false;
         };
         let function = sref.function;
+        // The flags describe the program before its first change (TVM's rule).
+        self.function_block_flags(function);
         let mut path: NodeSet = self.ancestors(target).into_iter().collect();
         path.insert(target);
         let Some(func) = self.module.functions.get(function) else {
@@ -343,7 +358,7 @@ impl ScheduleState {
     }
 
     /// Rebuilds the srefs of one function and forgets its cached block
-    /// information; records what is gone as removed by the current step.
+    /// scopes (not its flags); records what is gone as removed by the current step.
     fn index_function(&mut self, function: usize) {
         let body = self.module.functions[function].body.clone();
         let capacity = self.srefs[function].len();
@@ -380,7 +395,6 @@ impl ScheduleState {
         self.spare_srefs = old_srefs;
         self.function_nodes[function] = order;
         self.block_info[function] = OnceCell::new();
-        self.pipeline_flags[function] = OnceCell::new();
     }
 }
 
