@@ -1278,12 +1278,18 @@ pub(super) fn split_to_expr(split: &IterSplit, analyzer: &Analyzer) -> Expr {
     if is_one(&split.lower_factor) && analyzer.can_prove(&whole) {
         return build::mul(source, split.scale.clone());
     }
-    let top_digit = build::node(
-        BinaryOp::Eq,
-        mark_extent.clone(),
-        build::mul(split.lower_factor.clone(), split.extent.clone()),
-    );
-    if analyzer.can_prove(&top_digit) {
+    // Both orders of the product, as TVM's normalizer tries them: the
+    // analyzer does not reorder symbolic factors (`m * n` against `n * m`).
+    let top_digit = |a: &Expr, b: &Expr| {
+        analyzer.can_prove(&build::node(
+            BinaryOp::Eq,
+            mark_extent.clone(),
+            build::mul(a.clone(), b.clone()),
+        ))
+    };
+    if top_digit(&split.lower_factor, &split.extent)
+        || top_digit(&split.extent, &split.lower_factor)
+    {
         // A unit digit of a longer iterator is always zero.
         if is_one(&split.extent) && !is_one(mark_extent) {
             return build::int(0, split.extent.dtype());
