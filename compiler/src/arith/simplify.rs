@@ -769,6 +769,11 @@ impl<'a> Simplifier<'a> {
         if divisor == 1 {
             return Some(ca);
         }
+        if mode == DivMode::Floor {
+            if let Some(result) = self.floordiv_of_shifted_quotient(&ca, divisor, dtype) {
+                return Some(result);
+            }
+        }
         if let Canon::Sum(sum) = &ca {
             if let Some(result) = self.divide_sum(sum, divisor, mode) {
                 return Some(result);
@@ -789,6 +794,36 @@ impl<'a> Simplifier<'a> {
         }
         let term = self.split_of(ca);
         Some(Canon::Split(self.split_div_const(term, divisor, mode)?))
+    }
+
+    /// TVM's rewrite rule `(x // c1 + c2) // c3` to `(x + c1 * c2) // (c1 * c3)`
+    /// for positive `c1` and `c3`, which a split of a split's inferred extent
+    /// needs (`((m + 1) // 2 + 3) // 4` is `(m + 7) // 8`).
+    fn floordiv_of_shifted_quotient(
+        &mut self,
+        dividend: &Canon,
+        c3: i64,
+        dtype: DataType,
+    ) -> Option<Canon> {
+        let Canon::Sum(sum) = dividend else {
+            return None;
+        };
+        let [term] = sum.args.as_slice() else {
+            return None;
+        };
+        let is_quotient = term.div_mode == DivMode::Floor
+            && term.scale == 1
+            && term.upper_factor == NO_UPPER
+            && term.lower_factor > 1;
+        if !is_quotient || sum.base == 0 || c3 <= 0 {
+            return None;
+        }
+        let c1 = term.lower_factor;
+        let shift = c1.checked_mul(sum.base)?;
+        let divisor = c1.checked_mul(c3)?;
+        let shifted = build::add(term.index.clone(), build::int(shift, dtype));
+        let rewritten = build::floordiv(shifted, build::int(divisor, dtype));
+        Some(self.mutate(&rewritten))
     }
 
     /// `sum / divisor`: the divisible terms divide exactly; the rest is divided

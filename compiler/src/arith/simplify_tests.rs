@@ -183,6 +183,24 @@ fn nested_division_and_modulo_combine() {
     check(&analyzer, &floormod(floormod(v(&x), c(2)), c(4)), "x % 2");
 }
 
+/// TVM's `(x // c1 + c2) // c3` rule: a split of a split's inferred extent.
+#[test]
+fn shifted_quotient_divides_once() {
+    let m = var("m");
+    let analyzer = Analyzer::new();
+    let half = floordiv(add(v(&m), c(1)), c(2));
+    check(&analyzer, &floordiv(add(half.clone(), c(3)), c(4)), "(m + 7) // 8");
+    // Nested twice: each level folds into the one divisor.
+    let quarter = floordiv(add(floordiv(add(half, c(3)), c(4)), c(1)), c(2));
+    check(&analyzer, &quarter, "(m + 15) // 16");
+    // A negative divisor is not rewritten.
+    check(
+        &analyzer,
+        &floordiv(add(floordiv(v(&m), c(2)), c(3)), c(-4)),
+        "(m // 2 + 3) // -4",
+    );
+}
+
 #[test]
 fn rounding_down_to_a_multiple_stays() {
     let n = var("n");
