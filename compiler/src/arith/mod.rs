@@ -123,6 +123,37 @@ impl Analyzer {
         self.simplify(condition).as_int().is_some_and(|v| v != 0)
     }
 
+    /// [`Analyzer::can_prove`], and for a comparison that it cannot prove,
+    /// TVM's `ProofStrength::kSymbolicBound`: the smallest value of the
+    /// difference over the ranges given to [`Analyzer::bind`], found as a
+    /// symbolic bound and then simplified, is provably large enough
+    /// (`(f0 * 16 + f1) < n * 64` when `f0 < n * 4` and `f1 < 16`).
+    pub fn can_prove_with_symbolic_bound(&self, condition: &Expr) -> bool {
+        if self.can_prove(condition) {
+            return true;
+        }
+        let ExprKind::Binary(op, a, b) = condition.kind() else {
+            return false;
+        };
+        let (difference, lower_bound) = match op {
+            BinaryOp::Lt => (build::sub(b.clone(), a.clone()), 1),
+            BinaryOp::Le => (build::sub(b.clone(), a.clone()), 0),
+            BinaryOp::Gt => (build::sub(a.clone(), b.clone()), 1),
+            BinaryOp::Ge => (build::sub(a.clone(), b.clone()), 0),
+            _ => return false,
+        };
+        if !build::is_index_type(difference.dtype()) {
+            return false;
+        }
+        let set = self.int_set(&self.simplify(&difference));
+        match set.min() {
+            Some(min) if set.has_lower_bound() => {
+                self.const_int_bound(&self.simplify(min)).min >= lower_bound
+            }
+            _ => false,
+        }
+    }
+
     /// True when `a == b` is provable.
     pub fn can_prove_equal(&self, a: &Expr, b: &Expr) -> bool {
         if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {

@@ -189,7 +189,11 @@ fn shifted_quotient_divides_once() {
     let m = var("m");
     let analyzer = Analyzer::new();
     let half = floordiv(add(v(&m), c(1)), c(2));
-    check(&analyzer, &floordiv(add(half.clone(), c(3)), c(4)), "(m + 7) // 8");
+    check(
+        &analyzer,
+        &floordiv(add(half.clone(), c(3)), c(4)),
+        "(m + 7) // 8",
+    );
     // Nested twice: each level folds into the one divisor.
     let quarter = floordiv(add(floordiv(add(half, c(3)), c(4)), c(1)), c(2));
     check(&analyzer, &quarter, "(m + 15) // 16");
@@ -633,4 +637,23 @@ fn calls_of_module_functions_keep_their_name_and_simplify_their_arguments() {
     }
     let everything = super::ConstIntBound::everything(DataType::int32());
     assert_eq!(Analyzer::new().const_int_bound(&call), everything);
+}
+
+/// TVM's `kSymbolicBound` proof, which `split` uses for its guard.
+#[test]
+fn symbolic_bounds_prove_an_exact_symbolic_split() {
+    let (n, outer, inner) = (var("n"), var("outer"), var("inner"));
+    let mut analyzer = Analyzer::new();
+    analyzer.bind(&outer, &Range::new(c(0), mul(v(&n), c(4))));
+    analyzer.bind(&inner, &Range::new(c(0), c(16)));
+    let index = add(mul(v(&outer), c(16)), v(&inner));
+    let guard = lt(index.clone(), mul(v(&n), c(64)));
+    // Constant bounds alone know nothing of `n`.
+    assert!(!analyzer.can_prove(&guard));
+    assert!(analyzer.can_prove_with_symbolic_bound(&guard));
+    // One past the end is not provable, nor is `<=` against one less.
+    let too_far = lt(add(index.clone(), c(1)), mul(v(&n), c(64)));
+    assert!(!analyzer.can_prove_with_symbolic_bound(&too_far));
+    let le = op(BinaryOp::Le, index, sub(mul(v(&n), c(64)), c(2)));
+    assert!(!analyzer.can_prove_with_symbolic_bound(&le));
 }

@@ -279,7 +279,7 @@ fn plan_split(
 /// constant factors and extent the new loops reach `product - 1` at most, so
 /// the guard holds exactly when the product does not exceed the extent: the
 /// answer TVM's analyzer gives, without running it. Otherwise the analyzer
-/// decides.
+/// decides, with symbolic bounds as TVM's split asks it to.
 fn predicate_always_holds(
     analyzer: &Analyzer,
     predicate: &Expr,
@@ -295,7 +295,7 @@ fn predicate_always_holds(
             return product <= extent;
         }
     }
-    analyzer.can_prove(predicate)
+    analyzer.can_prove_with_symbolic_bound(predicate)
 }
 
 /// The ids of the first `count` loops of a perfect nest, outermost first.
