@@ -12,6 +12,9 @@ file.  The two agree when
     structurally equal to TVM's `sch.mod.script()`;
   * TVM refuses step k, tirc refuses it too, with its diagnostic on that line.
 
+and, when both apply every step, TVM replaying the trace `tirc schedule
+--trace` prints gives TVM's module again.
+
 Disagreements are written to OUT/NAME.tir with what each tool said
 (OUT/NAME.txt) so they can become golden cases.
 
@@ -255,6 +258,28 @@ def tirc_outcome(tirc: str, path: str) -> tuple[str, str]:
     return "crash", done.stderr
 
 
+def replay_trace(tirc: str, path: str, module_text: str, expected: str) -> str | None:
+    """None when the trace `tirc schedule --trace` prints, run by TVM on the
+    program, gives the module in `expected`; else what went wrong."""
+    trace = subprocess.run([tirc, "schedule", "--trace", path], capture_output=True, text=True)
+    if trace.returncode != 0:
+        return "tirc schedule --trace fails:\n" + trace.stderr
+    namespace = {"s_tir": s_tir}
+    sch = s_tir.Schedule(tvm.script.from_source(module_text))
+    try:
+        exec(trace.stdout, namespace)  # noqa: S102
+        namespace["apply_trace"](sch)
+    except Exception as error:  # noqa: BLE001
+        return f"TVM cannot replay tirc's trace: {type(error).__name__}: {error}\n{trace.stdout}"
+    replayed = expected + ".replayed.tir"
+    with open(replayed, "w") as f:
+        f.write(sch.mod.script())
+    diff = subprocess.run([tirc, "diff", replayed, expected], capture_output=True, text=True)
+    if diff.returncode != 0:
+        return "TVM replaying tirc's trace gives another module:\n" + diff.stdout + trace.stdout
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tirc", default=os.path.join(REPO, "target", "release", "tirc"))
@@ -267,13 +292,16 @@ def main() -> None:
     rng = random.Random(args.seed)
 
     sources = []
-    for folder in ("tests/schedule", "examples"):
+    for folder, prefix in (("tests/schedule", ""), ("examples", ""), ("tests/roundtrip/tvm", "te_")):
         directory = os.path.join(REPO, folder)
         for entry in sorted(os.listdir(directory)):
-            if entry.endswith(".tir") and not entry.endswith((".expected.tir", ".tvm.tir")):
-                text = module_of(args.tirc, os.path.join(directory, entry))
-                if text is not None:
-                    sources.append((entry, text))
+            if not entry.startswith(prefix) or not entry.endswith(".tir"):
+                continue
+            if entry.endswith((".expected.tir", ".tvm.tir")):
+                continue
+            text = module_of(args.tirc, os.path.join(directory, entry))
+            if text is not None and block_names(tvm.script.from_source(text)):
+                sources.append((entry, text))
     print(f"{len(sources)} programs", flush=True)
 
     counts = {"agree_ok": 0, "agree_refused": 0, "disagree": 0}
@@ -309,6 +337,8 @@ def main() -> None:
                 diff = subprocess.run([args.tirc, "diff", actual, expected], capture_output=True, text=True)
                 if diff.returncode != 0:
                     verdict = "modules differ:\n" + diff.stdout + diff.stderr
+                else:
+                    verdict = replay_trace(args.tirc, path, module_text, expected)
         else:
             step, message = trial.refused
             if outcome == "ok":
