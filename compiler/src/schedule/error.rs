@@ -56,6 +56,8 @@ pub mod codes {
     pub const NO_SCHEDULE: &str = "E0322";
     /// A tuple assignment whose count does not match the value.
     pub const UNPACK_MISMATCH: &str = "E0323";
+    /// A new loop whose extent does not fit its variable's type.
+    pub const EXTENT_OVERFLOW: &str = "E0324";
 }
 
 /// A program location a refusal is about.

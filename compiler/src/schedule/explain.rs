@@ -806,4 +806,38 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0324",
+        title: "loop extent overflow",
+        text: r#"Fusing loops multiplies their extents, and the fused loop's variable has the
+type of the widest of them. When the product does not fit that type (more
+than 2147483647 iterations for `int32`), the step is refused instead of
+wrapping the extent around."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((65536, 65536), "int8")):
+    for i, j in T.grid(65536, 65536):
+        with T.block("A"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            A[vi, vj] = T.int8(0)
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("A")
+    i, j = sch.get_loops(b0)
+    sch.fuse(i, j)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((65536, 65536), "int8")):
+    for i, j in T.grid(65536, 65536):
+        with T.block("A"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            A[vi, vj] = T.int8(0)
+
+def schedule(sch: T.Schedule):
+    b0 = sch.get_block("A")
+    i, j = sch.get_loops(b0)
+    j_0, j_1 = sch.split(j, factors=[None, 1024])
+    sch.fuse(j_0, j_1)
+"#,
+        from_passes_only: false,
+    },
 ];

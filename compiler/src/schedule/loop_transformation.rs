@@ -275,6 +275,44 @@ fn plan_split(
     Ok((new_stmt, new_ids))
 }
 
+/// Refuses a fuse of constant extents whose product does not fit the fused
+/// variable's type (TVM fails on the literal; tirc would wrap it around).
+fn check_fused_extent_fits(
+    state: &ScheduleState,
+    loops: &[NodeId],
+    fors: &[&For],
+    dtype: DataType,
+) -> ScheduleResult<()> {
+    let extents: Option<Vec<i64>> = fors.iter().map(|f| f.extent.as_int()).collect();
+    let Some(extents) = extents else {
+        return Ok(());
+    };
+    let product = extents
+        .iter()
+        .try_fold(1i128, |product, &e| product.checked_mul(i128::from(e)));
+    let limit = (1i128 << (dtype.bits.clamp(1, 64) - 1)) - 1;
+    if product.is_some_and(|p| p <= limit) {
+        return Ok(());
+    }
+    let shown = extents
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join(" * ");
+    let mut error = ScheduleError::new(
+        codes::EXTENT_OVERFLOW,
+        format!("cannot fuse: the fused extent {shown} does not fit `{dtype}`, the type of the loop variables"),
+        "fuse fewer loops, or give the loops `int64` variables",
+    );
+    if let Some(sref) = state.sref(loops[0]) {
+        error = error.blame(
+            sref.location(),
+            format!("loop `{}`", fors[0].loop_var.name()),
+        );
+    }
+    Err(error)
+}
+
 /// Whether the split's guard `substitute_value < extent` always holds. With
 /// constant factors and extent the new loops reach `product - 1` at most, so
 /// the guard holds exactly when the product does not exceed the extent: the
@@ -402,6 +440,7 @@ fn plan_fuse(
     }
     suffix.push_str("_fused");
     let dtype = DataType::int(bits);
+    check_fused_extent_fits(state, loops, &fors, dtype)?;
     let fused_var = fors[0]
         .loop_var
         .with_name(format!("{}{suffix}", fors[0].loop_var.name()))
