@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Random schedule scripts run by TVM 0.27 and by tirc, compared.
 
-Each trial takes the module of a tests/schedule case or an example, writes a
+Each trial takes the module of a tests/schedule case, an example or a te_ or
+sched_ workload of the TVM corpus (tests/roundtrip/tvm), writes a
 random schedule script of the loop primitives tirc implements (split with
 every kind of factor list, fuse, reorder, parallel, vectorize, unroll, bind,
 annotate, unannotate, add_unit_loop, the getters), and runs it step by step in
@@ -295,7 +296,8 @@ def main() -> None:
     rng = random.Random(args.seed)
 
     sources = []
-    for folder, prefix in (("tests/schedule", ""), ("examples", ""), ("tests/roundtrip/tvm", "te_")):
+    folders = (("tests/schedule", ""), ("examples", ""), ("tests/roundtrip/tvm", ("te_", "sched_")))
+    for folder, prefix in folders:
         directory = os.path.join(REPO, folder)
         for entry in sorted(os.listdir(directory)):
             if not entry.startswith(prefix) or not entry.endswith(".tir"):
