@@ -276,7 +276,8 @@ fn plan_split(
 }
 
 /// Refuses a fuse of constant extents whose product does not fit the fused
-/// variable's type (TVM fails on the literal; tirc would wrap it around).
+/// variable's type (TVM wraps the extent around, or fails on the literal,
+/// depending on the order of the fuses).
 fn check_fused_extent_fits(
     state: &ScheduleState,
     loops: &[NodeId],
