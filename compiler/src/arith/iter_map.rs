@@ -262,35 +262,44 @@ pub fn iter_split_to_expr(split: &IterSplit) -> Expr {
     rewriter::split_to_expr(split, &analyzer)
 }
 
-/// The indices rewritten through their affine form when one is found
-/// (`(i * 4 + j) // 4` becomes `i` when `j < 4`), else unchanged.
+/// The indices rewritten through their affine form (`(i * 4 + j) // 4`
+/// becomes `i` when `j < 4`), or `None` when none is found (TVM's
+/// `IterMapSimplify`, whose callers keep the indices then). When the
+/// predicate makes detection fail, detection is retried without it;
+/// `simplify_trivial_iterators` drops unit loops, as detection does.
 pub fn iter_map_simplify(
     indices: &[Expr],
     input_iters: &[(Var, Range)],
     predicate: &Expr,
     level: IterMapLevel,
     analyzer: &Analyzer,
-) -> Vec<Expr> {
-    let mut result = detect_iter_map(indices, input_iters, predicate, level, analyzer, true);
-    if !result.is_success() && predicate.as_int() != Some(1) && level != IterMapLevel::Bijective {
-        // The predicate may be what failed; the map without it is still valid for simplification.
-        result = detect_iter_map(
+    simplify_trivial_iterators: bool,
+) -> Option<Vec<Expr>> {
+    let detect = |predicate: &Expr| {
+        detect_iter_map(
             indices,
             input_iters,
-            &Expr::bool(true),
+            predicate,
             level,
             analyzer,
-            true,
-        );
+            simplify_trivial_iterators,
+        )
+    };
+    let mut result = detect(predicate);
+    if !result.is_success() && predicate.as_int() != Some(1) && level != IterMapLevel::Bijective {
+        // The predicate may be what failed; the map without it is still valid for simplification.
+        result = detect(&Expr::bool(true));
     }
-    if !result.is_success() {
-        return indices.to_vec();
+    if !result.is_success() || result.indices.len() != indices.len() {
+        return None;
     }
-    result
-        .indices
-        .iter()
-        .map(|sum| rewriter::sum_to_expr(sum, analyzer))
-        .collect()
+    Some(
+        result
+            .indices
+            .iter()
+            .map(|sum| rewriter::sum_to_expr(sum, analyzer))
+            .collect(),
+    )
 }
 
 /// True when a block's bindings are an affine, surjective map of the loops

@@ -3,7 +3,7 @@
 //! iterator form, as TVM's `IterMapSimplifyBlockBinding` does, so that printed
 //! results match TVM's text (`i_0 * 32 + i_1`, `i_j_fused // 128`).
 
-use crate::arith::{detect_iter_map, iter_map::iter_sum_to_expr, Analyzer, IterMapLevel};
+use crate::arith::{iter_map::iter_map_simplify, Analyzer, IterMapLevel};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_block_children, mutate_stmt_children, Mutator};
 use crate::ir::operators;
@@ -113,7 +113,7 @@ impl Mutator for BindingSimplifier {
                 }))
             }
             StmtKind::BlockRealize(realize) => {
-                let values = iter_map_simplify(
+                let values = simplify_binding(
                     &realize.iter_values,
                     &self.loops,
                     &realize.predicate,
@@ -140,44 +140,25 @@ impl Mutator for BindingSimplifier {
     }
 }
 
-/// TVM's `IterMapSimplify` at the surjective level: the indices rewritten
-/// through their affine form, or unchanged when none is found. When the
-/// predicate makes detection fail, detection is retried without it.
-///
-/// (tirc's `arith::iter_map::iter_map_simplify` always simplifies trivial
-/// iterators; bindings need `simplify_trivial_iterators` to follow
-/// `preserve_unit_iters`, so this calls the detector directly.)
-pub(crate) fn iter_map_simplify(
+/// TVM's `IterMapSimplify` at the surjective level, on the indices with
+/// their constants folded first (see [`fold_constants`]); the indices as
+/// they were when no affine form is found.
+fn simplify_binding(
     indices: &[Expr],
     input_iters: &[(Var, Range)],
     predicate: &Expr,
     simplify_trivial_iterators: bool,
 ) -> Vec<Expr> {
-    let analyzer = Analyzer::new();
     let folded: Vec<Expr> = indices.iter().map(fold_constants).collect();
-    let indices_for_detection = folded.as_slice();
-    let mut result = detect_iter_map(
-        indices_for_detection,
+    iter_map_simplify(
+        &folded,
         input_iters,
         predicate,
         IterMapLevel::Surjective,
-        &analyzer,
+        &Analyzer::new(),
         simplify_trivial_iterators,
-    );
-    if !result.is_success() && predicate.as_int() != Some(1) {
-        result = detect_iter_map(
-            indices_for_detection,
-            input_iters,
-            &Expr::bool(true),
-            IterMapLevel::Surjective,
-            &analyzer,
-            simplify_trivial_iterators,
-        );
-    }
-    if !result.is_success() || result.indices.len() != indices.len() {
-        return indices.to_vec();
-    }
-    result.indices.iter().map(iter_sum_to_expr).collect()
+    )
+    .unwrap_or_else(|| indices.to_vec())
 }
 
 /// WORKAROUND(arith): TVM's `IterMapRewriter` applies `TryConstFold` at every

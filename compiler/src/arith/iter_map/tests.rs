@@ -236,7 +236,9 @@ fn iter_map_simplify_merges_digits_of_one_loop() {
         &Expr::bool(true),
         IterMapLevel::Surjective,
         &Analyzer::new(),
-    );
+        true,
+    )
+    .expect("an affine form");
     assert_eq!(simplified[0].to_string(), "f");
 }
 
