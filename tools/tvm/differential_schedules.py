@@ -75,9 +75,9 @@ def module_of(tirc: str, path: str) -> str | None:
     return text.rstrip() + "\n"
 
 
-def block_names(mod) -> list[str]:
-    """Names of the non-root blocks of every function, in program order."""
-    names = re.findall(r'T\.sblock\("([^"]*)"\)', mod.script())
+def block_names(module_text: str) -> list[str]:
+    """Names of the non-root blocks of a printed module, in program order."""
+    names = re.findall(r'T\.sblock\("([^"]*)"\)', module_text)
     # A name used twice is ambiguous for get_sblock: leave those out.
     return [n for i, n in enumerate(names) if names.count(n) == 1 and n != "root" and n not in names[:i]]
 
@@ -112,7 +112,7 @@ class Trial:
         return True
 
     def block_handle(self) -> str | None:
-        names = block_names(self.sch.mod)
+        names = block_names(self.sch.mod.script())
         if not names:
             return None
         name = self.rng.choice(names)
@@ -305,7 +305,7 @@ def main() -> None:
             if entry.endswith((".expected.tir", ".tvm.tir")):
                 continue
             text = module_of(args.tirc, os.path.join(directory, entry))
-            if text is not None and block_names(tvm.script.from_source(text)):
+            if text is not None and block_names(text):
                 sources.append((entry, text))
     print(f"{len(sources)} programs", flush=True)
 
@@ -317,9 +317,9 @@ def main() -> None:
         for _ in range(rng.randint(1, args.steps)):
             if not trial.step():
                 break
-        script = "def schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in trial.lines)
         if not trial.lines:
             continue
+        script = "def schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in trial.lines)
         text = module_text + "\n" + script
         first_step_line = module_text.count("\n") + 3
         path = os.path.join(work, f"trial{trial_index}.tir")
