@@ -6,7 +6,7 @@
 //! two blocks of one function do not share a name (a warning).
 
 use super::codes;
-use super::proofs::Facts;
+use super::proofs::{AffineValueRanges, Facts};
 use super::spans::{show, SpanStack};
 use crate::diagnostics::Diagnostic;
 use crate::ir::identity::{BufferSet, VarMap};
@@ -23,6 +23,7 @@ pub(super) fn check_function(function: &PrimFunc) -> Vec<Diagnostic> {
     let mut checker = BlockChecker {
         facts: Facts::default(),
         ranges: Default::default(),
+        loops: Vec::new(),
         spans: SpanStack::default(),
         diagnostics: Vec::new(),
         first_block_named: HashMap::new(),
@@ -37,6 +38,9 @@ struct BlockChecker {
     facts: Facts,
     /// The ranges of loops and iteration variables in scope.
     ranges: VarMap<Range>,
+    /// The loops between the statement being checked and its enclosing
+    /// block, outermost first: the iterators a block's bindings map from.
+    loops: Vec<(Var, Range)>,
     spans: SpanStack,
     diagnostics: Vec<Diagnostic>,
     first_block_named: HashMap<String, Span>,
@@ -53,8 +57,10 @@ impl BlockChecker {
             StmtKind::For(for_loop) => {
                 let range = for_loop.range();
                 self.facts.bind_range(&for_loop.loop_var, &range, true);
-                self.ranges.insert(for_loop.loop_var.clone(), range);
+                self.ranges.insert(for_loop.loop_var.clone(), range.clone());
+                self.loops.push((for_loop.loop_var.clone(), range));
                 self.stmt(&for_loop.body);
+                self.loops.pop();
             }
             StmtKind::BlockRealize(realize) => {
                 self.check_realize(realize);
@@ -64,10 +70,13 @@ impl BlockChecker {
                     self.ranges
                         .insert(iter_var.var.clone(), iter_var.dom.clone());
                 }
+                // Blocks inside bind to the loops inside this one only.
+                let outer_loops = std::mem::take(&mut self.loops);
                 if let Some(init) = &block.init {
                     self.stmt(init);
                 }
                 self.stmt(&block.body);
+                self.loops = outer_loops;
             }
             StmtKind::IfThenElse {
                 condition,
@@ -196,7 +205,11 @@ impl BlockChecker {
         if has_predicate {
             self.facts.push_condition(&realize.predicate);
         }
-        for (iter_var, value) in block.iter_vars.iter().zip(&realize.iter_values) {
+        // The affine form of all the bindings, found once for the first that needs it.
+        let mut affine_ranges: Option<AffineValueRanges> = None;
+        for (index, (iter_var, value)) in
+            block.iter_vars.iter().zip(&realize.iter_values).enumerate()
+        {
             let dom = &iter_var.dom;
             if !is_scalar_integer(value)
                 || !is_scalar_integer(&dom.min)
@@ -206,6 +219,24 @@ impl BlockChecker {
             }
             if self.bound_to_same_range(value, dom) || self.facts.prove_inside(value, dom) {
                 continue;
+            }
+            let affine = affine_ranges.get_or_insert_with(|| {
+                let all_integer = realize.iter_values.iter().all(is_scalar_integer);
+                all_integer
+                    .then(|| {
+                        self.facts.affine_value_ranges(
+                            &realize.iter_values,
+                            &self.loops,
+                            &realize.predicate,
+                        )
+                    })
+                    .flatten()
+            });
+            if let Some(Some((min, max))) = affine.as_ref().and_then(|ranges| ranges.get(index)) {
+                let (min, max) = (min.clone(), max.clone());
+                if self.facts.prove_values_inside(&min, &max, dom) {
+                    continue;
+                }
             }
             let end = dom
                 .end()

@@ -5,6 +5,7 @@
 //! evaluation of the variables that may be relaxed bounds it. Nothing is
 //! sampled: a fact that is not proved is reported.
 
+use crate::arith::iter_map::{detect_iter_map, IterMapLevel, IterSum};
 use crate::arith::{Analyzer, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_expr_children, Mutator};
@@ -49,6 +50,10 @@ impl Mutator for Atomizer<'_> {
         mutate_expr_children(self, expr)
     }
 }
+
+/// What [`Facts::affine_value_ranges`] finds: `(min, max)` of each index
+/// whose affine form bounds it, or `None` when the indices have no affine form.
+pub(super) type AffineValueRanges = Option<Vec<Option<(Expr, Expr)>>>;
 
 /// `a - b` with TVM's type matching; `None` when the types cannot be combined.
 fn difference(a: &Expr, b: &Expr) -> Option<Expr> {
@@ -186,6 +191,14 @@ impl Facts {
         self.prove_comparison(BinaryOp::Lt, value, &end)
     }
 
+    /// True when `min..=max` always lies inside `low..low + extent`.
+    pub(super) fn prove_values_inside(&mut self, min: &Expr, max: &Expr, range: &Range) -> bool {
+        let Ok(end) = range.end() else {
+            return false;
+        };
+        self.prove_greater_equal(min, &range.min) && self.prove_comparison(BinaryOp::Lt, max, &end)
+    }
+
     /// The values `expr` takes, as text for a message (`0..=127`, `1..=n`).
     pub(super) fn describe_values(&self, expr: &Expr) -> String {
         let set = self.analyzer.int_set(expr);
@@ -224,5 +237,44 @@ impl Facts {
     /// The simplified form of an expression, for messages.
     pub(super) fn simplify(&self, expr: &Expr) -> Expr {
         self.analyzer.simplify(expr)
+    }
+
+    /// The values each of `indices` takes as `(min, max)`, read off their
+    /// affine form over `loops` under `predicate` (TVM's `DetectIterMap`):
+    /// a fused binding such as `f // m` over `f < n * m` takes `0..=n - 1`,
+    /// which interval evaluation cannot see without knowing `m > 0`.
+    /// `None` when the indices are not an affine map of the loops; an entry
+    /// is `None` when a digit's scale may be negative.
+    pub(super) fn affine_value_ranges(
+        &self,
+        indices: &[Expr],
+        loops: &[(Var, Range)],
+        predicate: &Expr,
+    ) -> AffineValueRanges {
+        let result = detect_iter_map(
+            indices,
+            loops,
+            predicate,
+            IterMapLevel::Surjective,
+            &self.analyzer,
+            false,
+        );
+        if !result.is_success() || result.indices.len() != indices.len() {
+            return None;
+        }
+        let range_of = |sum: &IterSum| {
+            let mut max = sum.base.clone();
+            for split in &sum.args {
+                if split.scale.as_int().is_none_or(|scale| scale < 0) {
+                    return None;
+                }
+                // A digit takes 0..=extent - 1, scaled.
+                let last = operators::sub(split.extent.clone(), Expr::one(split.extent.dtype()));
+                let term = last.and_then(|last| operators::mul(last, split.scale.clone()));
+                max = operators::add(max, term.ok()?).ok()?;
+            }
+            Some((sum.base.clone(), self.analyzer.simplify(&max)))
+        };
+        Some(result.indices.iter().map(range_of).collect())
     }
 }

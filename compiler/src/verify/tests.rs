@@ -185,3 +185,64 @@ fn every_verifier_code_is_distinct_and_well_formed() {
     }
     let _ = (ExprKind::Int(0), StmtKind::Seq(Vec::new()));
 }
+
+/// A function over symbolic `n` and `m` whose one loop of `extent` binds
+/// `vi` (declared over `vi_extent`) and `vj` (over `m`) to `vi_value` and `vj_value`.
+fn fused_bindings(extent: &str, vi_extent: &str, vi_value: &str, vj_value: &str) -> String {
+    format!(
+        r#"@T.prim_func
+def main(a: T.handle, b: T.handle):
+    n = T.int32()
+    m = T.int32()
+    A = T.match_buffer(a, (n, m))
+    B = T.match_buffer(b, (n, m))
+    for f in range({extent}):
+        with T.block("B"):
+            vi = T.axis.spatial({vi_extent}, {vi_value})
+            vj = T.axis.spatial(m, {vj_value})
+            B[vi, vj] = A[vi, vj]
+"#
+    )
+}
+
+fn binding_errors(text: &str) -> usize {
+    check(text)
+        .iter()
+        .filter(|d| d.code == codes::BINDING_OUT_OF_DOMAIN)
+        .count()
+}
+
+#[test]
+fn a_fused_symbolic_loop_binds_inside_its_domains() {
+    // Interval evaluation alone cannot bound `f // m` by `n` without knowing
+    // `m > 0`; the affine form of the bindings can.
+    let text = fused_bindings("n * m", "n", "f // m", "f % m");
+    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+}
+
+#[test]
+fn the_affine_form_does_not_excuse_a_domain_that_is_too_small() {
+    // `f // m` takes n values, not m.
+    assert_eq!(
+        binding_errors(&fused_bindings("n * m", "m", "f // m", "f % m")),
+        1
+    );
+    // The loop covers twice the space the bindings' domains declare.
+    assert_eq!(
+        binding_errors(&fused_bindings("n * m * 2", "n", "f // m", "f % m")),
+        1
+    );
+}
+
+#[test]
+fn a_floor_division_that_does_not_divide_the_loop_is_refused() {
+    let text = r#"@T.prim_func
+def main(A: T.Buffer((10,), "float32"), B: T.Buffer((3,), "float32")):
+    for i in range(10):
+        with T.block("B"):
+            vi = T.axis.spatial(3, i // 3)
+            B[vi] = A[i]
+"#;
+    // `i // 3` reaches 3 at i = 9.
+    assert_eq!(binding_errors(text), 1);
+}
