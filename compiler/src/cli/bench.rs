@@ -41,6 +41,8 @@ struct ScheduleBenchArgs {
 /// One measurement of `tirc bench schedule`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Measurement {
+    /// Parsing the file (program and schedule section) into IR.
+    Parse,
     /// Applying the steps to a parsed program.
     Apply,
     /// Printing the module after every step.
@@ -109,6 +111,10 @@ fn bench_schedule(args: ScheduleBenchArgs) -> u8 {
         let steps = run.steps.len().max(1) as f64;
         let wanted = |m: Measurement| args.only.is_none_or(|only| only == m);
         let iterations = |m: Measurement| if wanted(m) { args.iterations } else { 0 };
+        let parse = fastest(iterations(Measurement::Parse), || {
+            let mut sources = SourceMap::new();
+            std::hint::black_box(parse_program(&mut sources, &name, &text));
+        });
         let apply = fastest(iterations(Measurement::Apply), || {
             std::hint::black_box(apply_schedule(&program, None));
         });
@@ -125,6 +131,12 @@ fn bench_schedule(args: ScheduleBenchArgs) -> u8 {
         });
         println!("{name}: {} steps", run.steps.len());
         // A measurement left out by `--only` is not reported.
+        if wanted(Measurement::Parse) {
+            println!(
+                "  parse:      {:9.1} us for the program and its schedule section",
+                micros(parse)
+            );
+        }
         if wanted(Measurement::Apply) {
             println!(
                 "  apply:      {:9.1} us per trace, {:7.2} us per step",
