@@ -9,7 +9,8 @@ annotate, unannotate, add_unit_loop, the getters), and runs it step by step in
 TVM, stopping at the first step TVM refuses.  tirc then applies the same
 file.  The two agree when
 
-  * TVM applies every step, tirc does too, and `tirc diff` finds tirc's module
+  * TVM applies every step, tirc does too (and its verifier accepts the
+    module after every step), and `tirc diff` finds tirc's module
     structurally equal to TVM's `sch.mod.script()`;
   * TVM refuses step k, tirc refuses it too, with its diagnostic on that line.
 
@@ -253,11 +254,15 @@ class Trial:
 
 
 def tirc_outcome(tirc: str, path: str) -> tuple[str, str]:
-    """('ok', module) or ('refused', stderr) or ('crash', stderr) for `tirc schedule`."""
-    done = subprocess.run([tirc, "schedule", "--dialect", "tirx", path], capture_output=True, text=True)
+    """('ok', module) or ('refused', stderr) or ('crash', stderr) for `tirc schedule`.
+
+    Every step is verified (`--verify-each`): a step the verifier refuses is
+    tirc's bug, reported as a crash, not a refusal."""
+    command = [tirc, "schedule", "--verify-each", "--dialect", "tirx", path]
+    done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode == 0:
         return "ok", done.stdout
-    if done.returncode == 1:
+    if done.returncode == 1 and not done.stderr.startswith("internal error"):
         return "refused", done.stderr
     return "crash", done.stderr
 
