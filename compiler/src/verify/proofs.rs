@@ -55,6 +55,33 @@ impl Mutator for Atomizer<'_> {
 /// whose affine form bounds it, or `None` when the indices have no affine form.
 pub(super) type AffineValueRanges = Option<Vec<Option<(Expr, Expr)>>>;
 
+/// The variables of `expr`'s linear terms (`v`, `v * c`, `c * v`, in sums
+/// and differences) with their coefficients times `sign`; other terms are skipped.
+fn linear_terms(expr: &Expr, sign: i64, terms: &mut Vec<(Var, i64)>) {
+    match expr.kind() {
+        ExprKind::Var(var) => terms.push((var.clone(), sign)),
+        ExprKind::Binary(BinaryOp::Add, a, b) => {
+            linear_terms(a, sign, terms);
+            linear_terms(b, sign, terms);
+        }
+        ExprKind::Binary(BinaryOp::Sub, a, b) => {
+            linear_terms(a, sign, terms);
+            linear_terms(b, -sign, terms);
+        }
+        ExprKind::Binary(BinaryOp::Mul, a, b) => {
+            let (term, factor) = match (a.as_int(), b.as_int()) {
+                (Some(factor), None) => (b, factor),
+                (None, Some(factor)) => (a, factor),
+                _ => return,
+            };
+            if let Some(sign) = sign.checked_mul(factor) {
+                linear_terms(term, sign, terms);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `a - b` with TVM's type matching; `None` when the types cannot be combined.
 fn difference(a: &Expr, b: &Expr) -> Option<Expr> {
     operators::sub(a.clone(), b.clone()).ok()
@@ -169,10 +196,99 @@ impl Facts {
             BinaryOp::Lt => difference(b, a).and_then(|d| difference(&d, &Expr::one(d.dtype()))),
             _ => None,
         };
-        match difference {
-            Some(d) => self.prove_nonnegative(&d),
-            None => false,
+        if difference.is_some_and(|d| self.prove_nonnegative(&d)) {
+            return true;
         }
+        op == BinaryOp::Lt && self.prove_below_through_constraints(a, b)
+    }
+
+    /// True when `value < end` follows from an assumed upper bound on a sum
+    /// the value contains scaled: under `T.where(i_0 * 3 + f // 16 < 64)`,
+    /// `i_0 * 96 + f * 2 + i_1` is `32 * (i_0 * 3 + f // 16) + (f % 16) * 2
+    /// + i_1`, at most `32 * 63 + 31`, which interval evaluation of the
+    /// binding alone (with `f` up to 47) cannot see.
+    fn prove_below_through_constraints(&mut self, value: &Expr, end: &Expr) -> bool {
+        let bounds = self.assumed_upper_bounds();
+        if bounds.is_empty() {
+            return false;
+        }
+        let mut value_terms = Vec::new();
+        linear_terms(value, 1, &mut value_terms);
+        for (bounded, limit) in bounds {
+            let mut bounded_terms = Vec::new();
+            linear_terms(&bounded, 1, &mut bounded_terms);
+            // value = k * bounded + rest <= k * limit + rest for k > 0, so it
+            // suffices that end - 1 - k * limit - rest >= 0 everywhere.
+            let mut scales: Vec<i64> = bounded_terms
+                .iter()
+                .filter(|(_, coefficient)| *coefficient > 0)
+                .filter_map(|(var, coefficient)| {
+                    let (_, in_value) = value_terms.iter().find(|(v, _)| v == var)?;
+                    (*in_value > 0 && in_value % coefficient == 0).then(|| in_value / coefficient)
+                })
+                .collect();
+            scales.sort_unstable();
+            scales.dedup();
+            for scale in scales {
+                let k = Expr::int(scale, value.dtype());
+                let slack = (|| {
+                    let rest = operators::sub(
+                        value.clone(),
+                        operators::mul(k.clone(), bounded.clone()).ok()?,
+                    )
+                    .ok()?;
+                    let top = operators::add(operators::mul(k.clone(), limit.clone()).ok()?, rest)
+                        .ok()?;
+                    let last = operators::sub(end.clone(), Expr::one(end.dtype())).ok()?;
+                    operators::sub(last, top).ok()
+                })();
+                if slack
+                    .is_some_and(|slack| self.prove_nonnegative(&self.analyzer.simplify(&slack)))
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The assumed conditions of the form `bounded <= limit` on integers
+    /// (`a < b` read as `a <= b - 1`), conjunctions taken apart.
+    fn assumed_upper_bounds(&self) -> Vec<(Expr, Expr)> {
+        fn collect(condition: &Expr, out: &mut Vec<(Expr, Expr)>) {
+            let ExprKind::Binary(op, a, b) = condition.kind() else {
+                return;
+            };
+            let (bounded, limit, strict) = match op {
+                BinaryOp::And => {
+                    collect(a, out);
+                    collect(b, out);
+                    return;
+                }
+                BinaryOp::Lt => (a, b, true),
+                BinaryOp::Le => (a, b, false),
+                BinaryOp::Gt => (b, a, true),
+                BinaryOp::Ge => (b, a, false),
+                _ => return,
+            };
+            if !bounded.dtype().is_integer() || !bounded.dtype().is_scalar() {
+                return;
+            }
+            let limit = if strict {
+                match operators::sub(limit.clone(), Expr::one(limit.dtype())) {
+                    Ok(limit) => limit,
+                    Err(_) => return,
+                }
+            } else {
+                limit.clone()
+            };
+            out.push((bounded.clone(), limit));
+        }
+        let mut bounds = Vec::new();
+        for condition in &self.constraints {
+            collect(condition, &mut bounds);
+        }
+        bounds
     }
 
     /// True when `a >= b` always holds.

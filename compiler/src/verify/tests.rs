@@ -246,3 +246,39 @@ def main(A: T.Buffer((10,), "float32"), B: T.Buffer((3,), "float32")):
     // `i // 3` reaches 3 at i = 9.
     assert_eq!(binding_errors(text), 1);
 }
+
+/// The loops a non-dividing split and a fuse leave (see
+/// tests/schedule/split_predicate_then_fuse.tir), guarded by `predicate`.
+fn predicated_fused_binding(predicate: &str) -> String {
+    format!(
+        r#"@T.prim_func
+def main(A: T.Buffer((2048,), "float32")):
+    for i_0_0, fused, i_1_1 in T.grid(22, 48, 2):
+        with T.block("A"):
+            vi = T.axis.spatial(2048, i_0_0 * 96 + fused * 2 + i_1_1)
+            T.where({predicate})
+            A[vi] = T.float32(0)
+"#
+    )
+}
+
+#[test]
+fn a_predicate_on_a_scaled_part_of_a_binding_bounds_it() {
+    // vi = 32 * (i_0_0 * 3 + fused // 16) + fused % 16 * 2 + i_1_1 <= 32 * 63 + 31.
+    let text = predicated_fused_binding("i_0_0 * 3 + fused // 16 < 64");
+    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+}
+
+#[test]
+fn a_predicate_too_loose_for_the_domain_still_leaves_the_binding_outside() {
+    // One more outer value reaches 32 * 64 + 31 = 2079.
+    assert_eq!(
+        binding_errors(&predicated_fused_binding("i_0_0 * 3 + fused // 16 < 65")),
+        1
+    );
+    // A bound on another sum says nothing about this one.
+    assert_eq!(
+        binding_errors(&predicated_fused_binding("i_0_0 * 2 + fused // 16 < 64")),
+        1
+    );
+}
