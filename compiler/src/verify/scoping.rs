@@ -121,8 +121,12 @@ impl ScopeChecker {
                 .names
                 .get(var.name())
                 .and_then(|vars| {
+                    // A variable a pass or primitive made (no span, as the
+                    // loop of `add_unit_loop`) is shadowed only in the IR:
+                    // the printer renames the inner one, as TVM's does.
                     vars.iter().rev().find(|v| {
                         *v != var
+                            && v.span().is_known()
                             && v.span() != var.span()
                             && matches!(
                                 self.kinds.get(*v),
