@@ -209,9 +209,10 @@ impl Facts {
     /// binding alone (with `f` up to 47) cannot see.
     fn prove_below_through_constraints(&mut self, value: &Expr, end: &Expr) -> bool {
         let bounds = self.assumed_upper_bounds();
-        if bounds.is_empty() {
+        let below_end = difference(end, value).and_then(|d| difference(&d, &Expr::one(d.dtype())));
+        let Some(below_end) = below_end.filter(|_| !bounds.is_empty()) else {
             return false;
-        }
+        };
         let mut value_terms = Vec::new();
         linear_terms(value, 1, &mut value_terms);
         for (bounded, limit) in bounds {
@@ -229,21 +230,15 @@ impl Facts {
                 .collect();
             scales.sort_unstable();
             scales.dedup();
+            // end - 1 - (k * limit + rest) = (end - 1 - value) + k * (bounded - limit)
+            let Some(over_limit) = difference(&bounded, &limit) else {
+                continue;
+            };
             for scale in scales {
                 let k = Expr::int(scale, value.dtype());
-                let slack = (|| {
-                    let rest = operators::sub(
-                        value.clone(),
-                        operators::mul(k.clone(), bounded.clone()).ok()?,
-                    )
-                    .ok()?;
-                    let top = operators::add(operators::mul(k.clone(), limit.clone()).ok()?, rest)
-                        .ok()?;
-                    let last = operators::sub(end.clone(), Expr::one(end.dtype())).ok()?;
-                    operators::sub(last, top).ok()
-                })();
-                if slack
-                    .is_some_and(|slack| self.prove_nonnegative(&self.analyzer.simplify(&slack)))
+                let slack = operators::mul(k, over_limit.clone())
+                    .and_then(|scaled| operators::add(below_end.clone(), scaled));
+                if slack.is_ok_and(|slack| self.prove_nonnegative(&self.analyzer.simplify(&slack)))
                 {
                     return true;
                 }
@@ -298,13 +293,7 @@ impl Facts {
 
     /// True when `low <= value < low + extent` always holds.
     pub(super) fn prove_inside(&mut self, value: &Expr, range: &Range) -> bool {
-        if !self.prove_greater_equal(value, &range.min) {
-            return false;
-        }
-        let Ok(end) = range.end() else {
-            return false;
-        };
-        self.prove_comparison(BinaryOp::Lt, value, &end)
+        self.prove_values_inside(value, value, range)
     }
 
     /// True when `min..=max` always lies inside `low..low + extent`.
