@@ -82,6 +82,50 @@ fn linear_terms(expr: &Expr, sign: i64, terms: &mut Vec<(Var, i64)>) {
     }
 }
 
+/// Rewrites `e % k` to `e` and `e // k` to `0` where `0 <= e < k` follows
+/// from the analyzer or from `bounds` (each used as it is, not tightened).
+struct DivisionUnderBounds<'a> {
+    facts: &'a mut Facts,
+    bounds: &'a [(Expr, Expr)],
+    changed: bool,
+}
+
+impl DivisionUnderBounds<'_> {
+    /// The rewritten expression, or `None` when nothing changed.
+    fn rewrite(mut self, expr: &Expr) -> Option<Expr> {
+        let rewritten = self.mutate_expr(expr);
+        self.changed.then_some(rewritten)
+    }
+
+    /// True when `0 <= dividend < divisor` always holds.
+    fn below_divisor(&mut self, dividend: &Expr, divisor: &Expr) -> bool {
+        if !self.facts.prove_nonnegative(dividend) {
+            return false;
+        }
+        let below = operators::binary(BinaryOp::Lt, dividend.clone(), divisor.clone());
+        below.is_ok_and(|below| self.facts.prove(&below))
+            || self
+                .facts
+                .prove_below_through_bounds(dividend, divisor, self.bounds.to_vec())
+    }
+}
+
+impl Mutator for DivisionUnderBounds<'_> {
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        if let ExprKind::Binary(op @ (BinaryOp::FloorMod | BinaryOp::FloorDiv), a, b) = expr.kind()
+        {
+            if b.as_int().is_some_and(|k| k > 0) && self.below_divisor(a, b) {
+                self.changed = true;
+                return match op {
+                    BinaryOp::FloorMod => self.mutate_expr(a),
+                    _ => Expr::zero(expr.dtype()),
+                };
+            }
+        }
+        mutate_expr_children(self, expr)
+    }
+}
+
 /// `a - b` with TVM's type matching; `None` when the types cannot be combined.
 fn difference(a: &Expr, b: &Expr) -> Option<Expr> {
     operators::sub(a.clone(), b.clone()).ok()
@@ -208,7 +252,19 @@ impl Facts {
     /// + i_1`, at most `32 * 63 + 31`, which interval evaluation of the
     /// binding alone (with `f` up to 47) cannot see.
     fn prove_below_through_constraints(&mut self, value: &Expr, end: &Expr) -> bool {
-        let bounds = self.assumed_upper_bounds();
+        let mut bounds = self.assumed_upper_bounds();
+        let tightened = self.tighten_bounds(&bounds);
+        bounds.extend(tightened);
+        self.prove_below_through_bounds(value, end, bounds)
+    }
+
+    /// [`Facts::prove_below_through_constraints`] with the bounds given.
+    fn prove_below_through_bounds(
+        &mut self,
+        value: &Expr,
+        end: &Expr,
+        bounds: Vec<(Expr, Expr)>,
+    ) -> bool {
         let below_end = difference(end, value).and_then(|d| difference(&d, &Expr::one(d.dtype())));
         let Some(below_end) = below_end.filter(|_| !bounds.is_empty()) else {
             return false;
@@ -245,6 +301,25 @@ impl Facts {
             }
         }
         false
+    }
+
+    /// The bounds whose bounded side changes once each `e % k` and `e // k`
+    /// in it is read under the other bounds: with `x < 16` also assumed,
+    /// `x % 16 < 1` says `x < 1` (a unit loop split by 16 and fused).
+    fn tighten_bounds(&mut self, bounds: &[(Expr, Expr)]) -> Vec<(Expr, Expr)> {
+        let mut tightened = Vec::new();
+        for (bounded, limit) in bounds {
+            let rewritten = DivisionUnderBounds {
+                facts: self,
+                bounds,
+                changed: false,
+            }
+            .rewrite(bounded);
+            if let Some(rewritten) = rewritten {
+                tightened.push((self.analyzer.simplify(&rewritten), limit.clone()));
+            }
+        }
+        tightened
     }
 
     /// The assumed conditions of the form `bounded <= limit` on integers

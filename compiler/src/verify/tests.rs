@@ -282,3 +282,41 @@ fn a_predicate_too_loose_for_the_domain_still_leaves_the_binding_outside() {
         1
     );
 }
+
+/// A unit loop split by 16, fused and split by 5 (see
+/// tests/schedule/unit_loop_split_fuse_resplit.tir), guarded by `predicate`.
+fn resplit_unit_binding(predicate: &str) -> String {
+    format!(
+        r#"@T.prim_func
+def main(C: T.Buffer((1,), "float32"), D: T.Buffer((1,), "float32")):
+    for f_0, f_1 in T.grid(4, 5):
+        with T.block("D"):
+            v_b = T.axis.spatial(1, f_0 * 5 + f_1)
+            T.where({predicate})
+            D[v_b] = C[v_b]
+"#
+    )
+}
+
+#[test]
+fn a_remainder_bounded_by_another_conjunct_bounds_the_binding() {
+    // With `x < 16`, `x % 16 < 1` says `x < 1`.
+    let text = resplit_unit_binding("(f_0 * 5 + f_1) % 16 < 1 and f_0 * 5 + f_1 < 16");
+    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+}
+
+#[test]
+fn a_remainder_is_not_read_as_its_dividend_without_a_bound_below_the_divisor() {
+    // x = 16 passes `x % 16 < 1 and x < 17`.
+    assert_eq!(
+        binding_errors(&resplit_unit_binding(
+            "(f_0 * 5 + f_1) % 16 < 1 and f_0 * 5 + f_1 < 17"
+        )),
+        1
+    );
+    // Alone, `x % 16 < 1` admits x = 16.
+    assert_eq!(
+        binding_errors(&resplit_unit_binding("(f_0 * 5 + f_1) % 16 < 1")),
+        1
+    );
+}
