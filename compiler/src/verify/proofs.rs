@@ -8,7 +8,7 @@
 use crate::arith::iter_map::{detect_iter_map, IterMapLevel, IterSum};
 use crate::arith::{Analyzer, IntSet};
 use crate::ir::identity::VarMap;
-use crate::ir::mutate::{mutate_expr_children, Mutator};
+use crate::ir::mutate::{mutate_expr_children, substitute, Mutator};
 use crate::ir::operators;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};
@@ -419,6 +419,43 @@ impl Facts {
         self.analyzer.simplify(expr)
     }
 
+    /// `indices`, `loops` and `predicate` with every loop the assumed
+    /// conditions keep at its first value replaced by that value: a
+    /// `T.where(u * 12 + g < 1)` leaves `g` of `0:12` only 0, and `f + g`
+    /// is then a map of `f` alone.
+    fn pin_loops(
+        &mut self,
+        indices: &[Expr],
+        loops: &[(Var, Range)],
+        predicate: &Expr,
+    ) -> (Vec<Expr>, Vec<(Var, Range)>, Expr) {
+        let mut pinned = VarMap::default();
+        let mut pinned_loops = loops.to_vec();
+        for (var, range) in &mut pinned_loops {
+            let (Some(_), Some(extent)) = (range.min.as_int(), range.extent.as_int()) else {
+                continue;
+            };
+            let mentioned = expr_uses_var(predicate, &mut |v| v == var);
+            if extent <= 1 || !mentioned {
+                continue;
+            }
+            let next = operators::add(range.min.clone(), Expr::one(range.min.dtype()));
+            if next.is_ok_and(|next| self.prove_comparison(BinaryOp::Lt, &var.to_expr(), &next)) {
+                pinned.insert(var.clone(), range.min.clone());
+                *range = Range::new(range.min.clone(), Expr::one(range.extent.dtype()));
+            }
+        }
+        if pinned.is_empty() {
+            return (indices.to_vec(), pinned_loops, predicate.clone());
+        }
+        let indices = indices
+            .iter()
+            .map(|index| substitute(index, &pinned))
+            .collect();
+        let predicate = self.analyzer.simplify(&substitute(predicate, &pinned));
+        (indices, pinned_loops, predicate)
+    }
+
     /// The values each of `indices` takes as `(min, max)`, read off their
     /// affine form over `loops` under `predicate` (TVM's `DetectIterMap`):
     /// a fused binding such as `f // m` over `f < n * m` takes `0..=n - 1`,
@@ -426,15 +463,16 @@ impl Facts {
     /// `None` when the indices are not an affine map of the loops; an entry
     /// is `None` when a digit's scale may be negative.
     pub(super) fn affine_value_ranges(
-        &self,
+        &mut self,
         indices: &[Expr],
         loops: &[(Var, Range)],
         predicate: &Expr,
     ) -> AffineValueRanges {
+        let (indices, loops, predicate) = self.pin_loops(indices, loops, predicate);
         let result = detect_iter_map(
-            indices,
-            loops,
-            predicate,
+            &indices,
+            &loops,
+            &predicate,
             IterMapLevel::Surjective,
             &self.analyzer,
             false,

@@ -320,3 +320,42 @@ fn a_remainder_is_not_read_as_its_dividend_without_a_bound_below_the_divisor() {
         1
     );
 }
+
+/// Three symbolic loops fused into `f_0`, next to `g` of `0:12` that
+/// `predicate` restricts (see tests/schedule/symbolic_unit_loop_pinned_by_predicate.tir).
+fn symbolic_binding_beside(predicate: &str) -> String {
+    format!(
+        r#"@T.prim_func
+def main(a: T.handle, c: T.handle):
+    n = T.int32()
+    m = T.int32()
+    A = T.match_buffer(a, (n, m))
+    C = T.match_buffer(c, (n, m))
+    for f_0, u, g in T.grid(n * m, 1, 12):
+        with T.block("C"):
+            v_i = T.axis.spatial(n, (f_0 + g) // m)
+            v_j = T.axis.spatial(m, (f_0 + g) % m)
+            T.where({predicate})
+            C[v_i, v_j] = A[v_i, v_j]
+"#
+    )
+}
+
+#[test]
+fn a_loop_the_predicate_keeps_at_one_value_is_read_as_that_value() {
+    // `u * 12 + g < 1` leaves g = 0, so the bindings are those of `f_0` alone.
+    let text = symbolic_binding_beside("u * 12 + g < 1");
+    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+}
+
+#[test]
+fn a_loop_the_predicate_leaves_two_values_is_not_pinned() {
+    // g = 1 with f_0 = n * m - 1 reaches row n.
+    let diagnostics = check(&symbolic_binding_beside("u * 12 + g < 2"));
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.code == codes::BINDING_OUT_OF_DOMAIN && d.message.contains("`v_i`")),
+        "{diagnostics:?}"
+    );
+}
