@@ -430,8 +430,8 @@ impl Facts {
         predicate: &Expr,
     ) -> (Vec<Expr>, Vec<(Var, Range)>, Expr) {
         let mut pinned = VarMap::default();
-        let mut pinned_loops = loops.to_vec();
-        for (var, range) in &mut pinned_loops {
+        let mut loops = loops.to_vec();
+        for (var, range) in &mut loops {
             let (Some(_), Some(extent)) = (range.min.as_int(), range.extent.as_int()) else {
                 continue;
             };
@@ -446,14 +446,14 @@ impl Facts {
             }
         }
         if pinned.is_empty() {
-            return (indices.to_vec(), pinned_loops, predicate.clone());
+            return (indices.to_vec(), loops, predicate.clone());
         }
         let indices = indices
             .iter()
             .map(|index| substitute(index, &pinned))
             .collect();
         let predicate = self.analyzer.simplify(&substitute(predicate, &pinned));
-        (indices, pinned_loops, predicate)
+        (indices, loops, predicate)
     }
 
     /// The values each of `indices` takes as `(min, max)`, read off their
