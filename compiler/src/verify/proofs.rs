@@ -106,7 +106,7 @@ impl DivisionUnderBounds<'_> {
         below.is_ok_and(|below| self.facts.prove(&below))
             || self
                 .facts
-                .prove_below_through_bounds(dividend, divisor, self.bounds.to_vec())
+                .prove_below_through_bounds(dividend, divisor, self.bounds)
     }
 }
 
@@ -252,10 +252,13 @@ impl Facts {
     /// + i_1`, at most `32 * 63 + 31`, which interval evaluation of the
     /// binding alone (with `f` up to 47) cannot see.
     fn prove_below_through_constraints(&mut self, value: &Expr, end: &Expr) -> bool {
-        let mut bounds = self.assumed_upper_bounds();
+        let bounds = self.assumed_upper_bounds();
+        if self.prove_below_through_bounds(value, end, &bounds) {
+            return true;
+        }
+        // Tightening costs a proof per division in the bounds: only when needed.
         let tightened = self.tighten_bounds(&bounds);
-        bounds.extend(tightened);
-        self.prove_below_through_bounds(value, end, bounds)
+        self.prove_below_through_bounds(value, end, &tightened)
     }
 
     /// [`Facts::prove_below_through_constraints`] with the bounds given.
@@ -263,7 +266,7 @@ impl Facts {
         &mut self,
         value: &Expr,
         end: &Expr,
-        bounds: Vec<(Expr, Expr)>,
+        bounds: &[(Expr, Expr)],
     ) -> bool {
         let below_end = difference(end, value).and_then(|d| difference(&d, &Expr::one(d.dtype())));
         let Some(below_end) = below_end.filter(|_| !bounds.is_empty()) else {
@@ -273,7 +276,7 @@ impl Facts {
         linear_terms(value, 1, &mut value_terms);
         for (bounded, limit) in bounds {
             let mut bounded_terms = Vec::new();
-            linear_terms(&bounded, 1, &mut bounded_terms);
+            linear_terms(bounded, 1, &mut bounded_terms);
             // value = k * bounded + rest <= k * limit + rest for k > 0, so it
             // suffices that end - 1 - k * limit - rest >= 0 everywhere.
             let mut scales: Vec<i64> = bounded_terms
@@ -287,7 +290,7 @@ impl Facts {
             scales.sort_unstable();
             scales.dedup();
             // end - 1 - (k * limit + rest) = (end - 1 - value) + k * (bounded - limit)
-            let Some(over_limit) = difference(&bounded, &limit) else {
+            let Some(over_limit) = difference(bounded, limit) else {
                 continue;
             };
             for scale in scales {
