@@ -212,12 +212,21 @@ fn binding_errors(text: &str) -> usize {
         .count()
 }
 
+/// `template` with its `{predicate}` replaced.
+fn with_predicate(template: &str, predicate: &str) -> String {
+    template.replace("{predicate}", predicate)
+}
+
+/// Asserts that the verifier finds every binding of `text` inside its domain.
+fn assert_bindings_accepted(text: &str) {
+    assert_eq!(binding_errors(text), 0, "{:?}", check(text));
+}
+
 #[test]
 fn a_fused_symbolic_loop_binds_inside_its_domains() {
     // Interval evaluation alone cannot bound `f // m` by `n` without knowing
     // `m > 0`; the affine form of the bindings can.
-    let text = fused_bindings("n * m", "n", "f // m", "f % m");
-    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+    assert_bindings_accepted(&fused_bindings("n * m", "n", "f // m", "f % m"));
 }
 
 #[test]
@@ -248,84 +257,91 @@ def main(A: T.Buffer((10,), "float32"), B: T.Buffer((3,), "float32")):
 }
 
 /// The loops a non-dividing split and a fuse leave (see
-/// tests/schedule/split_predicate_then_fuse.tir), guarded by `predicate`.
-fn predicated_fused_binding(predicate: &str) -> String {
-    format!(
-        r#"@T.prim_func
+/// tests/schedule/split_predicate_then_fuse.tir), with the block's
+/// condition left as `{predicate}`.
+const PREDICATED_FUSED_BINDING: &str = r#"@T.prim_func
 def main(A: T.Buffer((2048,), "float32")):
     for i_0_0, fused, i_1_1 in T.grid(22, 48, 2):
         with T.block("A"):
             vi = T.axis.spatial(2048, i_0_0 * 96 + fused * 2 + i_1_1)
             T.where({predicate})
             A[vi] = T.float32(0)
-"#
-    )
-}
+"#;
 
 #[test]
 fn a_predicate_on_a_scaled_part_of_a_binding_bounds_it() {
     // vi = 32 * (i_0_0 * 3 + fused // 16) + fused % 16 * 2 + i_1_1 <= 32 * 63 + 31.
-    let text = predicated_fused_binding("i_0_0 * 3 + fused // 16 < 64");
-    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+    assert_bindings_accepted(&with_predicate(
+        PREDICATED_FUSED_BINDING,
+        "i_0_0 * 3 + fused // 16 < 64",
+    ));
 }
 
 #[test]
 fn a_predicate_too_loose_for_the_domain_still_leaves_the_binding_outside() {
     // One more outer value reaches 32 * 64 + 31 = 2079.
     assert_eq!(
-        binding_errors(&predicated_fused_binding("i_0_0 * 3 + fused // 16 < 65")),
+        binding_errors(&with_predicate(
+            PREDICATED_FUSED_BINDING,
+            "i_0_0 * 3 + fused // 16 < 65"
+        )),
         1
     );
     // A bound on another sum says nothing about this one.
     assert_eq!(
-        binding_errors(&predicated_fused_binding("i_0_0 * 2 + fused // 16 < 64")),
+        binding_errors(&with_predicate(
+            PREDICATED_FUSED_BINDING,
+            "i_0_0 * 2 + fused // 16 < 64"
+        )),
         1
     );
 }
 
 /// A unit loop split by 16, fused and split by 5 (see
-/// tests/schedule/unit_loop_split_fuse_resplit.tir), guarded by `predicate`.
-fn resplit_unit_binding(predicate: &str) -> String {
-    format!(
-        r#"@T.prim_func
+/// tests/schedule/unit_loop_split_fuse_resplit.tir), with the block's
+/// condition left as `{predicate}`.
+const RESPLIT_UNIT_BINDING: &str = r#"@T.prim_func
 def main(C: T.Buffer((1,), "float32"), D: T.Buffer((1,), "float32")):
     for f_0, f_1 in T.grid(4, 5):
         with T.block("D"):
             v_b = T.axis.spatial(1, f_0 * 5 + f_1)
             T.where({predicate})
             D[v_b] = C[v_b]
-"#
-    )
-}
+"#;
 
 #[test]
 fn a_remainder_bounded_by_another_conjunct_bounds_the_binding() {
     // With `x < 16`, `x % 16 < 1` says `x < 1`.
-    let text = resplit_unit_binding("(f_0 * 5 + f_1) % 16 < 1 and f_0 * 5 + f_1 < 16");
-    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+    assert_bindings_accepted(&with_predicate(
+        RESPLIT_UNIT_BINDING,
+        "(f_0 * 5 + f_1) % 16 < 1 and f_0 * 5 + f_1 < 16",
+    ));
 }
 
 #[test]
 fn a_remainder_is_not_read_as_its_dividend_without_a_bound_below_the_divisor() {
     // x = 16 passes `x % 16 < 1 and x < 17`.
     assert_eq!(
-        binding_errors(&resplit_unit_binding(
+        binding_errors(&with_predicate(
+            RESPLIT_UNIT_BINDING,
             "(f_0 * 5 + f_1) % 16 < 1 and f_0 * 5 + f_1 < 17"
         )),
         1
     );
     // Alone, `x % 16 < 1` admits x = 16.
     assert_eq!(
-        binding_errors(&resplit_unit_binding("(f_0 * 5 + f_1) % 16 < 1")),
+        binding_errors(&with_predicate(
+            RESPLIT_UNIT_BINDING,
+            "(f_0 * 5 + f_1) % 16 < 1"
+        )),
         1
     );
 }
 
 /// Three symbolic loops fused into `f_0`, next to `g` of `0:12` that
-/// `predicate` restricts (see tests/schedule/symbolic_unit_loop_pinned_by_predicate.tir).
-fn symbolic_binding_beside(predicate: &str) -> String {
-    format!(
-        r#"@T.prim_func
+/// the block's condition `{predicate}` restricts (see
+/// tests/schedule/symbolic_unit_loop_pinned_by_predicate.tir).
+const SYMBOLIC_BINDING_BESIDE: &str = r#"@T.prim_func
 def main(a: T.handle, c: T.handle):
     n = T.int32()
     m = T.int32()
@@ -337,21 +353,18 @@ def main(a: T.handle, c: T.handle):
             v_j = T.axis.spatial(m, (f_0 + g) % m)
             T.where({predicate})
             C[v_i, v_j] = A[v_i, v_j]
-"#
-    )
-}
+"#;
 
 #[test]
 fn a_loop_the_predicate_keeps_at_one_value_is_read_as_that_value() {
     // `u * 12 + g < 1` leaves g = 0, so the bindings are those of `f_0` alone.
-    let text = symbolic_binding_beside("u * 12 + g < 1");
-    assert_eq!(binding_errors(&text), 0, "{:?}", check(&text));
+    assert_bindings_accepted(&with_predicate(SYMBOLIC_BINDING_BESIDE, "u * 12 + g < 1"));
 }
 
 #[test]
 fn a_loop_the_predicate_leaves_two_values_is_not_pinned() {
     // g = 1 with f_0 = n * m - 1 reaches row n.
-    let diagnostics = check(&symbolic_binding_beside("u * 12 + g < 2"));
+    let diagnostics = check(&with_predicate(SYMBOLIC_BINDING_BESIDE, "u * 12 + g < 2"));
     assert!(
         diagnostics
             .iter()
