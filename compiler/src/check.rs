@@ -76,16 +76,8 @@ fn overlaps(a: Span, b: Span) -> bool {
 /// The part of a span on its first line: the verifier blames whole loops and
 /// blocks, and their header line is what a reader needs to see.
 fn first_line(span: Span, sources: &SourceMap) -> Span {
-    let Some(file) = sources.get(span.file) else {
-        return span;
-    };
-    let end = (span.end as usize).min(file.text.len());
-    let start = (span.start as usize).min(end);
-    match file.text[start..end].find('\n') {
-        Some(offset) => {
-            let line = file.text[start..start + offset].trim_end();
-            Span::new(span.file, span.start, span.start + line.len() as u32)
-        }
+    match sources.get(span.file) {
+        Some(file) => span.first_line(&file.text),
         None => span,
     }
 }

@@ -245,78 +245,54 @@ pub fn render_text(diagnostics: &[Diagnostic], sources: &SourceMap, color: bool)
     out
 }
 
-/// Escapes a string for inclusion in JSON.
-pub fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// A location as JSON: `file`, byte `start`/`end`, 1-based
+/// `line`/`column` and `end_line`/`end_column`; `null` for no location.
+fn json_location(span: Span, sources: &SourceMap) -> serde_json::Value {
+    let Some(file) = sources.get(span.file) else {
+        return serde_json::Value::Null;
+    };
+    let (line, column) = file.line_column((span.start as usize).min(file.text.len()));
+    let (end_line, end_column) = file.line_column((span.end as usize).min(file.text.len()));
+    serde_json::json!({
+        "file": file.name,
+        "start": span.start,
+        "end": span.end,
+        "line": line + 1,
+        "column": column + 1,
+        "end_line": end_line + 1,
+        "end_column": end_column + 1,
+    })
 }
 
-fn json_location(span: Span, sources: &SourceMap) -> String {
-    match sources.get(span.file) {
-        Some(file) => {
-            let (line, column) = file.line_column((span.start as usize).min(file.text.len()));
-            let (end_line, end_column) = file.line_column((span.end as usize).min(file.text.len()));
-            format!(
-                "{{\"file\":{},\"start\":{},\"end\":{},\"line\":{},\"column\":{},\"end_line\":{},\"end_column\":{}}}",
-                json_string(&file.name),
-                span.start,
-                span.end,
-                line + 1,
-                column + 1,
-                end_line + 1,
-                end_column + 1
-            )
-        }
-        None => "null".to_string(),
-    }
-}
-
-/// Renders one diagnostic as a single-line JSON object with stable field names:
-/// `severity`, `code`, `message`, `span` (`file`, `start`, `end`, 1-based
+/// One diagnostic as a JSON value with stable field names: `severity`,
+/// `code`, `message`, `span` (`file`, `start`, `end`, 1-based
 /// `line`/`column`), `label`, `secondary`, `notes`, `help`.
-pub fn render_json(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
-    let secondary: Vec<String> = diagnostic
+pub fn to_json(diagnostic: &Diagnostic, sources: &SourceMap) -> serde_json::Value {
+    let secondary: Vec<serde_json::Value> = diagnostic
         .secondary
         .iter()
         .map(|label| {
-            format!(
-                "{{\"span\":{},\"message\":{}}}",
-                json_location(label.span, sources),
-                json_string(&label.message)
-            )
+            serde_json::json!({
+                "span": json_location(label.span, sources),
+                "message": label.message,
+            })
         })
         .collect();
-    let notes: Vec<String> = diagnostic.notes.iter().map(|n| json_string(n)).collect();
-    format!(
-        "{{\"severity\":{},\"code\":{},\"message\":{},\"span\":{},\"label\":{},\"secondary\":[{}],\"notes\":[{}],\"help\":{}}}",
-        json_string(diagnostic.severity.as_str()),
-        json_string(&diagnostic.code),
-        json_string(&diagnostic.message),
-        json_location(diagnostic.span, sources),
-        json_string(&diagnostic.label),
-        secondary.join(","),
-        notes.join(","),
-        diagnostic
-            .help
-            .as_deref()
-            .map(json_string)
-            .unwrap_or_else(|| "null".to_string())
-    )
+    serde_json::json!({
+        "severity": diagnostic.severity.as_str(),
+        "code": diagnostic.code,
+        "message": diagnostic.message,
+        "span": json_location(diagnostic.span, sources),
+        "label": diagnostic.label,
+        "secondary": secondary,
+        "notes": diagnostic.notes,
+        "help": diagnostic.help,
+    })
+}
+
+/// Renders one diagnostic as a single-line JSON object ([`to_json`]).
+pub fn render_json(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
+    to_json(diagnostic, sources).to_string()
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@
 pub mod analysis;
 pub mod arith;
 pub mod check;
-pub mod cli;
 pub mod codegen;
 pub mod diagnostics;
+pub mod driver;
 pub mod explain;
 pub mod format;
 pub mod frontend;

@@ -42,6 +42,25 @@ impl Span {
         Span::new(file, span.start, span.end)
     }
 
+    /// The part of the span on its first line, trailing blanks left out:
+    /// a whole loop, block or `def` is blamed at its header line. `text` is
+    /// the text of the span's file.
+    pub fn first_line(self, text: &str) -> Span {
+        let end = (self.end as usize).min(text.len());
+        let start = (self.start as usize).min(end);
+        match text
+            .get(start..end)
+            .and_then(|part| part.find('\n').map(|n| &part[..n]))
+        {
+            Some(line) => Span::new(
+                self.file,
+                self.start,
+                self.start + line.trim_end().len() as u32,
+            ),
+            None => self,
+        }
+    }
+
     /// True when the span points into a file.
     pub fn is_known(self) -> bool {
         self.file != FileId::NONE

@@ -1,19 +1,48 @@
--- Registers tirc's language server for .tir files in Neovim (0.8+), using the
--- built-in LSP client. Put this file on your runtimepath (for example in
--- ~/.config/nvim/plugin/) or paste it into init.lua. `tirc` must be on PATH
--- with `tirc-lsp` beside it (`cargo build --release` builds both).
+-- Registers tirc's language server for .tir files in Neovim's built-in LSP
+-- client. Works on Neovim 0.7 (Debian's package) and later: 0.8+ uses
+-- vim.lsp.start, 0.7 starts one client and attaches each .tir buffer to it.
+-- Put this file on your runtimepath (for example in ~/.config/nvim/plugin/)
+-- or paste it into init.lua. `tirc` must be on PATH (`cargo install --path cli`).
 vim.filetype.add({ extension = { tir = "tir" } })
+
+local config = {
+  name = "tirc",
+  cmd = { "tirc", "lsp" },
+  init_options = { formatDialect = "classic", debounceMs = 10 },
+}
+
+-- The project root: the nearest directory above the file with Cargo.toml or .git.
+local function root_of(buf)
+  local name = vim.api.nvim_buf_get_name(buf)
+  local dir = vim.fn.fnamemodify(name, ":p:h")
+  local marker = vim.fn.findfile("Cargo.toml", dir .. ";")
+  if marker == "" then
+    marker = vim.fn.finddir(".git", dir .. ";")
+  end
+  if marker ~= "" then
+    return vim.fn.fnamemodify(marker, ":p:h:h")
+  end
+  return dir
+end
+
+local client_id_07 = nil
 
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "tir",
   callback = function(args)
     vim.bo[args.buf].commentstring = "# %s"
-    vim.lsp.start({
-      name = "tirc",
-      cmd = { "tirc", "lsp" },
-      root_dir = vim.fs.dirname(vim.fs.find({ "Cargo.toml", ".git" }, { upward = true })[1] or vim.api.nvim_buf_get_name(args.buf)),
-      init_options = { formatDialect = "classic", debounceMs = 10 },
-    })
+    config.root_dir = root_of(args.buf)
+    if vim.lsp.start then
+      vim.lsp.start(config)
+    else
+      -- Neovim 0.7: no vim.lsp.start; one client serves every .tir buffer.
+      if client_id_07 == nil or vim.lsp.get_client_by_id(client_id_07) == nil then
+        client_id_07 = vim.lsp.start_client(config)
+      end
+      if client_id_07 then
+        vim.lsp.buf_attach_client(args.buf, client_id_07)
+      end
+    end
   end,
 })
 

@@ -1,10 +1,12 @@
-//! Parse, lower and verify arbitrary text with every optional check on:
-//! whatever the input, `check_source` returns diagnostics and never panics.
+//! Parse, lower, verify and apply the schedule sections of arbitrary text,
+//! with every optional check on, through the driver's `analyze` (what `tirc
+//! check` and the language server run): whatever the input, it returns
+//! diagnostics and never panics.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tirc::check::{check_source, CheckOptions};
-use tirc::source::SourceMap;
+use tirc::check::CheckOptions;
+use tirc::driver::{analyze, SourceFile};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -13,9 +15,9 @@ fuzz_target!(|data: &[u8]| {
     let options = CheckOptions {
         strict_casts: true,
         warn_loose_regions: true,
+        ..CheckOptions::default()
     };
-    let mut sources = SourceMap::new();
-    let checked = check_source(&mut sources, "fuzz.tir", text, &options);
+    let analysis = analyze(&SourceFile::new("fuzz.tir", text), &options);
     // Rendering touches every span; it must stay inside the text.
-    let _ = tirc::diagnostics::render_text(&checked.diagnostics, &sources, false);
+    let _ = tirc::diagnostics::render_text(&analysis.diagnostics(), &analysis.sources, false);
 });

@@ -1,14 +1,15 @@
 //! One analysed version of a document: the diagnostics `tirc check` reports
-//! (through `check_source`), the lowered program with its symbol index, the
+//! (through the driver's `analyze`, schedule sections included), the lowered program with its symbol index, the
 //! syntax tree, and the schedule sections. Built once per version and shared
 //! by every feature.
 
 use crate::position::LineIndex;
 use crate::schedule_script::ScheduleScript;
 use std::sync::{Arc, OnceLock};
-use tirc::check::{check_source, CheckOptions, Checked};
+use tirc::check::{CheckOptions, Checked};
+use tirc::driver::{analyze, SourceFile};
 use tirc::frontend::{lower_file_with, Program};
-use tirc::schedule::{apply_schedule, ScheduleRun};
+use tirc::schedule::ScheduleRun;
 use tirc::source::{FileId, SourceMap};
 use tirc_grammar::Parsed;
 
@@ -28,28 +29,27 @@ pub struct Analysis {
     syntax: OnceLock<Parsed>,
     partial_program: OnceLock<Option<Program>>,
     scripts: OnceLock<Vec<ScheduleScript>>,
-    schedule_runs: OnceLock<Vec<ScheduleRun>>,
+    schedule_runs: Vec<ScheduleRun>,
 }
 
 impl Analysis {
     /// Checks `text` exactly as `tirc check` does.
     pub fn new(name: &str, text: Arc<String>, version: i32) -> Analysis {
-        let mut sources = SourceMap::new();
         let options = CheckOptions {
             record_symbols: true,
             ..CheckOptions::default()
         };
-        let checked = check_source(&mut sources, name, &text, &options);
+        let analysis = analyze(&SourceFile::new(name, text.as_str()), &options);
         Analysis {
             version,
             line_index: LineIndex::new(&text),
             text,
-            checked,
-            sources,
+            checked: analysis.checked,
+            sources: analysis.sources,
             syntax: OnceLock::new(),
             partial_program: OnceLock::new(),
             scripts: OnceLock::new(),
-            schedule_runs: OnceLock::new(),
+            schedule_runs: analysis.schedule_runs,
         }
     }
 
@@ -96,19 +96,7 @@ impl Analysis {
     /// The run of every schedule section by the schedule engine, in file
     /// order; empty while the file has errors (the engine needs a program).
     pub fn schedule_runs(&self) -> &[ScheduleRun] {
-        self.schedule_runs.get_or_init(|| {
-            let Some(program) = self.checked.program.as_ref() else {
-                return Vec::new();
-            };
-            if self.checked.has_errors() {
-                return Vec::new();
-            }
-            program
-                .schedules
-                .iter()
-                .map(|schedule| apply_schedule(program, Some(&schedule.name)))
-                .collect()
-        })
+        &self.schedule_runs
     }
 
     /// The run of the schedule section named `name`.
@@ -118,18 +106,10 @@ impl Analysis {
             .find(|run| run.schedule.as_deref() == Some(name))
     }
 
-    /// What `tirc check` reports, then the diagnostics of the schedule
-    /// sections (a refused step at its line).
+    /// What `tirc check` reports: the checks' diagnostics and those of the
+    /// schedule sections (a refused step at its line), in source order.
     pub fn all_diagnostics(&self) -> Vec<tirc::diagnostics::Diagnostic> {
-        let mut diagnostics = self.checked.diagnostics.clone();
-        for run in self.schedule_runs() {
-            for diagnostic in &run.diagnostics {
-                if !diagnostics.contains(diagnostic) {
-                    diagnostics.push(diagnostic.clone());
-                }
-            }
-        }
-        diagnostics
+        tirc::driver::all_diagnostics(&self.checked, &self.schedule_runs)
     }
 
     /// The protocol range of a byte span.

@@ -5,7 +5,7 @@
 //! This is the only crate that knows the Language Server Protocol. `server`
 //! is the thin `LanguageServer` implementation; every feature is one module
 //! that answers from an [`analysis::Analysis`] of the document's current
-//! version, which the compiler's `check_source` builds (so the editor shows
+//! version, which the compiler's driver builds (`tirc::driver::analyze`, so the editor shows
 //! exactly what `tirc check` reports).
 #![deny(missing_docs)]
 
@@ -20,6 +20,7 @@ pub mod formatting;
 pub mod hover;
 pub mod inferred_regions;
 pub mod inlay_hints;
+pub mod lifecycle;
 pub mod navigation;
 pub mod position;
 pub mod program_tree;
@@ -31,7 +32,6 @@ pub mod signature_help;
 pub mod symbols;
 
 use tower_lsp::lsp_types::*;
-use tower_lsp::{LspService, Server};
 
 /// What the server can do, as announced to the client.
 pub fn capabilities() -> ServerCapabilities {
@@ -82,10 +82,24 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
-/// Serves the protocol on standard input and output until the client exits.
-pub async fn serve_stdio() {
-    let (service, socket) = LspService::new(server::Backend::new);
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-        .serve(service)
-        .await;
+/// Serves the protocol on standard input and output until the client
+/// exits; the process exit code the protocol asks for: 0 after `shutdown`
+/// and `exit` (or a closed input after `shutdown`), 1 otherwise.
+pub fn serve_stdio() -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the language server's runtime: {error}");
+            return 2;
+        }
+    };
+    let code = runtime.block_on(lifecycle::serve(tokio::io::stdin(), tokio::io::stdout()));
+    // Tokio reads standard input on a blocking thread that waits for the next
+    // byte; waiting for it would keep the process alive while an editor
+    // holds the pipe open after `exit`.
+    runtime.shutdown_background();
+    code
 }

@@ -2,15 +2,13 @@
 //! TVM 0.27 printed), through the library: nothing panics, every symbol
 //! occurrence covers its name, and hover answers at every occurrence.
 
-mod support;
-
 use std::sync::Arc;
 use tirc::frontend::symbols::SymbolKind;
 use tirc_lsp::analysis::Analysis;
 use tower_lsp::lsp_types::{Position, Range, Url};
 
 fn corpus() -> Vec<(String, String)> {
-    let root = support::repository_root();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
     for folder in [
         "examples",

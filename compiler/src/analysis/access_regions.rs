@@ -61,6 +61,12 @@ impl Detector<'_> {
     }
 
     fn access(&mut self, write: bool, buffer: &Buffer, indices: &[Expr]) {
+        // A malformed access (wrong number of indices) defines no region:
+        // the error is the access's, reported where it is written, and a
+        // region inferred from it would repeat it at the block.
+        if indices.len() != buffer.rank() {
+            return;
+        }
         let region = indices
             .iter()
             .map(|index| eval_set(index, &self.domains))

@@ -11,8 +11,10 @@ pub mod explain;
 #[cfg(feature = "llvm")]
 pub mod llvm;
 pub mod signature;
+pub mod target;
 
 pub use signature::{KernelArgument, KernelSignature};
+pub use target::Target;
 
 use crate::diagnostics::Diagnostic;
 use crate::ir::IRModule;

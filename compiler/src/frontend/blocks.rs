@@ -141,6 +141,12 @@ impl Lowerer {
         let mut region = Vec::new();
         for (dim, subscript) in subscripts.iter().enumerate() {
             match subscript {
+                // A name used as an index is the variable's shared node, which
+                // has no span; the region's span stands in, so a diagnostic
+                // about the region points at the `T.reads`/`T.writes` line.
+                Subscript::Index(index) if !index.span().is_known() => {
+                    region.push(Range::point(index.with_span(self.span(span))))
+                }
                 Subscript::Index(index) => region.push(Range::point(index.clone())),
                 Subscript::Slice { start, stop, step } => {
                     if step.as_ref().is_some_and(|s| !operators::is_one(s)) {

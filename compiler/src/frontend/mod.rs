@@ -435,6 +435,21 @@ pub fn lower_file_with(
             );
         }
     }
+    // Python binds the last `def` of a name; applying the first would run a
+    // schedule the reader does not expect, so two of one name are an error.
+    for (i, schedule) in schedules.iter().enumerate() {
+        if let Some(first) = schedules[..i].iter().find(|o| o.name == schedule.name) {
+            lowerer.report(
+                Diagnostic::error(
+                    codes::DUPLICATE,
+                    format!("the schedule section `{}` is defined twice", schedule.name),
+                    schedule.span.first_line(source),
+                )
+                .with_secondary(first.span.first_line(source), "first defined here")
+                .with_help("rename one of them, or delete the one you do not want"),
+            );
+        }
+    }
     if lowerer.record_symbols {
         lowerer.symbols.finish(file, file_id);
     }

@@ -170,11 +170,7 @@ impl Interpreter<'_> {
                 }
                 return Value::int(DataType::int32(), 0);
             }
-            "call_extern"
-            | "call_pure_extern"
-            | "call_llvm_intrin"
-            | "call_llvm_pure_intrin"
-            | "call_packed" => {
+            name if super::EXTERNAL_CALLS.contains(&name) => {
                 let callee = match args.first().map(Expr::kind) {
                     Some(ExprKind::Str(callee)) => callee.clone(),
                     _ => String::from("?"),

@@ -70,6 +70,27 @@ impl Arg {
     }
 }
 
+/// Calls into code outside the program, which the interpreter cannot run.
+pub(crate) const EXTERNAL_CALLS: &[&str] = &[
+    "call_extern",
+    "call_pure_extern",
+    "call_llvm_intrin",
+    "call_llvm_pure_intrin",
+    "call_packed",
+];
+
+/// False when `func` calls code outside the program (`T.call_pure_extern`,
+/// an LLVM intrinsic), which the interpreter refuses to run.
+pub fn can_interpret(func: &PrimFunc) -> bool {
+    let mut external = false;
+    crate::ir::visit::walk_exprs_in_stmt(&func.body, &mut |expr| {
+        if let crate::ir::ExprKind::Call { op, .. } = expr.kind() {
+            external |= EXTERNAL_CALLS.contains(&op.name());
+        }
+    });
+    !external
+}
+
 /// Runs `func` on `args` with the default options; tensor arguments hold the
 /// results afterwards (also after an error, with what was written by then).
 pub fn run_function(func: &PrimFunc, args: &mut [Arg]) -> Result<(), InterpError> {

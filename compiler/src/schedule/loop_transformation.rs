@@ -244,7 +244,7 @@ fn plan_split(
     for (i, factor) in factors.iter().enumerate() {
         let var = for_loop
             .loop_var
-            .with_name(format!("{name}_{i}"))
+            .with_name(bounded_loop_name(format!("{name}_{i}")))
             .with_dtype(dtype);
         substitute_value = operators::add(
             operators::mul(substitute_value, factor.clone()).map_err(operator_error)?,
@@ -278,6 +278,23 @@ fn plan_split(
 /// Refuses a fuse of constant extents whose product does not fit the fused
 /// variable's type (TVM wraps the extent around, or fails on the literal,
 /// depending on the order of the fuses).
+/// The longest loop name split and fuse generate. TVM's names grow with
+/// every step (`i_0_i_1_fused_0_...`): 20 split/fuse pairs print 25 MB and
+/// 1,000 exhaust memory. Past this length a generated name restarts from its
+/// first part with the step's suffix (`i_0`, `i_fused`), as a fresh loop's
+/// would; the printer keeps names unique.
+const MAX_GENERATED_LOOP_NAME: usize = 96;
+
+/// `name`, or a short name in its place when `name` is too long.
+fn bounded_loop_name(name: String) -> String {
+    if name.len() <= MAX_GENERATED_LOOP_NAME {
+        return name;
+    }
+    let first = name.split('_').next().unwrap_or("i");
+    let last = name.rsplit('_').next().unwrap_or("fused");
+    format!("{first}_{last}")
+}
+
 fn check_fused_extent_fits(
     state: &ScheduleState,
     loops: &[NodeId],
@@ -444,7 +461,10 @@ fn plan_fuse(
     check_fused_extent_fits(state, loops, &fors, dtype)?;
     let fused_var = fors[0]
         .loop_var
-        .with_name(format!("{}{suffix}", fors[0].loop_var.name()))
+        .with_name(bounded_loop_name(format!(
+            "{}{suffix}",
+            fors[0].loop_var.name()
+        )))
         .with_dtype(dtype);
     let fused = fused_var.to_expr();
     let mut values: Vec<Expr> = vec![Expr::i32(0); count];
@@ -799,6 +819,24 @@ mod tests {
             assert_eq!(error.code, code, "{factors:?}: {}", error.message);
             assert!(unchanged(&s0, &s));
         }
+    }
+
+    #[test]
+    fn generated_names_stay_bounded_over_many_split_fuse_pairs() {
+        let mut s = state(MATMUL);
+        let (_, loops) = block_and_loops(&s, "C");
+        let mut outer = loops[0];
+        for _ in 0..1_000 {
+            let parts = split(&mut s, outer, &[None, int(2)], true, false).unwrap();
+            outer = fuse(&mut s, &parts, true).unwrap();
+        }
+        let text = printed(&s);
+        assert!(text.len() < 4_000, "{} bytes printed", text.len());
+        let longest = text
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .map(str::len)
+            .max();
+        assert!(longest <= Some(MAX_GENERATED_LOOP_NAME), "{text}");
     }
 
     #[test]

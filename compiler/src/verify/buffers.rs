@@ -198,7 +198,9 @@ impl BufferChecker {
 
     fn check_region(&mut self, region: &BufferRegion, what: &str) {
         let buffer = &region.buffer;
-        let span = self.spans.current();
+        // A region the user wrote (`T.reads(A[i, 0:4])`) is blamed where it
+        // is written; an inferred one has no span and is blamed at the block.
+        let span = region_span(region).unwrap_or_else(|| self.spans.current());
         if region.region.len() != buffer.rank() {
             self.diagnostics.push(
                 Diagnostic::error(
@@ -382,4 +384,14 @@ impl Visitor for BufferChecker {
             self.visit_range(range);
         }
     }
+}
+
+/// The source span covering a region's written bounds, when it was written.
+fn region_span(region: &BufferRegion) -> Option<Span> {
+    region
+        .region
+        .iter()
+        .flat_map(|range| [range.min.span(), range.extent.span()])
+        .filter(|span| span.is_known())
+        .reduce(Span::to)
 }

@@ -5,10 +5,10 @@
 //! `TIRC_BLESS=1` rewrites the snapshots.
 
 use crate::support::{collect, display_path, tests_root, Failures};
-use tirc::check::{check_source, CheckOptions};
+use tirc::check::CheckOptions;
 use tirc::codegen::llvm::emit::module_to_llvm_ir;
 use tirc::codegen::llvm::{CodegenOptions, TargetSpec};
-use tirc::source::SourceMap;
+use tirc::driver::{check, SourceFile};
 
 /// The target every snapshot is generated for.
 const SNAPSHOT_TARGET: &str = "llvm -mtriple=x86_64-unknown-linux-gnu -mcpu=x86-64 -opt-level=0";
@@ -20,20 +20,15 @@ fn codegen() {
     let target = TargetSpec::parse(SNAPSHOT_TARGET).expect("the snapshot target is valid");
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test file");
-        let mut sources = SourceMap::new();
-        let checked = check_source(
-            &mut sources,
-            &display_path(path),
-            &text,
+        let checked = match check(
+            &SourceFile::new(display_path(path), text),
             &CheckOptions::default(),
-        );
-        let has_errors = checked.has_errors();
-        let Some(program) = checked.program.filter(|_| !has_errors) else {
-            failures.add(
-                path,
-                tirc::diagnostics::render_text(&checked.diagnostics, &sources, false),
-            );
-            continue;
+        ) {
+            Ok(checked) => checked,
+            Err(error) => {
+                failures.add(path, error.render_plain());
+                continue;
+            }
         };
         let options = CodegenOptions {
             target: target.clone(),
@@ -41,11 +36,11 @@ fn codegen() {
             packed_wrappers: false,
             runtime_checks: false,
         };
-        match module_to_llvm_ir(&program.module, &options) {
+        match module_to_llvm_ir(&checked.program.module, &options) {
             Ok(ir) => failures.expect_file(&path.with_extension("ll"), &ir),
             Err(diagnostics) => failures.add(
                 path,
-                tirc::diagnostics::render_text(&diagnostics, &sources, false),
+                tirc::diagnostics::render_text(&diagnostics, &checked.sources, false),
             ),
         }
     }

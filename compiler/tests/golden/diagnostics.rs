@@ -17,8 +17,9 @@
 //! `TIRC_BLESS=1` (inline expectations are written by hand).
 
 use crate::support::{collect, display_path, tests_root, Failures};
-use tirc::check::{check_source, CheckOptions};
+use tirc::check::CheckOptions;
 use tirc::diagnostics::{render_text, Diagnostic};
+use tirc::driver::{analyze, SourceFile};
 use tirc::source::SourceMap;
 
 /// One `# error[E0240]: text` comment.
@@ -99,12 +100,15 @@ fn diagnostics() {
     let mut failures = Failures::default();
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test file");
-        let mut sources = SourceMap::new();
-        let checked = check_source(&mut sources, &display_path(path), &text, &options_of(&text));
-        let rendered = render_text(&checked.diagnostics, &sources, false);
+        let analysis = analyze(
+            &SourceFile::new(display_path(path), text.as_str()),
+            &options_of(&text),
+        );
+        let diagnostics = analysis.diagnostics();
+        let rendered = render_text(&diagnostics, &analysis.sources, false);
         let expected = expectations(&text);
         if expects_clean(&text) {
-            if !checked.diagnostics.is_empty() || !expected.is_empty() {
+            if !diagnostics.is_empty() || !expected.is_empty() {
                 failures.add(
                     path,
                     format!("expected no diagnostics (`# expect: clean`), found:\n{rendered}"),
@@ -113,7 +117,7 @@ fn diagnostics() {
             continue;
         }
         if expected.is_empty() {
-            if checked.diagnostics.is_empty() {
+            if diagnostics.is_empty() {
                 failures.add(
                     path,
                     "a diagnostics test must produce at least one diagnostic",
@@ -122,11 +126,11 @@ fn diagnostics() {
             failures.expect_file(&path.with_extension("stderr"), &rendered);
             continue;
         }
-        let mut unmatched: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
+        let mut unmatched: Vec<&Diagnostic> = diagnostics.iter().collect();
         let mut problems = Vec::new();
         for expectation in &expected {
             let position = unmatched.iter().position(|d| {
-                line_of(d, &sources) == expectation.line
+                line_of(d, &analysis.sources) == expectation.line
                     && d.severity.as_str() == expectation.severity
                     && d.code == expectation.code
                     && d.message.starts_with(&expectation.message_prefix)
@@ -147,7 +151,7 @@ fn diagnostics() {
         for diagnostic in unmatched {
             problems.push(format!(
                 "line {}: unexpected {}[{}]: {}",
-                line_of(diagnostic, &sources),
+                line_of(diagnostic, &analysis.sources),
                 diagnostic.severity.as_str(),
                 diagnostic.code,
                 diagnostic.message
@@ -175,19 +179,17 @@ fn valid_programs_verify_clean() {
     let mut failures = Failures::default();
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable test file");
-        let mut sources = SourceMap::new();
-        let checked = check_source(
-            &mut sources,
-            &display_path(path),
-            &text,
+        let analysis = analyze(
+            &SourceFile::new(display_path(path), text.as_str()),
             &CheckOptions::default(),
         );
-        if !checked.diagnostics.is_empty() {
+        let diagnostics = analysis.diagnostics();
+        if !diagnostics.is_empty() {
             failures.add(
                 path,
                 format!(
                     "a valid program got diagnostics:\n{}",
-                    render_text(&checked.diagnostics, &sources, false)
+                    render_text(&diagnostics, &analysis.sources, false)
                 ),
             );
         }

@@ -8,14 +8,13 @@
 
 use crate::support::{collect, display_path, tests_root, Failures};
 use std::path::{Path, PathBuf};
-use tirc::check::{check_source, CheckOptions};
 use tirc::codegen::llvm::{CodegenOptions, JitModule};
-use tirc::interp::{Arg, Tolerance};
-use tirc::runtime::execute::{
+use tirc::driver::execute::{
     check_against_interpreter, output_positions, prepare_inputs, PreparedRun,
 };
-use tirc::runtime::npy::read_npy;
-use tirc::source::SourceMap;
+use tirc::driver::npy::read_npy;
+use tirc::driver::{lower_file, ScheduleChoice, SourceFile};
+use tirc::interp::{Arg, Tolerance};
 
 /// What one case checked, for the summary.
 struct CaseOutcome {
@@ -24,44 +23,19 @@ struct CaseOutcome {
 
 fn run_case(path: &Path) -> Result<CaseOutcome, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let mut sources = SourceMap::new();
-    let name = display_path(path);
-    let checked = check_source(&mut sources, &name, &text, &CheckOptions::default());
-    if checked.has_errors() {
-        return Err(tirc::diagnostics::render_text(
-            &checked.diagnostics,
-            &sources,
-            false,
-        ));
-    }
-    let program = checked.program.ok_or("no program")?;
-    let scheduled = if program.schedules.is_empty() {
-        program.module.clone()
-    } else {
-        let run = tirc::schedule::apply_schedule(&program, None);
-        if !run.succeeded() {
-            return Err(tirc::diagnostics::render_text(
-                &run.diagnostics,
-                &sources,
-                false,
-            ));
-        }
-        run.module().clone()
+    let source = SourceFile::new(display_path(path), text);
+    let program = lower_file(&source, &ScheduleChoice::Default).map_err(|e| e.render_plain())?;
+    let entry = program.entry(Some("main")).map_err(|e| e.render_plain())?;
+    let (original, func, lowered) = (entry.original, entry.lowered, &program.module);
+    let render = |d: Vec<tirc::diagnostics::Diagnostic>| {
+        tirc::diagnostics::render_text(&d, program.sources(), false)
     };
-    let lowered = tirc::codegen::lower_for_codegen(&scheduled)
-        .map_err(|d| tirc::diagnostics::render_text(&d, &sources, false))?;
-    let original = program
-        .module
-        .function("main")
-        .ok_or("no function `main`")?;
-    let func = lowered.function("main").ok_or("no lowered `main`")?;
     // With run-time checks: every case also shows that they accept correct programs.
     let options = CodegenOptions {
         runtime_checks: true,
         ..CodegenOptions::host()
     };
-    let jit = JitModule::compile(&lowered, &options)
-        .map_err(|d| tirc::diagnostics::render_text(&d, &sources, false))?;
+    let jit = JitModule::compile(lowered, &options).map_err(render)?;
     let function = jit.function("main").ok_or("the JIT lost `main`")?;
 
     let stem = path.with_extension("");

@@ -170,7 +170,7 @@ const JIT_EVERY_STEP_LIMIT: u64 = 1 << 22;
 #[cfg(feature = "llvm")]
 fn run_compiled_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
     use tirc::codegen::llvm::CodegenOptions;
-    use tirc::runtime::execute::{run_compiled, CompiledRunError};
+    use tirc::driver::execute::{run_compiled, CompiledRunError};
     let mut outputs = Vec::new();
     for func in &module.functions {
         let args = random_arguments(func)?;

@@ -3,8 +3,9 @@
 //! target machine for one. Without options the target is the host: its
 //! triple, its CPU and every feature that CPU has.
 
+use crate::codegen::target::{LlvmTarget, Target};
 use inkwell::targets::{
-    CodeModel, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+    CodeModel, InitializationConfig, RelocMode, Target as LlvmBackend, TargetMachine, TargetTriple,
 };
 use inkwell::OptimizationLevel;
 use std::sync::Once;
@@ -39,8 +40,8 @@ const PARTIAL_UNROLLING_THRESHOLD: &str = "-partial-unrolling-threshold=128";
 pub fn initialize_targets() {
     INITIALIZE_TARGETS.call_once(|| {
         let config = InitializationConfig::default();
-        Target::initialize_x86(&config);
-        Target::initialize_aarch64(&config);
+        LlvmBackend::initialize_x86(&config);
+        LlvmBackend::initialize_aarch64(&config);
         super::raw::set_llvm_options(&[PARTIAL_UNROLLING_THRESHOLD]);
     });
 }
@@ -61,48 +62,29 @@ impl TargetSpec {
         }
     }
 
-    /// Parses a TVM target string. `llvm` alone is the host; `-mtriple`
-    /// without `-mcpu` means a generic CPU of that architecture; `-mcpu`
-    /// without `-mattr` means that CPU's own features.
+    /// Parses a TVM target string for this backend (see
+    /// [`crate::codegen::target::Target::parse`]) and resolves it.
     pub fn parse(text: &str) -> Result<TargetSpec, String> {
-        let mut words = text.split_whitespace();
-        match words.next() {
-            Some("llvm") => {}
-            Some(kind) => {
-                return Err(format!(
-                    "target kind `{kind}` is not supported here; use `llvm` (for example `llvm -mcpu=znver3`)"
-                ))
-            }
-            None => return Err("the target string is empty; use `llvm`".to_string()),
+        match Target::parse(text)? {
+            Target::Llvm(target) => TargetSpec::resolve(&target),
+            other => Err(format!(
+                "target `{other}` is not an LLVM target; use `llvm` (for example `llvm -mcpu=znver3`)"
+            )),
         }
+    }
+
+    /// Resolves an `llvm` target against the host: no `-mtriple` and no
+    /// `-mcpu` is the host CPU; `-mtriple` without `-mcpu` a generic CPU of
+    /// that architecture; `-mcpu` without `-mattr` that CPU's own features.
+    pub fn resolve(target: &LlvmTarget) -> Result<TargetSpec, String> {
         let host = TargetSpec::host();
-        let (mut triple, mut cpu, mut features, mut opt_level) = (None, None, None, 3u8);
-        for word in words {
-            let option = word.trim_start_matches('-');
-            let (key, value) = option.split_once('=').unwrap_or((option, ""));
-            match key {
-                "mtriple" => triple = Some(value.to_string()),
-                "mcpu" => cpu = Some(value.to_string()),
-                "mattr" => features = Some(value.to_string()),
-                "opt-level" => {
-                    opt_level = value
-                        .parse::<u8>()
-                        .ok()
-                        .filter(|level| *level <= 3)
-                        .ok_or_else(|| {
-                            format!("`-opt-level={value}` is not a level from 0 to 3")
-                        })?
-                }
-                // Options TVM's llvm target accepts that do not change code here.
-                "keys" | "tag" | "num-cores" | "mabi" | "model" | "device" | "libs"
-                | "fast-math" | "jit" => {}
-                _ => {
-                    return Err(format!(
-                        "unknown target option `{word}`; tirc reads -mtriple, -mcpu, -mattr and -opt-level"
-                    ))
-                }
-            }
-        }
+        let (triple, cpu, features, opt_level) = (
+            target.triple.clone(),
+            target.cpu.clone(),
+            target.features.clone(),
+            target.opt_level,
+        );
+        let text = Target::Llvm(target.clone()).to_string();
         let names_given = cpu.is_some() || features.is_some();
         let same_machine = triple.as_deref().is_none_or(|t| t == host.triple);
         let spec = match (same_machine, cpu) {
@@ -125,7 +107,7 @@ impl TargetSpec {
         };
         let spec = TargetSpec {
             opt_level,
-            text: text.trim().to_string(),
+            text,
             ..spec
         };
         if names_given {
@@ -157,7 +139,7 @@ impl TargetSpec {
     pub fn target_machine(&self) -> Result<TargetMachine, String> {
         initialize_targets();
         let triple = TargetTriple::create(&self.triple);
-        let target = Target::from_triple(&triple).map_err(|error| {
+        let target = LlvmBackend::from_triple(&triple).map_err(|error| {
             format!(
                 "LLVM cannot generate code for `{}`: {}",
                 self.triple,
@@ -243,7 +225,7 @@ mod tests {
     fn bad_targets_say_why() {
         assert!(TargetSpec::parse("cuda")
             .unwrap_err()
-            .contains("not supported"));
+            .contains("not an LLVM target"));
         assert!(TargetSpec::parse("llvm -frobnicate=1")
             .unwrap_err()
             .contains("unknown target option"));

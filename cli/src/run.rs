@@ -1,0 +1,200 @@
+//! `tirc run`: apply the schedule, lower, JIT-compile and run a function on
+//! `.npy` or seeded random inputs; optionally check every output against a
+//! reference, time repeated runs and save the outputs. The driver does the
+//! work (`tirc::driver::run`); this file reads flags and prints the report.
+
+use super::output::{report, DiagnosticFormat};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `tirc run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The `.tir` file (`-` for standard input).
+    file: PathBuf,
+    /// The function to run (default: `main`, or the module's only function).
+    #[arg(long)]
+    entry: Option<String>,
+    /// The schedule section to apply (default: the file's only one, or `schedule`).
+    #[arg(long, conflicts_with = "no_schedule")]
+    schedule: Option<String>,
+    /// Run the program as written, without its schedule.
+    #[arg(long)]
+    no_schedule: bool,
+    /// A directory with `<param>.npy` for every parameter.
+    #[arg(long, value_name = "DIR")]
+    args: Option<PathBuf>,
+    /// Write every buffer parameter as `<param>.npy` here after the run.
+    #[arg(long, value_name = "DIR")]
+    save_outputs: Option<PathBuf>,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Compare every output with a reference's (exit 1 on a mismatch).
+    #[arg(long)]
+    check: bool,
+    /// The reference of `--check`: the interpreter, the program without its
+    /// schedule compiled by LLVM, or `auto` (the interpreter unless it would
+    /// take over a minute, or cannot run the program, and there is a
+    /// schedule to check).
+    #[arg(long, value_enum, default_value_t = CheckWith::Auto)]
+    check_with: CheckWith,
+    /// Time N runs after a warm-up and report min, median and GFLOP/s.
+    #[arg(long, value_name = "N")]
+    bench: Option<usize>,
+    /// Threads for parallel loops (default: `TIRC_NUM_THREADS`, else every core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// The target in TVM's syntax (`llvm -mcpu=znver3`); default: this machine.
+    #[arg(long, default_value = "llvm")]
+    target: String,
+    /// Print one JSON object on standard output for every outcome, errors included.
+    #[arg(long)]
+    json: bool,
+    /// Run without run-time checks. By default the run whose outputs are
+    /// reported stops with an error at an out-of-bounds index or an integer
+    /// division by zero; `--bench` always times code without the checks.
+    #[arg(long)]
+    no_runtime_checks: bool,
+}
+
+/// `--check-with`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckWith {
+    /// The interpreter when it is quick enough and can run the program,
+    /// else the unscheduled program.
+    Auto,
+    /// The reference interpreter on the program as written (exact, slow:
+    /// about two million operations a second).
+    Interp,
+    /// The program without its schedule, lowered and JIT-compiled: checks
+    /// the schedule and the passes it enables (vectorize, parallel, unroll).
+    Unscheduled,
+}
+
+fn format_number(value: f64) -> String {
+    if value == 0.0 {
+        "0".to_string()
+    } else if value.abs() >= 1e-3 && value.abs() < 1e4 {
+        format!("{value:.4}")
+    } else {
+        format!("{value:.3e}")
+    }
+}
+
+/// Runs `tirc run`.
+#[cfg(feature = "llvm")]
+pub fn run(args: RunArgs) -> u8 {
+    use super::{EXIT_DIAGNOSTICS, EXIT_OK};
+    use std::time::Instant;
+    use tirc::driver::run::{run, CheckReference, RunRequest};
+    use tirc::driver::{
+        lower_file, ApplicationErrorKind, DriverError, ScheduleChoice, SourceFile, Target,
+    };
+
+    let format = if args.json {
+        DiagnosticFormat::Json
+    } else {
+        DiagnosticFormat::Text
+    };
+    let start = Instant::now();
+    let prepared = Target::parse(&args.target)
+        .map_err(|message| DriverError::application(ApplicationErrorKind::Usage, message))
+        .and_then(|target| {
+            let source = SourceFile::read(&args.file)?;
+            let choice = ScheduleChoice::from_flags(args.schedule.clone(), args.no_schedule);
+            Ok((target, lower_file(&source, &choice)?))
+        });
+    let (target, lowered) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => return report(error, format),
+    };
+    let front_end_ms = start.elapsed().as_secs_f64() * 1e3;
+    let request = RunRequest {
+        entry: args.entry.clone(),
+        target,
+        args_dir: args.args.clone(),
+        save_outputs: args.save_outputs.clone(),
+        seed: args.seed,
+        check: args.check.then_some(match args.check_with {
+            CheckWith::Auto => CheckReference::Auto,
+            CheckWith::Interp => CheckReference::Interp,
+            CheckWith::Unscheduled => CheckReference::Unscheduled,
+        }),
+        bench: args.bench,
+        threads: args.threads,
+        runtime_checks: !args.no_runtime_checks,
+    };
+    let report_of_run = match run(&lowered, &request) {
+        Ok(report) => report,
+        Err(error) => return report(error, format),
+    };
+    let code = if report_of_run.ok {
+        EXIT_OK
+    } else {
+        EXIT_DIAGNOSTICS
+    };
+    if args.json {
+        let mut value = serde_json::to_value(&report_of_run).unwrap_or_default();
+        value["file"] = serde_json::json!(args.file.display().to_string());
+        value["front_end_ms"] = serde_json::json!(front_end_ms);
+        println!("{value}");
+        return code;
+    }
+    let report = report_of_run;
+    if let Some(note) = &report.reference_note {
+        eprintln!("{note}");
+    }
+    let schedule_text = match &report.schedule {
+        Some(name) => format!("schedule `{name}`, {} steps", report.schedule_steps),
+        None => "no schedule".to_string(),
+    };
+    println!(
+        "{}: `{}` ({schedule_text}); front end {front_end_ms:.1} ms, LLVM {:.1} ms",
+        args.file.display(),
+        report.entry,
+        report.compile_ms
+    );
+    let reference = match report.reference {
+        Some(CheckReference::Unscheduled) => "the unscheduled program",
+        _ => "the interpreter",
+    };
+    for check in &report.checks {
+        let verdict = match &check.mismatch {
+            None => "ok".to_string(),
+            Some(message) => format!("MISMATCH: {message}"),
+        };
+        println!(
+            "  check {} against {reference}: max abs err {}, max rel err {} (tolerance {} + {} * |expected|): {verdict}",
+            check.name,
+            format_number(check.max_abs_err),
+            format_number(check.max_rel_err),
+            check.tolerance_absolute,
+            check.tolerance_relative
+        );
+    }
+    if let (Some(median_ms), Some(min_ms), Some(gflops)) =
+        (report.median_ms, report.min_ms, report.gflops)
+    {
+        println!(
+            "  bench: {} runs, median {median_ms:.3} ms, min {min_ms:.3} ms, {gflops:.1} GFLOP/s ({:.3} GFLOP per run, {} threads)",
+            report.runs,
+            report.flops / 1e9,
+            report.threads
+        );
+    }
+    if let Some(dir) = &report.outputs_saved {
+        println!("  outputs saved in {}", dir.display());
+    }
+    code
+}
+
+/// Without the LLVM backend, `tirc run` explains how to get it.
+#[cfg(not(feature = "llvm"))]
+pub fn run(_args: RunArgs) -> u8 {
+    let _ = format_number;
+    super::output::report_application(
+        tirc::driver::ApplicationErrorKind::Toolchain,
+        "this tirc was built without the LLVM backend; rebuild with `--features llvm14`",
+    )
+}

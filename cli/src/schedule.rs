@@ -1,0 +1,108 @@
+//! `tirc schedule`: apply a file's schedule section and print the result, the
+//! module after every step, the diff each step made, or the trace.
+
+use super::output::{report, DiagnosticFormat};
+use super::{DialectArg, EXIT_DIAGNOSTICS, EXIT_OK};
+use clap::Args;
+use std::path::PathBuf;
+use tirc::check::CheckOptions;
+use tirc::driver::{check, ScheduleChoice, SourceFile};
+use tirc::printer::Dialect;
+use tirc::schedule::{report as steps, step_check, ApplyOptions, Trace};
+
+/// Arguments of `tirc schedule`.
+#[derive(Args, Debug)]
+pub struct ScheduleArgs {
+    /// The `.tir` file with a schedule section (`-` for standard input).
+    file: PathBuf,
+    /// The dialect to print.
+    #[arg(long, value_enum, default_value = "classic")]
+    dialect: DialectArg,
+    /// The schedule `def` to apply (default: the only one, or `schedule`).
+    #[arg(long = "schedule", value_name = "NAME")]
+    schedule: Option<String>,
+    /// Print the module after every step.
+    #[arg(long, conflicts_with_all = ["diff", "trace"])]
+    steps: bool,
+    /// Print a unified diff for every step.
+    #[arg(long, conflicts_with = "trace")]
+    diff: bool,
+    /// Stop after this many steps (the module before step N+1).
+    #[arg(long, value_name = "N")]
+    stop_after: Option<usize>,
+    /// Print the applied trace in TVM's `apply_trace` form instead of the module.
+    #[arg(long)]
+    trace: bool,
+    /// Check after every step that the module prints and reads back unchanged
+    /// (always on in debug builds).
+    #[arg(long)]
+    verify_each: bool,
+}
+
+/// Runs `tirc schedule`. A refused step prints no module, only the
+/// diagnostic naming the step; a file without a schedule section prints
+/// the module as it is, as TVM applies an empty schedule.
+pub fn run(args: ScheduleArgs) -> u8 {
+    let scheduled = SourceFile::read(&args.file)
+        .and_then(|source| check(&source, &CheckOptions::default()))
+        .and_then(|checked| {
+            checked.schedule(
+                &ScheduleChoice::from_flags(args.schedule.clone(), false),
+                &ApplyOptions {
+                    stop_after: args.stop_after,
+                },
+            )
+        });
+    let scheduled = match scheduled {
+        Ok(scheduled) => scheduled,
+        Err(error) => return report(error, DiagnosticFormat::Text),
+    };
+    let dialect: Dialect = args.dialect.into();
+    let program = &scheduled.checked.program;
+    let sources = &scheduled.checked.sources;
+    if let (Some(limit), Some(run)) = (args.stop_after, &scheduled.run) {
+        if limit > run.steps.len() {
+            eprintln!(
+                "note: --stop-after {limit}, but the schedule has {} steps; every step applied",
+                run.steps.len()
+            );
+        }
+    }
+    let Some(run) = &scheduled.run else {
+        if args.trace {
+            println!("{}", Trace::default().to_python());
+        } else {
+            print!("{}", scheduled.print(dialect));
+        }
+        return EXIT_OK;
+    };
+    if args.verify_each || cfg!(debug_assertions) {
+        let tolerated: &[&str] = if run.disabled_predication() {
+            &[tirc::verify::codes::BINDING_OUT_OF_DOMAIN]
+        } else {
+            &[]
+        };
+        for step in &run.steps {
+            if let Err(problem) = step_check::check_module(&step.module, dialect, tolerated) {
+                eprintln!(
+                    "internal error: after step {} ({}), {problem}",
+                    step.number, step.text
+                );
+                return EXIT_DIAGNOSTICS;
+            }
+        }
+    }
+    if args.trace {
+        println!("{}", run.trace.to_python());
+    } else if args.steps {
+        print!(
+            "{}",
+            steps::steps_text(program, run, sources, Some(dialect))
+        );
+    } else if args.diff {
+        print!("{}", steps::diff_text(program, run, sources, Some(dialect)));
+    } else {
+        print!("{}", scheduled.print(dialect));
+    }
+    EXIT_OK
+}

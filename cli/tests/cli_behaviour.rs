@@ -1,0 +1,236 @@
+//! What a user expects from a command-line tool, as regression tests: exit
+//! codes and streams for refused steps and missing directories, schedule
+//! sections checked by `tirc check`, `--version`, completions, `doctor`,
+//! `--color`, and `fmt --write` keeping the file's permissions.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tirc"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("tirc runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(name: &str, contents: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tirc-behaviour-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("the scratch file is written");
+    path
+}
+
+const PROGRAM: &str = r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + T.float32(1)
+"#;
+
+fn with_schedule(lines: &str) -> String {
+    format!("{PROGRAM}\ndef schedule(sch: T.Schedule):\n{lines}")
+}
+
+#[test]
+fn a_refused_step_prints_no_module() {
+    let path = scratch(
+        "refused.tir",
+        &with_schedule("    b = sch.get_block(\"B\")\n    (i,) = sch.get_loops(b)\n    sch.split(i, factors=[3, 5])\n"),
+    );
+    let output = run(&["schedule", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(text(&output.stdout), "", "a refused step printed a module");
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("refused.tir:11:"), "{stderr}");
+}
+
+#[test]
+fn a_file_without_schedule_prints_its_module() {
+    let path = scratch("unscheduled.tir", PROGRAM);
+    let output = run(&["schedule", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("with T.block(\"B\"):"));
+}
+
+#[test]
+fn stop_after_past_the_end_says_so() {
+    let path = scratch(
+        "short.tir",
+        &with_schedule("    b = sch.get_block(\"B\")\n    (i,) = sch.get_loops(b)\n"),
+    );
+    let output = run(&["schedule", "--stop-after", "100", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        text(&output.stderr).contains("--stop-after 100, but the schedule has 2 steps"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn check_applies_the_schedule_section() {
+    for (name, line, expected) in [
+        ("block.tir", "    b = sch.get_block(\"nope\")\n", "nope"),
+        ("primitive.tir", "    sch.frobnicate()\n", "frobnicate"),
+    ] {
+        let path = scratch(name, &with_schedule(line));
+        let output = run(&["check", path.to_str().unwrap()]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{name}:9:")) && stderr.contains(expected),
+            "{name}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn two_schedules_of_one_name_are_refused() {
+    let path = scratch(
+        "twice.tir",
+        &format!(
+            "{}\ndef schedule(sch: T.Schedule):\n    b = sch.get_block(\"B\")\n",
+            with_schedule("    b = sch.get_block(\"B\")\n")
+        ),
+    );
+    let output = run(&["check", path.to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("defined twice"), "{stderr}");
+    assert!(stderr.contains("first defined here"), "{stderr}");
+}
+
+#[test]
+fn build_into_a_missing_directory_is_an_io_error() {
+    let output = run(&[
+        "build",
+        "examples/vector_add.tir",
+        "-o",
+        "/no/such/dir/x.so",
+    ]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the directory /no/such/dir does not exist"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn version_names_the_revision_and_the_backends() {
+    let output = run(&["--version"]);
+    assert!(output.status.success());
+    let stdout = text(&output.stdout);
+    assert!(stdout.starts_with("tirc 0."), "{stdout}");
+    assert!(stdout.contains("git"), "{stdout}");
+    assert!(stdout.contains("LLVM backend:"), "{stdout}");
+    assert!(stdout.contains("NVRTC"), "{stdout}");
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for (shell, marker) in [
+        ("bash", "_tirc()"),
+        ("zsh", "#compdef tirc"),
+        ("fish", "complete -c tirc"),
+    ] {
+        let output = run(&["completions", shell]);
+        assert!(output.status.success(), "{shell}");
+        let script = text(&output.stdout);
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(script.contains("doctor"), "{shell} lacks the subcommands");
+    }
+}
+
+#[test]
+fn doctor_reports_every_part_and_the_cpu() {
+    let output = run(&["doctor", "--json"]);
+    assert!(output.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let names: Vec<&str> = report["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["LLVM", "NVRTC", "ptxas", "CUDA device"]);
+    assert_eq!(report["parts"][0]["found"], true, "this build has LLVM");
+    assert!(report["cpu"]["threads"].as_u64().is_some_and(|n| n >= 1));
+    // Missing parts say how to get them.
+    for part in report["parts"].as_array().unwrap() {
+        if part["found"] == false {
+            assert!(part["help"].is_string(), "{part}");
+        }
+    }
+}
+
+#[test]
+fn color_follows_the_flag() {
+    let path = scratch(
+        "colour.tir",
+        "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = nope\n",
+    );
+    let always = run(&["--color", "always", "check", path.to_str().unwrap()]);
+    assert!(
+        text(&always.stderr).contains('\u{1b}'),
+        "no colour with --color always"
+    );
+    let never = run(&["check", "--color", "never", path.to_str().unwrap()]);
+    assert!(
+        !text(&never.stderr).contains('\u{1b}'),
+        "colour with --color never"
+    );
+    let no_color = Command::new(env!("CARGO_BIN_EXE_tirc"))
+        .args(["check", path.to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!text(&no_color.stderr).contains('\u{1b}'));
+}
+
+#[test]
+fn fmt_write_keeps_permissions_and_leaves_no_temporary_file() {
+    let path = scratch(
+        "permissions.tir",
+        "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = A[0]+T.float32(1)\n",
+    );
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let output = run(&["fmt", "--write", path.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("A[0] + T.float32(1.0)"));
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn check_falls_back_to_the_unscheduled_program_for_external_calls() {
+    let path = scratch(
+        "extern.tir",
+        "@T.prim_func\ndef main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):\n    for i in range(8):\n        B[i] = T.call_pure_extern(\"float32\", \"fabsf\", A[i])\n",
+    );
+    let output = run(&["run", path.to_str().unwrap(), "--check"]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stdout}{stderr}");
+    assert!(stderr.contains("the interpreter cannot run it"), "{stderr}");
+    assert!(
+        stdout.contains("against the unscheduled program"),
+        "{stdout}"
+    );
+}
