@@ -10,7 +10,7 @@ use tirc::driver::{check, ApplicationErrorKind, ScheduleChoice, SourceFile};
 use tirc::ir::IRModule;
 use tirc::printer::Dialect;
 use tirc::schedule::{print_scheduled, step_check, ApplyOptions};
-use tirc::transform::{is_pass_name, pass_names, Pass};
+use tirc::transform::{canonical_pass_name, pass_names, Pass};
 
 /// Arguments of `tirc lower`.
 #[derive(Args, Debug)]
@@ -27,7 +27,7 @@ pub struct LowerArgs {
     #[arg(long)]
     no_schedule: bool,
     /// Print the module after this pass (every time it runs) instead of the
-    /// lowered module.
+    /// lowered module; tirc's name (`flatten-buffer`) or TVM's (`FlattenBuffer`).
     #[arg(long, value_name = "PASS", conflicts_with = "print_after_all")]
     print_after: Vec<String>,
     /// Print the module after every pass.
@@ -41,8 +41,9 @@ pub struct LowerArgs {
 
 /// Runs `tirc lower`.
 pub fn run(args: LowerArgs) -> u8 {
+    let mut print_after = Vec::new();
     for name in &args.print_after {
-        if !is_pass_name(name) {
+        let Some(pass) = canonical_pass_name(name) else {
             return report_application(
                 ApplicationErrorKind::Usage,
                 format!(
@@ -50,7 +51,8 @@ pub fn run(args: LowerArgs) -> u8 {
                     pass_names().join(", ")
                 ),
             );
-        }
+        };
+        print_after.push(pass);
     }
     let scheduled = SourceFile::read(&args.file)
         .and_then(|source| check(&source, &CheckOptions::default()))
@@ -78,7 +80,7 @@ pub fn run(args: LowerArgs) -> u8 {
                 ));
             }
         }
-        if args.print_after_all || args.print_after.iter().any(|n| n == pass.name) {
+        if args.print_after_all || print_after.contains(&pass.name) {
             out.push_str(&format!("# after {}\n", pass.name));
             out.push_str(&print_scheduled(&program, module, Some(dialect)));
             out.push('\n');

@@ -21,7 +21,8 @@ pub struct RunArgs {
     /// Run the program as written, without its schedule.
     #[arg(long)]
     no_schedule: bool,
-    /// A directory with `<param>.npy` for every parameter.
+    /// A directory with `<name>.npy` for every parameter (the buffer's name,
+    /// as printed, or the handle's); outputs the function writes may be left out.
     #[arg(long, value_name = "DIR")]
     args: Option<PathBuf>,
     /// Write every buffer parameter as `<param>.npy` here after the run.
@@ -30,6 +31,10 @@ pub struct RunArgs {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Sizes of symbolic shapes (and values of scalar parameters) for random
+    /// inputs: `--shape m=128,n=64`.
+    #[arg(long, value_name = "NAME=VALUE,...", value_parser = parse_shape_values)]
+    shape: Option<ShapeValues>,
     /// Compare every output with a reference's (exit 1 on a mismatch).
     #[arg(long)]
     check: bool,
@@ -70,6 +75,28 @@ pub enum CheckWith {
     /// The program without its schedule, lowered and JIT-compiled: checks
     /// the schedule and the passes it enables (vectorize, parallel, unroll).
     Unscheduled,
+}
+
+/// The values of `--shape`, in the order given.
+#[derive(Clone, Debug)]
+pub struct ShapeValues(Vec<(String, i64)>);
+
+/// Reads `m=128,n=64`.
+fn parse_shape_values(text: &str) -> Result<ShapeValues, String> {
+    text.split(',')
+        .filter(|part| !part.trim().is_empty())
+        .map(|part| {
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("`{part}` is not NAME=VALUE"))?;
+            let value = value
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| format!("`{value}` in `{part}` is not an integer"))?;
+            Ok((name.trim().to_string(), value))
+        })
+        .collect::<Result<_, String>>()
+        .map(ShapeValues)
 }
 
 fn format_number(value: f64) -> String {
@@ -116,6 +143,7 @@ pub fn run(args: RunArgs) -> u8 {
         args_dir: args.args.clone(),
         save_outputs: args.save_outputs.clone(),
         seed: args.seed,
+        shape_values: args.shape.clone().map(|s| s.0).unwrap_or_default(),
         check: args.check.then_some(match args.check_with {
             CheckWith::Auto => CheckReference::Auto,
             CheckWith::Interp => CheckReference::Interp,

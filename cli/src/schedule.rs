@@ -70,7 +70,7 @@ pub fn run(args: ScheduleArgs) -> u8 {
     }
     let Some(run) = &scheduled.run else {
         if args.trace {
-            println!("{}", Trace::default().to_python());
+            println!("{}", Trace::default().to_python_in(dialect));
         } else {
             print!("{}", scheduled.print(dialect));
         }
@@ -93,7 +93,7 @@ pub fn run(args: ScheduleArgs) -> u8 {
         }
     }
     if args.trace {
-        println!("{}", run.trace.to_python());
+        println!("{}", run.trace.to_python_in(dialect));
     } else if args.steps {
         print!(
             "{}",

@@ -234,3 +234,130 @@ fn check_falls_back_to_the_unscheduled_program_for_external_calls() {
         "{stdout}"
     );
 }
+
+#[test]
+fn diff_is_blind_to_the_dialect() {
+    for example in ["examples/matmul_128.tir", "examples/softmax.tir"] {
+        let tirx = run(&["fmt", "--dialect", "tirx", example]);
+        assert!(tirx.status.success());
+        let converted = scratch(
+            &format!(
+                "tirx-{}",
+                Path::new(example).file_name().unwrap().to_string_lossy()
+            ),
+            &text(&tirx.stdout),
+        );
+        assert!(text(&tirx.stdout).contains("tirx.noalias"), "{example}");
+        let output = run(&["diff", example, converted.to_str().unwrap()]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{example}: {}",
+            text(&output.stderr)
+        );
+    }
+}
+
+const SYMBOLIC: &str = r#"@T.prim_func
+def main(var_A: T.handle, var_B: T.handle, var_C: T.handle):
+    m = T.int32()
+    n = T.int32()
+    A = T.match_buffer(var_A, (m, n))
+    B = T.match_buffer(var_B, (m, n))
+    C = T.match_buffer(var_C, (m, n))
+    for i, j in T.grid(m, n):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj] + B[vi, vj]
+"#;
+
+#[test]
+fn symbolic_shapes_run_with_shape_values_and_buffer_named_files() {
+    let path = scratch("symbolic.tir", SYMBOLIC);
+    let path = path.to_str().unwrap();
+    // Without sizes: say how to give them.
+    let output = run(&["run", path]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("--shape"),
+        "{}",
+        text(&output.stderr)
+    );
+    // With sizes: random inputs, checked, saved under the buffers' names.
+    let saved = std::env::temp_dir().join(format!("tirc-behaviour-saved-{}", std::process::id()));
+    let output = run(&[
+        "run",
+        path,
+        "--shape",
+        "m=16,n=8",
+        "--check",
+        "--save-outputs",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    for name in ["A.npy", "B.npy", "C.npy"] {
+        assert!(saved.join(name).is_file(), "{name} not saved");
+    }
+    // The inputs alone: the output is made from their shapes.
+    std::fs::remove_file(saved.join("C.npy")).unwrap();
+    let output = run(&["run", path, "--args", saved.to_str().unwrap(), "--check"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    // A missing input: every expected file is named.
+    std::fs::remove_file(saved.join("B.npy")).unwrap();
+    let output = run(&["run", path, "--args", saved.to_str().unwrap()]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("has no B.npy"), "{stderr}");
+    assert!(stderr.contains("A.npy or var_A.npy"), "{stderr}");
+}
+
+#[test]
+fn the_spelling_of_a_block_lookup_changes_nothing() {
+    let get_block = scratch(
+        "get_block.tir",
+        &with_schedule("    b = sch.get_block(\"B\")\n    (i,) = sch.get_loops(b)\n    sch.split(i, factors=[None, 8])\n"),
+    );
+    let get_sblock = scratch(
+        "get_sblock.tir",
+        &with_schedule("    b = sch.get_sblock(\"B\")\n    (i,) = sch.get_loops(b)\n    sch.split(i, factors=[None, 8])\n"),
+    );
+    for dialect in ["classic", "tirx"] {
+        let a = run(&[
+            "schedule",
+            "--dialect",
+            dialect,
+            get_block.to_str().unwrap(),
+        ]);
+        let b = run(&[
+            "schedule",
+            "--dialect",
+            dialect,
+            get_sblock.to_str().unwrap(),
+        ]);
+        assert!(
+            a.status.success() && b.status.success(),
+            "{}",
+            text(&b.stderr)
+        );
+        assert_eq!(text(&a.stdout), text(&b.stdout), "{dialect}");
+    }
+    // The trace follows the dialect asked for.
+    let classic = run(&["schedule", "--trace", get_sblock.to_str().unwrap()]);
+    let classic = text(&classic.stdout);
+    assert!(
+        classic.contains("sch: tir.Schedule") && classic.contains("sch.get_block("),
+        "{classic}"
+    );
+    let tirx = run(&[
+        "schedule",
+        "--trace",
+        "--dialect",
+        "tirx",
+        get_block.to_str().unwrap(),
+    ]);
+    let tirx = text(&tirx.stdout);
+    assert!(
+        tirx.contains("sch: s_tir.Schedule") && tirx.contains("sch.get_sblock("),
+        "{tirx}"
+    );
+}

@@ -212,6 +212,14 @@ pub fn prepare_rename(analysis: &Analysis, position: Position) -> Option<Prepare
     )?))
 }
 
+/// Python's keywords and the module aliases TVMScript reads (`T`, `I`).
+const RESERVED_NAMES: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield", "T", "I", "tir", "tirx", "tvm",
+];
+
 /// True for a name TVMScript accepts as an identifier.
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
@@ -245,6 +253,33 @@ pub fn rename(
     }
     if !is_block && !is_identifier(new_name) {
         return Err(format!("`{new_name}` is not a valid name"));
+    }
+    if !is_block && RESERVED_NAMES.contains(&new_name) {
+        return Err(format!(
+            "`{new_name}` is a Python keyword or a name TVMScript reserves"
+        ));
+    }
+    // A name another definition of the same kind family already has would
+    // merge two things into one (rust-analyzer refuses such renames too).
+    // Blocks are checked among blocks, every other name among the rest.
+    if let (Some(program), Target::Symbol(id, _)) = (analysis.program(), &target) {
+        let clash = program
+            .symbols
+            .symbols
+            .iter()
+            .enumerate()
+            .find(|(other, symbol)| {
+                *other != id.0 as usize
+                    && symbol.kind != SymbolKind::Builtin
+                    && (symbol.kind == SymbolKind::Block) == is_block
+                    && symbol.name == new_name
+            });
+        if let Some((_, symbol)) = clash {
+            return Err(format!(
+                "`{new_name}` is already the name of a {} in this file; choose another name",
+                format!("{:?}", symbol.kind).to_lowercase()
+            ));
+        }
     }
     if is_block && new_name.contains(['"', '\'', '\\', '\n']) {
         return Err(format!("`{new_name}` is not a valid block name"));

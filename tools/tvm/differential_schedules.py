@@ -270,7 +270,7 @@ def tirc_outcome(tirc: str, path: str) -> tuple[str, str]:
 def replay_trace(tirc: str, path: str, module_text: str, expected: str) -> str | None:
     """None when the trace `tirc schedule --trace` prints, run by TVM on the
     program, gives the module in `expected`; else what went wrong."""
-    trace = subprocess.run([tirc, "schedule", "--trace", path], capture_output=True, text=True)
+    trace = subprocess.run([tirc, "schedule", "--trace", "--dialect", "tirx", path], capture_output=True, text=True)
     if trace.returncode != 0:
         return "tirc schedule --trace fails:\n" + trace.stderr
     namespace = {"s_tir": s_tir}

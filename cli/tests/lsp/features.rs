@@ -280,6 +280,23 @@ fn rename_changes_every_occurrence() {
         }),
     );
     assert!(refused.get("error").is_some());
+    // A keyword, the `T` alias and a name already in use would break the program.
+    for (needle, new_name, why) in [
+        ("vk = T.axis", "for", "keyword"),
+        ("vk = T.axis", "T", "reserves"),
+        ("A: T.Buffer", "B", "already the name"),
+    ] {
+        let refused = server.request_raw(
+            "textDocument/rename",
+            json!({
+                "textDocument": {"uri": document},
+                "position": at(&text, needle, 0, 0),
+                "newName": new_name,
+            }),
+        );
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(why), "{new_name}: {refused}");
+    }
     server.shutdown();
 }
 

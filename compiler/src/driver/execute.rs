@@ -4,13 +4,13 @@
 
 use super::arguments::KernelCall;
 use super::npy::read_npy;
-use super::shape_binding::bind_shape_vars;
+use super::shape_binding::{bind_shape_vars, evaluate_integer};
 use crate::codegen::llvm::{CodegenOptions, JitFunction, JitModule};
 use crate::diagnostics::Diagnostic;
 use crate::interp::{
     run_function_with_options, Arg, InterpOptions, SeededRandom, Tensor, Tolerance,
 };
-use crate::ir::identity::VarSet;
+use crate::ir::identity::{VarMap, VarSet};
 use crate::ir::visit::walk_stmts;
 use crate::ir::{IRModule, PrimFunc, StmtKind, Var};
 use crate::source::Span;
@@ -21,27 +21,57 @@ use std::time::Instant;
 /// filling the arrays alone would take minutes, and memory may run out.
 pub const MAX_RANDOM_INPUT_BYTES: u64 = 4 << 30;
 
-/// The arguments of `func` in parameter order: `DIR/<param>.npy` for each
-/// parameter when `args_dir` is given (a 0-d array for a scalar), else
-/// seeded random data (tensor `k` of the parameters uses `seed + k`).
-pub fn prepare_inputs(
-    func: &PrimFunc,
-    args_dir: Option<&Path>,
-    seed: u64,
-) -> Result<Vec<Arg>, String> {
-    let mut args = Vec::with_capacity(func.params.len());
-    let mut random_bytes: u64 = 0;
-    for (position, param) in func.params.iter().enumerate() {
-        let arg = match (func.buffer_of(param), args_dir) {
-            (Some(buffer), Some(dir)) => {
-                let path = dir.join(format!("{}.npy", param.name()));
-                Arg::Tensor(read_npy(&path, buffer.dtype())?)
+/// What the inputs of a run are made from.
+#[derive(Clone, Debug, Default)]
+pub struct InputSource<'a> {
+    /// A directory with `<name>.npy` per parameter (the buffer's name or the
+    /// handle's); without it, seeded random data.
+    pub args_dir: Option<&'a Path>,
+    /// The seed of random data (tensor `k` of the parameters uses `seed + k`).
+    pub seed: u64,
+    /// Values of symbolic shape variables and scalar parameters, by name
+    /// (`tirc run --shape m=128,n=64`).
+    pub shape_values: &'a [(String, i64)],
+}
+
+/// The names a parameter's `.npy` file may have: the buffer's (`A`, as the
+/// program prints it) and the handle's (`var_A`).
+pub fn file_names(func: &PrimFunc, param: &Var) -> Vec<String> {
+    let mut names = Vec::new();
+    if let Some(buffer) = func.buffer_of(param) {
+        names.push(buffer.name().to_string());
+    }
+    if !names.iter().any(|n| n == param.name()) {
+        names.push(param.name().to_string());
+    }
+    names
+}
+
+/// The shape of `buffer` with symbolic extents taken from `shape_values`.
+fn shape_of(
+    buffer: &crate::ir::Buffer,
+    shape_values: &[(String, i64)],
+) -> Result<Vec<usize>, String> {
+    let mut values: VarMap<i64> = Default::default();
+    for extent in buffer.shape() {
+        crate::ir::visit::walk_exprs(extent, &mut |e| {
+            if let crate::ir::ExprKind::Var(var) = e.kind() {
+                if let Some((_, value)) = shape_values.iter().find(|(n, _)| n == var.name()) {
+                    values.insert(var.clone(), *value);
+                }
             }
-            (Some(buffer), None) => {
-                let shape = buffer.constant_shape().ok_or_else(|| {
+        });
+    }
+    buffer
+        .shape()
+        .iter()
+        .map(|extent| {
+            evaluate_integer(extent, &values)
+                .map(|e| e.max(0) as usize)
+                .ok_or_else(|| {
                     format!(
-                        "`{}` has the symbolic shape ({}); give its arrays with --args DIR",
-                        param.name(),
+                        "`{}` has the symbolic shape ({}); give its sizes with --shape NAME=VALUE,... or its arrays with --args DIR",
+                        buffer.name(),
                         buffer
                             .shape()
                             .iter()
@@ -49,8 +79,56 @@ pub fn prepare_inputs(
                             .collect::<Vec<_>>()
                             .join(", ")
                     )
-                })?;
-                let shape: Vec<usize> = shape.iter().map(|e| (*e).max(0) as usize).collect();
+                })
+        })
+        .collect()
+}
+
+/// The arguments of `func` in parameter order, from `source`: `.npy` files
+/// where a directory is given (a 0-d array for a scalar; an output the
+/// function writes may be left out and starts as zeros, shaped by the
+/// inputs), else seeded random data, symbolic sizes from `shape_values`.
+pub fn prepare_inputs(func: &PrimFunc, source: &InputSource<'_>) -> Result<Vec<Arg>, String> {
+    let outputs = output_positions(func);
+    let mut args: Vec<Option<Arg>> = Vec::with_capacity(func.params.len());
+    let mut missing: Vec<String> = Vec::new();
+    let mut random_bytes: u64 = 0;
+    for (position, param) in func.params.iter().enumerate() {
+        let seed = source.seed.wrapping_add(position as u64);
+        let given = source
+            .shape_values
+            .iter()
+            .find(|(name, _)| name == param.name())
+            .map(|(_, value)| *value);
+        let file = source.args_dir.and_then(|dir| {
+            file_names(func, param)
+                .into_iter()
+                .map(|name| dir.join(format!("{name}.npy")))
+                .find(|path| path.is_file())
+        });
+        let arg = match (func.buffer_of(param), file) {
+            (Some(buffer), Some(path)) => Some(Arg::Tensor(read_npy(&path, buffer.dtype())?)),
+            (None, Some(path)) => {
+                Some(scalar_from_tensor(&read_npy(&path, param.dtype())?, param)?)
+            }
+            (None, None) => match given {
+                Some(value) if param.dtype().is_float() => Some(Arg::Float(value as f64)),
+                Some(value) => Some(Arg::Int(value)),
+                None if source.args_dir.is_some() => {
+                    missing.push(format!("{}.npy", param.name()));
+                    None
+                }
+                None => Some(random_scalar(param, seed)),
+            },
+            // An output left out is made once the inputs bound its shape.
+            (Some(_), None) if source.args_dir.is_some() => {
+                if !outputs.contains(&position) {
+                    missing.push(format!("{}.npy", file_names(func, param)[0]));
+                }
+                None
+            }
+            (Some(buffer), None) => {
+                let shape = shape_of(buffer, source.shape_values)?;
                 let bytes = shape
                     .iter()
                     .try_fold(
@@ -68,35 +146,79 @@ pub fn prepare_inputs(
                         MAX_RANDOM_INPUT_BYTES >> 30
                     ));
                 }
-                let tensor =
-                    Tensor::random(buffer.dtype(), &shape, seed.wrapping_add(position as u64))
-                        .map_err(|e| {
-                            format!("cannot make random data for `{}`: {e}", param.name())
-                        })?;
-                Arg::Tensor(tensor)
-            }
-            (None, Some(dir)) => {
-                let path = dir.join(format!("{}.npy", param.name()));
-                let tensor = read_npy(&path, param.dtype())?;
-                scalar_from_tensor(&tensor, param)?
-            }
-            (None, None) => {
-                let mut random = SeededRandom::new(seed.wrapping_add(position as u64));
-                if param.dtype().is_float() {
-                    Arg::Float(random.next_signed_unit())
-                } else {
-                    Arg::Int(1 + (random.next_u64() % 8) as i64)
-                }
+                let tensor = Tensor::random(buffer.dtype(), &shape, seed)
+                    .map_err(|e| format!("cannot make random data for `{}`: {e}", param.name()))?;
+                Some(Arg::Tensor(tensor))
             }
         };
         args.push(arg);
     }
-    if let Some(dir) = args_dir {
-        // Shapes and dtypes are checked here, where the files can be named.
-        super::shape_binding::bind_shape_vars(func, &args)
-            .map_err(|message| format!("{message} (arrays read from {})", dir.display()))?;
+    let Some(dir) = source.args_dir else {
+        return Ok(args.into_iter().flatten().collect());
+    };
+    if !missing.is_empty() {
+        let expected: Vec<String> = func
+            .params
+            .iter()
+            .enumerate()
+            .map(|(position, param)| {
+                let names = file_names(func, param)
+                    .iter()
+                    .map(|n| format!("{n}.npy"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                if outputs.contains(&position) {
+                    format!("{names} (may be left out: an output)")
+                } else {
+                    names
+                }
+            })
+            .collect();
+        return Err(format!(
+            "{} has no {}; the function reads one file per parameter: {}",
+            dir.display(),
+            missing.join(", "),
+            expected.join(", ")
+        ));
     }
-    Ok(args)
+    // Outputs left out start as zeros, shaped by what the inputs bound.
+    let bound = super::shape_binding::bind_from_present(func, &args);
+    let mut complete = Vec::with_capacity(args.len());
+    for (param, arg) in func.params.iter().zip(args) {
+        let arg = match (arg, func.buffer_of(param)) {
+            (Some(arg), _) => arg,
+            (None, Some(buffer)) => {
+                let shape: Option<Vec<usize>> = buffer
+                    .shape()
+                    .iter()
+                    .map(|e| evaluate_integer(e, &bound).map(|v| v.max(0) as usize))
+                    .collect();
+                let shape = match shape {
+                    Some(shape) => shape,
+                    None => shape_of(buffer, source.shape_values)?,
+                };
+                let tensor = Tensor::zeros(buffer.dtype(), &shape)
+                    .map_err(|e| format!("cannot make `{}`: {e}", param.name()))?;
+                Arg::Tensor(tensor)
+            }
+            (None, None) => unreachable!("a scalar without a file is reported missing"),
+        };
+        complete.push(arg);
+    }
+    // Shapes and dtypes are checked here, where the files can be named.
+    bind_shape_vars(func, &complete)
+        .map_err(|message| format!("{message} (arrays read from {})", dir.display()))?;
+    Ok(complete)
+}
+
+/// A random scalar argument: a float in [-1, 1), or an integer from 1 to 8.
+fn random_scalar(param: &Var, seed: u64) -> Arg {
+    let mut random = SeededRandom::new(seed);
+    if param.dtype().is_float() {
+        Arg::Float(random.next_signed_unit())
+    } else {
+        Arg::Int(1 + (random.next_u64() % 8) as i64)
+    }
 }
 
 fn scalar_from_tensor(tensor: &Tensor, param: &Var) -> Result<Arg, String> {
@@ -343,7 +465,7 @@ pub fn compare_outputs(
         let name = func
             .params
             .get(position)
-            .map(|p| p.name().to_string())
+            .map(|p| file_names(func, p).swap_remove(0))
             .unwrap_or_default();
         let comparison = got.compare(want, tolerance).map_err(|e| e.message)?;
         checks.push(OutputCheck {

@@ -5,7 +5,8 @@
 
 use super::execute::{
     compare_outputs, interpreter_outputs, output_positions, prepare_inputs, run_compiled,
-    shape_values, CompiledRunError, KernelFailure, OutputCheck, PreparedRun, KERNEL_FAILED,
+    shape_values, CompiledRunError, InputSource, KernelFailure, OutputCheck, PreparedRun,
+    KERNEL_FAILED,
 };
 use super::flop_count::count_flops;
 use super::npy::write_npy;
@@ -50,6 +51,8 @@ pub struct RunRequest {
     pub save_outputs: Option<PathBuf>,
     /// Seed of the random inputs.
     pub seed: u64,
+    /// Values of symbolic sizes and scalar parameters, by name.
+    pub shape_values: Vec<(String, i64)>,
     /// Compare every output with this reference.
     pub check: Option<CheckReference>,
     /// Time this many runs after a warm-up.
@@ -183,8 +186,12 @@ pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, 
         .function(&entry.lowered.name)
         .ok_or_else(|| failed(format!("the compiled module lost `{}`", entry.lowered.name)))?;
 
-    let inputs =
-        prepare_inputs(entry.lowered, request.args_dir.as_deref(), request.seed).map_err(usage)?;
+    let source = InputSource {
+        args_dir: request.args_dir.as_deref(),
+        seed: request.seed,
+        shape_values: &request.shape_values,
+    };
+    let inputs = prepare_inputs(entry.lowered, &source).map_err(usage)?;
     let kernel = PreparedRun::new(function, entry.lowered, &inputs)
         .map_err(|failure| usage(failure.to_string()))?;
     let outputs = output_positions(entry.lowered);
@@ -349,7 +356,7 @@ fn check_against_unscheduled(
     compare_outputs(entry.original, &expected, results, outputs).map_err(failed)
 }
 
-/// Writes every buffer parameter as `DIR/<param>.npy`.
+/// Writes every buffer parameter as `DIR/<buffer name>.npy`.
 fn save_outputs(
     dir: &std::path::Path,
     entry: Entry<'_>,
@@ -363,7 +370,8 @@ fn save_outputs(
     })?;
     for (param, result) in entry.lowered.params.iter().zip(results) {
         if let Some(tensor) = result.tensor() {
-            write_npy(&dir.join(format!("{}.npy", param.name())), tensor)
+            let name = super::execute::file_names(entry.lowered, param).swap_remove(0);
+            write_npy(&dir.join(format!("{name}.npy")), tensor)
                 .map_err(|message| DriverError::application(ApplicationErrorKind::Io, message))?;
         }
     }

@@ -43,6 +43,29 @@ pub fn compact_strides(shape: &[usize]) -> Vec<i64> {
     strides
 }
 
+/// The shape variables that the arrays present in `args` bind on their own
+/// (a dimension that is a bare variable takes the array's extent; scalar
+/// parameters their value): enough to shape outputs left out.
+pub fn bind_from_present(func: &PrimFunc, args: &[Option<Arg>]) -> VarMap<i64> {
+    let mut values: VarMap<i64> = Default::default();
+    for (param, arg) in func.params.iter().zip(args) {
+        match (func.buffer_of(param), arg) {
+            (None, Some(Arg::Int(value))) => {
+                values.insert(param.clone(), *value);
+            }
+            (Some(buffer), Some(Arg::Tensor(tensor))) => {
+                for (extent, actual) in buffer.shape().iter().zip(tensor.shape()) {
+                    if let ExprKind::Var(var) = extent.kind() {
+                        values.entry(var.clone()).or_insert(*actual as i64);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    values
+}
+
 /// Binds every symbolic variable of `func`'s buffer parameters from the
 /// tensors in `args` (in parameter order) and checks every declared extent,
 /// stride and offset.

@@ -145,10 +145,12 @@ pub fn is_schedule_def(def: &ast::FunctionDef) -> bool {
     )
 }
 
-/// Detects the dialect: tirx when the file uses any tirx-only spelling.
+/// Detects the dialect: tirx when the program uses any tirx-only spelling.
+/// The dialect the program is written in, from the program alone: a schedule
+/// spelling (`sch.get_sblock`) must not change how the program reads.
 fn detect_dialect(source: &str, comments: &[ast::Comment]) -> Dialect {
     let tirx_comment = comments.iter().any(|c| c.text.contains("import tirx as T"));
-    let tirx_source = ["T.sblock", "s_tir=True", "sch.get_sblock", "T.let["]
+    let tirx_source = ["T.sblock", "s_tir=True", "T.let["]
         .iter()
         .any(|marker| source.contains(marker));
     if tirx_comment || tirx_source {

@@ -259,12 +259,20 @@ impl Serializer {
 
     fn attrs(&mut self, attrs: &[(String, AttrValue)]) {
         // Attribute maps are unordered in TVM: compare them sorted by key.
-        let mut sorted: Vec<&(String, AttrValue)> = attrs.iter().collect();
+        // `tirx.noalias` is TVM 0.25+'s spelling of `tir.noalias`: one
+        // attribute, so the comparison is blind to the dialect.
+        let mut sorted: Vec<(String, &AttrValue)> = attrs
+            .iter()
+            .map(|(key, value)| match key.strip_prefix("tirx.") {
+                Some(rest) => (format!("tir.{rest}"), value),
+                None => (key.clone(), value),
+            })
+            .collect();
         sorted.sort_by(|a, b| a.0.cmp(&b.0));
         let saved = self.open("attrs", Span::NONE);
         self.push(Token::Count(sorted.len()));
         for (key, value) in sorted {
-            self.push(Token::Text(key.clone()));
+            self.push(Token::Text(key));
             self.attr_value(value);
         }
         self.close(saved);

@@ -76,8 +76,18 @@ impl Trace {
     /// `def apply_trace` line and the calls indented by two spaces (no
     /// trailing newline).
     pub fn to_python(&self) -> String {
-        let mut out =
-            String::from("# from tvm import s_tir\ndef apply_trace(sch: s_tir.Schedule) -> None:");
+        self.to_python_in(crate::printer::Dialect::Tirx)
+    }
+
+    /// The trace in a dialect's spelling: TVM 0.27's (`s_tir`,
+    /// `get_sblock`) for tirx, TVM 0.20's (`tir`, `get_block`) for classic.
+    pub fn to_python_in(&self, dialect: crate::printer::Dialect) -> String {
+        let classic = dialect == crate::printer::Dialect::Classic;
+        let mut out = String::from(if classic {
+            "# from tvm import tir\ndef apply_trace(sch: tir.Schedule) -> None:"
+        } else {
+            "# from tvm import s_tir\ndef apply_trace(sch: s_tir.Schedule) -> None:"
+        });
         if self.instructions.is_empty() {
             out.push_str("\n  pass");
             return out;
@@ -128,7 +138,11 @@ impl Trace {
                     }
                 }
             }
-            let _ = write!(out, "sch.{}({})", instruction.method, args.join(", "));
+            let method = match instruction.method {
+                "get_sblock" if classic => "get_block",
+                method => method,
+            };
+            let _ = write!(out, "sch.{method}({})", args.join(", "));
         }
         out
     }
@@ -263,6 +277,9 @@ mod tests {
     #[test]
     fn empty_trace_is_pass() {
         assert!(Trace::default().to_python().ends_with(":\n  pass"));
+        assert!(Trace::default()
+            .to_python_in(crate::printer::Dialect::Classic)
+            .starts_with("# from tvm import tir\ndef apply_trace(sch: tir.Schedule)"));
     }
 
     #[test]

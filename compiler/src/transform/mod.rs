@@ -230,6 +230,40 @@ pub fn is_pass_name(name: &str) -> bool {
     PIPELINE.iter().any(|pass| pass.name == name)
 }
 
+/// TVM's names of passes whose tirc name is not their kebab-case spelling.
+const TVM_PASS_ALIASES: &[(&str, &str)] = &[
+    (
+        "PlanAndUpdateBufferAllocationLocation",
+        "plan-buffer-allocation",
+    ),
+    ("VectorizeLoop", "vectorize"),
+    ("UnrollLoop", "unroll"),
+    ("StorageRewrite", "reuse-storage"),
+];
+
+/// tirc's name of a pass given by its tirc name or by TVM's
+/// (`FlattenBuffer`, `tir.transform.FlattenBuffer`, `StorageRewrite`).
+pub fn canonical_pass_name(name: &str) -> Option<&'static str> {
+    let name = name.rsplit('.').next().unwrap_or(name);
+    let kebab = match TVM_PASS_ALIASES.iter().find(|(tvm, _)| *tvm == name) {
+        Some((_, tirc)) => tirc.to_string(),
+        None => {
+            let mut kebab = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    kebab.push('-');
+                }
+                kebab.push(c.to_ascii_lowercase());
+            }
+            kebab
+        }
+    };
+    PIPELINE
+        .iter()
+        .map(|pass| pass.name)
+        .find(|pass| *pass == kebab)
+}
+
 /// Lowers every function of `module` through the whole pipeline.
 pub fn lower_module(
     module: &IRModule,

@@ -10,7 +10,7 @@ use crate::support::{collect, display_path, tests_root, Failures};
 use std::path::{Path, PathBuf};
 use tirc::codegen::llvm::{CodegenOptions, JitModule};
 use tirc::driver::execute::{
-    check_against_interpreter, output_positions, prepare_inputs, PreparedRun,
+    check_against_interpreter, output_positions, prepare_inputs, InputSource, PreparedRun,
 };
 use tirc::driver::npy::read_npy;
 use tirc::driver::{lower_file, ScheduleChoice, SourceFile};
@@ -40,7 +40,11 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
 
     let stem = path.with_extension("");
     let inputs_dir = PathBuf::from(format!("{}.inputs", stem.display()));
-    let inputs = prepare_inputs(func, inputs_dir.is_dir().then_some(inputs_dir.as_path()), 0)?;
+    let source = InputSource {
+        args_dir: inputs_dir.is_dir().then_some(inputs_dir.as_path()),
+        ..InputSource::default()
+    };
+    let inputs = prepare_inputs(func, &source)?;
     let kernel = PreparedRun::new(function, func, &inputs).map_err(|e| e.to_string())?;
     kernel.run().map_err(|e| e.to_string())?;
     let results = kernel.results(&inputs).map_err(|e| e.to_string())?;
