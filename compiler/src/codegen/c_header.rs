@@ -45,8 +45,18 @@ pub fn write_header(guard_name: &str, source: &str, signatures: &[KernelSignatur
     for signature in signatures {
         out.push_str(&format!("/* `{}`:\n", signature.function));
         let mut parameters = Vec::new();
+        // Distinct variables may share a name (three strides all called
+        // `stride`); C needs distinct parameter names: `stride`, `stride_1`, ...
+        let mut used: Vec<String> = Vec::new();
         for argument in &signature.arguments {
-            let name = c_identifier(argument.name());
+            let base = c_identifier(argument.name());
+            let mut name = base.clone();
+            let mut suffix = 0;
+            while used.contains(&name) {
+                suffix += 1;
+                name = format!("{base}_{suffix}");
+            }
+            used.push(name.clone());
             match argument {
                 KernelArgument::Buffer { buffer, .. } => {
                     out.push_str(&format!(
