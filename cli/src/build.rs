@@ -2,7 +2,6 @@
 //! lowering) to LLVM IR, assembly, an object file, or a shared library with
 //! a C header declaring each function.
 
-use super::output::{report, DiagnosticFormat};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -53,6 +52,7 @@ pub struct BuildArgs {
 /// Runs `tirc build`.
 #[cfg(feature = "llvm")]
 pub fn run(args: BuildArgs) -> u8 {
+    use super::output::{report, DiagnosticFormat};
     use super::EXIT_OK;
     use tirc::driver::build::{build, BuildRequest, Emit};
     use tirc::driver::{

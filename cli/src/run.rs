@@ -3,7 +3,6 @@
 //! reference, time repeated runs and save the outputs. The driver does the
 //! work (`tirc::driver::run`); this file reads flags and prints the report.
 
-use super::output::{report, DiagnosticFormat};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -79,6 +78,7 @@ pub enum CheckWith {
 
 /// The values of `--shape`, in the order given.
 #[derive(Clone, Debug)]
+#[cfg_attr(not(feature = "llvm"), allow(dead_code))]
 pub struct ShapeValues(Vec<(String, i64)>);
 
 /// Reads `m=128,n=64`.
@@ -112,6 +112,7 @@ fn format_number(value: f64) -> String {
 /// Runs `tirc run`.
 #[cfg(feature = "llvm")]
 pub fn run(args: RunArgs) -> u8 {
+    use super::output::{report, DiagnosticFormat};
     use super::{EXIT_DIAGNOSTICS, EXIT_OK};
     use std::time::Instant;
     use tirc::driver::run::{run, CheckReference, RunRequest};
