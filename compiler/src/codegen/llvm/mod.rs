@@ -24,6 +24,7 @@ mod intrinsics;
 pub mod jit;
 pub mod memory;
 pub mod optimize;
+mod outline;
 pub mod parallel;
 pub mod partition;
 mod raw;

@@ -10,66 +10,17 @@
 //! kernel is `tir.noalias`, so LLVM keeps knowing that distinct buffers do
 //! not overlap after the values went through the closure.
 
-use super::context::{Codegen, CodegenError, CodegenResult, FunctionState};
+use super::context::{Codegen, CodegenError, CodegenResult};
 use super::raw::{self, Opcode};
-use crate::ir::identity::VarMap;
-use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
-use crate::ir::{BinaryOp, Buffer, DataType, Expr, ExprKind, For, Stmt, Var};
+use crate::ir::{BinaryOp, DataType, For, Var};
 use crate::source::Span;
-use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Linkage;
-use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum, FunctionType};
+use inkwell::types::{BasicTypeEnum, FunctionType};
 use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue};
 use inkwell::AddressSpace;
 
 /// The runtime entry point that runs a lambda on the thread pool.
 pub const PARALLEL_LAUNCH_SYMBOL: &str = "tirc_parallel_launch";
-
-/// Every variable a statement mentions, in order of first mention: in
-/// expressions, as buffers' data, and in buffers' shapes, strides and offsets.
-#[derive(Default)]
-struct MentionedVars {
-    vars: Vec<Var>,
-    seen: crate::ir::VarSet,
-}
-
-impl MentionedVars {
-    fn add(&mut self, var: &Var) {
-        if self.seen.insert(var.clone()) {
-            self.vars.push(var.clone());
-        }
-    }
-    fn add_buffer(&mut self, buffer: &Buffer) {
-        self.add(buffer.data());
-        let node = buffer.node();
-        for expr in node
-            .shape
-            .iter()
-            .chain(&node.strides)
-            .chain(std::iter::once(&node.elem_offset))
-        {
-            self.visit_expr(expr);
-        }
-    }
-}
-
-impl Visitor for MentionedVars {
-    fn visit_expr(&mut self, expr: &Expr) {
-        if let ExprKind::Var(var) = expr.kind() {
-            self.add(var);
-        }
-        walk_expr(self, expr);
-    }
-    fn visit_buffer_use(&mut self, buffer: &Buffer) {
-        self.add_buffer(buffer);
-    }
-    fn visit_buffer_def(&mut self, buffer: &Buffer) {
-        self.add_buffer(buffer);
-    }
-    fn visit_stmt(&mut self, stmt: &Stmt) {
-        walk_stmt(self, stmt);
-    }
-}
 
 impl<'ctx> Codegen<'ctx> {
     /// The signature of a parallel lambda: `i32 (i32 task_id, i32 num_task, i8* closure)`.
@@ -106,29 +57,10 @@ impl<'ctx> Codegen<'ctx> {
         let extent = self.emit_expr(&for_loop.extent)?;
         let extent = self.cast(extent, for_loop.extent.dtype(), dtype, span)?;
 
-        let mut mentioned = MentionedVars::default();
-        mentioned.visit_stmt(&for_loop.body);
-        let state = self.current()?;
-        let captured: Vec<(Var, BasicValueEnum<'ctx>)> = mentioned
-            .vars
-            .into_iter()
-            .filter(|var| *var != for_loop.loop_var)
-            .filter_map(|var| state.vars.get(&var).map(|value| (var, *value)))
-            .collect();
-        let noalias = state.noalias;
-        let data_alignment = state.data_alignment.clone();
-        let known_multiples = state.known_multiples.clone();
-
+        let captured = self.captured_values(for_loop)?;
         self.outlined_count += 1;
         let base_name = format!("{}_compute_{}", self.kernel_symbol, self.outlined_count);
-        let body_function = self.outline_body(
-            &base_name,
-            for_loop,
-            &captured,
-            noalias,
-            &data_alignment,
-            &known_multiples,
-        )?;
+        let body_function = self.outline_body(&base_name, for_loop, &captured, true, &[])?;
         let lambda = self.build_lambda(&base_name, body_function, &captured, dtype)?;
 
         // The closure: every captured value, then the loop's start and extent.
@@ -174,77 +106,6 @@ impl<'ctx> Codegen<'ctx> {
             self.builder
                 .build_int_compare(inkwell::IntPredicate::EQ, code, zero, "")?;
         self.return_code_unless(succeeded, code)
-    }
-
-    /// The body function: `i32 body(captured..., begin, end)` running
-    /// iterations `[begin, end)` of the loop serially.
-    fn outline_body(
-        &mut self,
-        base_name: &str,
-        for_loop: &For,
-        captured: &[(Var, BasicValueEnum<'ctx>)],
-        noalias: bool,
-        data_alignment: &VarMap<u32>,
-        known_multiples: &VarMap<i64>,
-    ) -> CodegenResult<FunctionValue<'ctx>> {
-        let dtype = for_loop.loop_var.dtype();
-        let bound_type = self.llvm_type(dtype, Span::NONE)?;
-        let mut parameter_types: Vec<BasicMetadataTypeEnum> =
-            captured.iter().map(|(_, v)| v.get_type().into()).collect();
-        parameter_types.push(bound_type.into());
-        parameter_types.push(bound_type.into());
-        let function_type = self.context.i32_type().fn_type(&parameter_types, false);
-        let function = self
-            .module
-            .add_function(base_name, function_type, Some(Linkage::Internal));
-        self.apply_function_attributes(function);
-        let noalias_kind = Attribute::get_named_enum_kind_id("noalias");
-        for (position, (var, value)) in captured.iter().enumerate() {
-            if noalias && value.is_pointer_value() && data_alignment.contains_key(var) {
-                let attribute = self.context.create_enum_attribute(noalias_kind, 0);
-                function.add_attribute(AttributeLoc::Param(position as u32), attribute);
-            }
-        }
-
-        let saved_block = self.insert_block()?;
-        let entry = self.context.append_basic_block(function, "entry");
-        let body = self.context.append_basic_block(function, "body");
-        self.builder.position_at_end(entry);
-        self.builder.build_unconditional_branch(body)?;
-        self.builder.position_at_end(body);
-        let mut vars = VarMap::default();
-        for (position, (var, _)) in captured.iter().enumerate() {
-            let parameter = function
-                .get_nth_param(position as u32)
-                .ok_or_else(|| CodegenError::internal("missing outlined parameter"))?;
-            vars.insert(var.clone(), parameter);
-        }
-        let state = FunctionState {
-            value: function,
-            entry,
-            vars,
-            data_alignment: data_alignment.clone(),
-            known_multiples: known_multiples.clone(),
-            heap_allocations: Vec::new(),
-            in_parallel: true,
-            noalias,
-        };
-        let saved_state = self.function.replace(state);
-        let result = (|| {
-            let begin = function
-                .get_nth_param(captured.len() as u32)
-                .ok_or_else(|| CodegenError::internal("missing begin parameter"))?;
-            let end = function
-                .get_nth_param(captured.len() as u32 + 1)
-                .ok_or_else(|| CodegenError::internal("missing end parameter"))?;
-            self.emit_serial_loop(for_loop, begin, end, &[])?;
-            let zero = self.context.i32_type().const_zero();
-            self.builder.build_return(Some(&zero))?;
-            Ok(())
-        })();
-        self.function = saved_state;
-        self.builder.position_at_end(saved_block);
-        result.map(|()| function)
     }
 
     /// The lambda the pool calls: unpacks the closure, computes this task's

@@ -28,8 +28,14 @@ impl<'ctx> Codegen<'ctx> {
             )),
             StmtKind::BufferStore(store) => self.emit_store(&store.buffer, &store.value, &store.indices, span),
             StmtKind::Seq(stmts) => {
+                let outline = super::outline::outlines_each_loop(stmts);
                 for stmt in stmts {
-                    self.emit_stmt(stmt)?;
+                    match stmt.kind() {
+                        StmtKind::For(for_loop) if outline => self
+                            .emit_outlined_for(for_loop, stmt.span())
+                            .map_err(|error| error.or_at(stmt.span()))?,
+                        _ => self.emit_stmt(stmt)?,
+                    }
                 }
                 Ok(())
             }
@@ -186,7 +192,7 @@ impl<'ctx> Codegen<'ctx> {
         Ok(())
     }
 
-    fn emit_for(&mut self, for_loop: &For, span: Span) -> CodegenResult<()> {
+    pub(super) fn emit_for(&mut self, for_loop: &For, span: Span) -> CodegenResult<()> {
         match for_loop.kind {
             // GPU threads that never wait for one another run as CPU loops:
             // thread blocks in parallel, the threads of a block in turn.
@@ -216,19 +222,23 @@ impl<'ctx> Codegen<'ctx> {
 
     /// A loop run by this thread: serial, unrolled or vectorized.
     fn emit_counted_for(&mut self, for_loop: &For, span: Span) -> CodegenResult<()> {
+        let (start, end) = self.loop_bounds(for_loop, span)?;
+        self.emit_serial_loop(for_loop, start, end, loop_properties(for_loop.kind))
+    }
+
+    /// The loop's `[start, end)` in the loop variable's type.
+    pub(super) fn loop_bounds(
+        &mut self,
+        for_loop: &For,
+        span: Span,
+    ) -> CodegenResult<(BasicValueEnum<'ctx>, BasicValueEnum<'ctx>)> {
         let start = self.emit_expr(&for_loop.min)?;
         let extent = self.emit_expr(&for_loop.extent)?;
         let dtype = for_loop.loop_var.dtype();
         let extent = self.cast(extent, for_loop.extent.dtype(), dtype, span)?;
         let start = self.cast(start, for_loop.min.dtype(), dtype, span)?;
         let end = self.binary(BinaryOp::Add, start, extent, dtype, span)?;
-        let properties: &[(&str, Option<u32>)] = match for_loop.kind {
-            ForKind::Unrolled => &[("llvm.loop.unroll.full", None)],
-            // Leftover vectorized loops are serial loops LLVM may vectorize.
-            ForKind::Vectorized => &[("llvm.loop.vectorize.enable", Some(1))],
-            _ => &[],
-        };
-        self.emit_serial_loop(for_loop, start, end, properties)
+        Ok((start, end))
     }
 
     /// `for loop_var in [start, end): body` with the loop id `properties`.
@@ -270,5 +280,15 @@ impl<'ctx> Codegen<'ctx> {
         phi.add_incoming(&[(&start, preheader), (&next, latch)]);
         self.builder.position_at_end(exit);
         Ok(())
+    }
+}
+
+/// The loop id properties that carry a loop's kind to LLVM.
+pub(super) fn loop_properties(kind: ForKind) -> &'static [(&'static str, Option<u32>)] {
+    match kind {
+        ForKind::Unrolled => &[("llvm.loop.unroll.full", None)],
+        // Leftover vectorized loops are serial loops LLVM may vectorize.
+        ForKind::Vectorized => &[("llvm.loop.vectorize.enable", Some(1))],
+        _ => &[],
     }
 }
