@@ -47,12 +47,16 @@ pub struct BuildArgs {
     /// corrupting memory or trapping.
     #[arg(long)]
     runtime_checks: bool,
+    /// Also print what LLVM said while optimising (a loop marked vectorized
+    /// that it could not vectorize), as notes at the loops concerned.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 /// Runs `tirc build`.
 #[cfg(feature = "llvm")]
 pub fn run(args: BuildArgs) -> u8 {
-    use super::output::{report, DiagnosticFormat};
+    use super::output::{emit_diagnostics, report, DiagnosticFormat};
     use super::EXIT_OK;
     use tirc::driver::build::{build, BuildRequest, Emit};
     use tirc::driver::{
@@ -79,7 +83,16 @@ pub fn run(args: BuildArgs) -> u8 {
                 symbol_prefix: args.prefix.clone(),
                 runtime_checks: args.runtime_checks,
             };
-            build(&lowered, &source.name, &request)
+            let output = build(&lowered, &source.name, &request)?;
+            emit_diagnostics(&output.notes, lowered.sources(), DiagnosticFormat::Text);
+            if args.verbose {
+                emit_diagnostics(
+                    &output.llvm_notes,
+                    lowered.sources(),
+                    DiagnosticFormat::Text,
+                );
+            }
+            Ok(output)
         });
     match outcome {
         Ok(_) => EXIT_OK,

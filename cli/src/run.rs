@@ -55,6 +55,10 @@ pub struct RunArgs {
     /// Print one JSON object on standard output for every outcome, errors included.
     #[arg(long)]
     json: bool,
+    /// Also print what LLVM said while optimising (a loop marked vectorized
+    /// that it could not vectorize), as notes at the loops concerned.
+    #[arg(short, long)]
+    verbose: bool,
     /// Run without run-time checks. By default the run whose outputs are
     /// reported stops with an error at an out-of-bounds index or an integer
     /// division by zero; `--bench` always times code without the checks.
@@ -167,10 +171,26 @@ pub fn run(args: RunArgs) -> u8 {
         let mut value = serde_json::to_value(&report_of_run).unwrap_or_default();
         value["file"] = serde_json::json!(args.file.display().to_string());
         value["front_end_ms"] = serde_json::json!(front_end_ms);
+        let verbose_notes = if args.verbose {
+            report_of_run.llvm_notes.as_slice()
+        } else {
+            &[]
+        };
+        value["notes"] = report_of_run
+            .notes
+            .iter()
+            .chain(verbose_notes)
+            .map(|note| tirc::diagnostics::to_json(note, lowered.sources()))
+            .collect();
         println!("{value}");
         return code;
     }
     let report = report_of_run;
+    let sources = lowered.sources();
+    super::output::emit_diagnostics(&report.notes, sources, DiagnosticFormat::Text);
+    if args.verbose {
+        super::output::emit_diagnostics(&report.llvm_notes, sources, DiagnosticFormat::Text);
+    }
     if let Some(note) = &report.reference_note {
         eprintln!("{note}");
     }

@@ -361,3 +361,88 @@ fn the_spelling_of_a_block_lookup_changes_nothing() {
         "{tirx}"
     );
 }
+
+/// A loop marked vectorized that LLVM cannot vectorize (each iteration reads
+/// what the one before wrote).
+const DEPENDENT_VECTOR_LOOP: &str = r#"@T.prim_func
+def main(A: T.Buffer((65,), "float32"), n: T.int32):
+    T.func_attr({"tir.noalias": True})
+    for i in T.vectorized(n):
+        A[i + 1] = A[i] * T.float32(2)
+"#;
+
+#[test]
+fn llvm_remarks_stay_quiet_unless_verbose_and_then_point_at_the_loop() {
+    let path = scratch("dependent_vector_loop.tir", DEPENDENT_VECTOR_LOOP);
+    let object = path.with_extension("o");
+    let file = path.to_str().unwrap();
+    let quiet = run(&[
+        "build",
+        file,
+        "--emit",
+        "obj",
+        "-o",
+        object.to_str().unwrap(),
+    ]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", text(&quiet.stderr));
+    assert_eq!(text(&quiet.stderr), "", "LLVM's messages leaked");
+    let verbose = run(&[
+        "build",
+        file,
+        "--emit",
+        "obj",
+        "-o",
+        object.to_str().unwrap(),
+        "--verbose",
+    ]);
+    let stderr = text(&verbose.stderr);
+    assert!(!stderr.contains("<unknown>"), "{stderr}");
+    assert!(
+        stderr.contains("LLVM could not vectorize this loop")
+            && stderr.contains("dependent_vector_loop.tir:4:5"),
+        "{stderr}"
+    );
+    let run_quiet = run(&["run", file, "--shape", "n=64"]);
+    assert_eq!(
+        run_quiet.status.code(),
+        Some(0),
+        "{}",
+        text(&run_quiet.stderr)
+    );
+    assert!(
+        !text(&run_quiet.stderr).contains("vectorize"),
+        "{}",
+        text(&run_quiet.stderr)
+    );
+}
+
+#[test]
+fn gpu_bound_loops_on_the_cpu_get_one_note_and_messages_stay_true() {
+    let program = r#"@T.prim_func
+def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            with T.block("B"):
+                vi = T.axis.spatial(256, bx * 64 + tx)
+                B[vi] = A[vi] * T.float32(2.0)
+"#;
+    let path = scratch("gpu_on_cpu.tir", program);
+    let output = run(&["run", path.to_str().unwrap(), "--check"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert_eq!(
+        stderr
+            .matches("note: loops bound to GPU threads run here as CPU loops")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("gpu_on_cpu.tir:3:5"), "{stderr}");
+    // No message advises a CUDA build tirc cannot do.
+    let explain = run(&["explain", "E0602"]);
+    assert!(
+        !text(&explain.stdout).contains("build it for CUDA"),
+        "{}",
+        text(&explain.stdout)
+    );
+}

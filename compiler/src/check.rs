@@ -53,13 +53,11 @@ pub fn check_source(
             .map(|d| d.span)
             .collect();
         verified.retain(|d| !frontend_errors.iter().any(|e| overlaps(*e, d.span)));
-        for diagnostic in &mut verified {
-            diagnostic.span = first_line(diagnostic.span, sources);
-            for label in &mut diagnostic.secondary {
-                label.span = first_line(label.span, sources);
-            }
-        }
-        diagnostics.extend(verified);
+        diagnostics.extend(
+            verified
+                .into_iter()
+                .map(|diagnostic| diagnostic.at_first_lines(sources)),
+        );
     }
     sort_diagnostics(&mut diagnostics);
     Checked {
@@ -71,13 +69,4 @@ pub fn check_source(
 /// True when two spans of one file share at least one byte (or are the same point).
 fn overlaps(a: Span, b: Span) -> bool {
     a.file == b.file && a.start <= b.end && b.start <= a.end && (a.start < b.end || a == b)
-}
-
-/// The part of a span on its first line: the verifier blames whole loops and
-/// blocks, and their header line is what a reader needs to see.
-fn first_line(span: Span, sources: &SourceMap) -> Span {
-    match sources.get(span.file) {
-        Some(file) => span.first_line(&file.text),
-        None => span,
-    }
 }

@@ -123,6 +123,20 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// The diagnostic with every span cut to its first line: passes blame
+    /// whole loops and blocks, and their header line is what a reader needs.
+    pub fn at_first_lines(mut self, sources: &SourceMap) -> Diagnostic {
+        let first_line = |span: Span| match sources.get(span.file) {
+            Some(file) => span.first_line(&file.text),
+            None => span,
+        };
+        self.span = first_line(self.span);
+        for label in &mut self.secondary {
+            label.span = first_line(label.span);
+        }
+        self
+    }
 }
 
 /// Orders diagnostics by file and position, then removes exact duplicates.

@@ -38,8 +38,8 @@ threads of a block one after another, but only while no thread waits for
 another: a barrier (`T.tvm_storage_sync`) or a cross-thread reduction needs
 the threads to run together. Those, GPU intrinsics and tensor-core calls
 have no CPU meaning, so it refuses them rather than running them in some
-other order. Schedule the function for the CPU (`parallel`, `vectorize`)
-or build it for CUDA."#,
+other order. Schedule the function for the CPU (`parallel`, `vectorize`);
+tirc has no CUDA backend yet."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
     for i in T.thread_binding(256, thread="threadIdx.x"):

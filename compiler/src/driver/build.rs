@@ -5,6 +5,8 @@
 use super::{ApplicationErrorKind, DriverError, LoweredProgram, Target};
 use crate::codegen::c_header::{c_identifier, write_header};
 use crate::codegen::llvm::{generate_unoptimized_module, CodegenOptions, TargetSpec};
+use crate::codegen::llvm::{remark_notes, thread_binding_note};
+use crate::diagnostics::Diagnostic;
 use std::path::{Path, PathBuf};
 
 /// What a build writes.
@@ -66,12 +68,23 @@ fn check_output_directory(output: &Path) -> Result<(), DriverError> {
     .with_help("create it first, or choose another path with -o"))
 }
 
-/// Builds `lowered` as `request` says; the files written.
+/// What a build wrote, and what LLVM said on the way.
+#[derive(Debug)]
+pub struct BuildOutput {
+    /// The files written.
+    pub files: Vec<PathBuf>,
+    /// Notes for every build: loops bound to GPU threads run as CPU loops.
+    pub notes: Vec<Diagnostic>,
+    /// LLVM's messages as notes at the program's loops (`--verbose`).
+    pub llvm_notes: Vec<Diagnostic>,
+}
+
+/// Builds `lowered` as `request` says.
 pub fn build(
     lowered: &LoweredProgram,
     source_name: &str,
     request: &BuildRequest,
-) -> Result<Vec<PathBuf>, DriverError> {
+) -> Result<BuildOutput, DriverError> {
     check_output_directory(&request.output)?;
     let target = match &request.target {
         Target::Llvm(target) => TargetSpec::resolve(target)
@@ -92,6 +105,7 @@ pub fn build(
             .unwrap_or_else(|| default_symbol_prefix(source_name)),
         packed_wrappers: false,
         runtime_checks: request.runtime_checks,
+        remarks: Default::default(),
     };
     let diagnostics = |diagnostics| DriverError::Diagnostics {
         diagnostics,
@@ -114,6 +128,7 @@ pub fn build(
         )
     };
     let failed = |message: String| DriverError::application(ApplicationErrorKind::Failed, message);
+    let mut files = vec![output.clone()];
     match request.emit {
         Emit::LlvmIr => {
             std::fs::write(output, generated.to_llvm_ir()).map_err(|e| io_error(output, e))?
@@ -140,8 +155,25 @@ pub fn build(
                 .unwrap_or_else(|| "kernels".to_string());
             let header = write_header(&header_stem, source_name, &signatures);
             std::fs::write(&header_path, header).map_err(|e| io_error(&header_path, e))?;
-            return Ok(vec![output.clone(), header_path]);
+            files.push(header_path);
         }
     }
-    Ok(vec![output.clone()])
+    let vectorized_loops: Vec<_> = generated
+        .kernels
+        .iter()
+        .flat_map(|kernel| kernel.vectorized_loops.iter().copied())
+        .collect();
+    Ok(BuildOutput {
+        files,
+        notes: generated
+            .kernels
+            .iter()
+            .filter_map(|kernel| thread_binding_note(&kernel.thread_bound_loops))
+            .map(|note| note.at_first_lines(lowered.sources()))
+            .collect(),
+        llvm_notes: remark_notes(&generated.remarks.take(), &vectorized_loops)
+            .into_iter()
+            .map(|note| note.at_first_lines(lowered.sources()))
+            .collect(),
+    })
 }

@@ -117,6 +117,13 @@ pub struct RunReport {
     pub outputs_saved: Option<PathBuf>,
     /// True when every check passed.
     pub ok: bool,
+    /// Notes for every run: loops bound to GPU threads run as CPU loops.
+    #[serde(skip)]
+    pub notes: Vec<crate::diagnostics::Diagnostic>,
+    /// What LLVM said while compiling, as notes at the program's loops
+    /// (`tirc run --verbose` shows them).
+    #[serde(skip)]
+    pub llvm_notes: Vec<crate::diagnostics::Diagnostic>,
 }
 
 fn usage(message: impl Into<String>) -> DriverError {
@@ -173,6 +180,7 @@ pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, 
         symbol_prefix: String::new(),
         packed_wrappers: true,
         runtime_checks: request.runtime_checks,
+        remarks: Default::default(),
     };
     let compile = |options: &CodegenOptions| {
         JitModule::compile(&single, options).map_err(|diagnostics| DriverError::Diagnostics {
@@ -185,6 +193,19 @@ pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, 
     let function = jit
         .function(&entry.lowered.name)
         .ok_or_else(|| failed(format!("the compiled module lost `{}`", entry.lowered.name)))?;
+    let at_first_lines =
+        |note: crate::diagnostics::Diagnostic| note.at_first_lines(lowered.sources());
+    let llvm_notes = crate::codegen::llvm::remark_notes(
+        &options.remarks.take(),
+        &function.kernel.vectorized_loops,
+    )
+    .into_iter()
+    .map(at_first_lines)
+    .collect();
+    let notes = crate::codegen::llvm::thread_binding_note(&function.kernel.thread_bound_loops)
+        .into_iter()
+        .map(at_first_lines)
+        .collect();
 
     let source = InputSource {
         args_dir: request.args_dir.as_deref(),
@@ -268,6 +289,8 @@ pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, 
         min_ms: timing.map(|t| t.min_ms),
         gflops: timing.map(|t| flops / (t.median_ms * 1e-3) / 1e9),
         outputs_saved: request.save_outputs.clone(),
+        notes,
+        llvm_notes,
     })
 }
 

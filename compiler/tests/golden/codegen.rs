@@ -35,6 +35,7 @@ fn codegen() {
             symbol_prefix: String::new(),
             packed_wrappers: false,
             runtime_checks: false,
+            remarks: Default::default(),
         };
         match module_to_llvm_ir(&checked.program.module, &options) {
             Ok(ir) => failures.expect_file(&path.with_extension("ll"), &ir),

@@ -111,6 +111,11 @@ pub struct Codegen<'ctx> {
     pub function: Option<FunctionState<'ctx>>,
     /// The asserts of the kernel being written, in order.
     pub asserts: Vec<AssertInfo>,
+    /// The loops of the kernel being written left for LLVM to vectorize.
+    pub vectorized_loops: Vec<Span>,
+    /// The loops of the kernel being written bound to GPU threads, which
+    /// run as CPU loops.
+    pub thread_bound_loops: Vec<Span>,
     /// The name of the kernel being written, for helper functions' names.
     pub kernel_symbol: String,
     /// How many parallel bodies the kernel has outlined so far.
@@ -134,6 +139,8 @@ impl<'ctx> Codegen<'ctx> {
             target,
             function: None,
             asserts: Vec::new(),
+            vectorized_loops: Vec::new(),
+            thread_bound_loops: Vec::new(),
             kernel_symbol: String::new(),
             outlined_count: 0,
             thread_collective: None,

@@ -59,7 +59,7 @@ impl LlvmModule<'_> {
         if !self.optimized {
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
             if let Some(partition) = partition_module(&self.module, threads) {
-                return compile_units(&self.module, &partition, &self.target);
+                return compile_units(&self.module, &partition, &self.target, &self.remarks);
             }
             self.optimize()?;
         }

@@ -22,6 +22,11 @@ pub struct GeneratedKernel {
     pub signature: KernelSignature,
     /// The asserts, numbered from 1 in this order (the return codes).
     pub asserts: Vec<AssertInfo>,
+    /// The loops marked vectorized that reached LLVM as loops (the
+    /// vectorizer pass could not turn them into vector code itself).
+    pub vectorized_loops: Vec<Span>,
+    /// The loops bound to GPU threads, run as CPU loops.
+    pub thread_bound_loops: Vec<Span>,
 }
 
 /// The symbol of the packed wrapper of a kernel exported as `symbol`.
@@ -159,6 +164,8 @@ impl<'ctx> Codegen<'ctx> {
             noalias,
         });
         self.asserts.clear();
+        self.vectorized_loops.clear();
+        self.thread_bound_loops.clear();
         self.kernel_symbol = symbol.to_string();
         self.outlined_count = 0;
         self.thread_collective = thread_collective(&func.body);
@@ -176,6 +183,8 @@ impl<'ctx> Codegen<'ctx> {
         Ok(GeneratedKernel {
             signature,
             asserts: std::mem::take(&mut self.asserts),
+            vectorized_loops: std::mem::take(&mut self.vectorized_loops),
+            thread_bound_loops: std::mem::take(&mut self.thread_bound_loops),
         })
     }
 

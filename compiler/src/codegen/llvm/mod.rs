@@ -28,6 +28,7 @@ mod outline;
 pub mod parallel;
 pub mod partition;
 mod raw;
+pub mod remarks;
 mod stmt;
 pub mod target;
 mod types;
@@ -46,6 +47,8 @@ use crate::ir::{IRModule, PrimFunc};
 use context::Codegen;
 use inkwell::context::Context;
 use inkwell::module::Module;
+use remarks::RemarkCapture;
+pub use remarks::{remark_notes, thread_binding_note, LlvmRemark, RemarkSink};
 
 /// How to generate a module.
 #[derive(Clone, Debug)]
@@ -61,6 +64,8 @@ pub struct CodegenOptions {
     /// or a zero divisor returns an error instead of corrupting memory or
     /// trapping.
     pub runtime_checks: bool,
+    /// Where LLVM's messages go instead of standard error.
+    pub remarks: RemarkSink,
 }
 
 impl CodegenOptions {
@@ -71,6 +76,7 @@ impl CodegenOptions {
             symbol_prefix: String::new(),
             packed_wrappers: false,
             runtime_checks: false,
+            remarks: RemarkSink::default(),
         }
     }
 }
@@ -85,6 +91,10 @@ pub struct LlvmModule<'ctx> {
     pub target: TargetSpec,
     /// True once the optimisation pipeline has run over `module`.
     pub optimized: bool,
+    /// Where LLVM's messages about this module go, from every context.
+    pub remarks: RemarkSink,
+    /// Sends the module's context's messages to `remarks`.
+    _capture: RemarkCapture<'ctx>,
 }
 
 impl LlvmModule<'_> {
@@ -132,6 +142,7 @@ pub fn generate_unoptimized_module<'ctx>(
     module: &IRModule,
     options: &CodegenOptions,
 ) -> Result<LlvmModule<'ctx>, Vec<Diagnostic>> {
+    let capture = options.remarks.capture(context);
     let mut codegen = Codegen::new(context, "tirc", options.target.clone());
     let mut kernels = Vec::new();
     let mut diagnostics = Vec::new();
@@ -172,5 +183,7 @@ pub fn generate_unoptimized_module<'ctx>(
         kernels,
         target: options.target.clone(),
         optimized: false,
+        remarks: options.remarks.clone(),
+        _capture: capture,
     })
 }

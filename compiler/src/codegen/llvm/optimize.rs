@@ -61,6 +61,7 @@ def main(A: T.Buffer((2048,), "float32"), B: T.Buffer((2048,), "float32")):
             symbol_prefix: String::new(),
             packed_wrappers: false,
             runtime_checks: false,
+            remarks: Default::default(),
         };
         let ir = module_to_llvm_ir(&module, &options).expect("the module compiles");
         let copies = ir.matches("load <16 x float>").count();

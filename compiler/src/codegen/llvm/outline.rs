@@ -173,6 +173,9 @@ impl<'ctx> Codegen<'ctx> {
             return self.emit_for(for_loop, span);
         }
         let (start, end) = self.loop_bounds(for_loop, span)?;
+        if for_loop.kind == ForKind::Vectorized {
+            self.vectorized_loops.push(span);
+        }
         let captured = self.captured_values(for_loop)?;
         let in_parallel = self.current()?.in_parallel;
         self.outlined_count += 1;

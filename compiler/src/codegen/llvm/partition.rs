@@ -11,6 +11,7 @@ use super::context::{CodegenError, CodegenResult};
 use super::emit::machine_code;
 use super::optimize::optimize_module;
 use super::raw;
+use super::remarks::RemarkSink;
 use super::target::TargetSpec;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -113,6 +114,7 @@ pub fn compile_units(
     module: &Module<'_>,
     partition: &Partition,
     target: &TargetSpec,
+    remarks: &RemarkSink,
 ) -> CodegenResult<Vec<Vec<u8>>> {
     let bitcode = module.write_bitcode_to_memory();
     let bitcode = bitcode.as_slice();
@@ -120,7 +122,9 @@ pub fn compile_units(
         let workers: Vec<_> = partition
             .units
             .iter()
-            .map(|unit| scope.spawn(move || compile_unit(bitcode, partition, unit, target)))
+            .map(|unit| {
+                scope.spawn(move || compile_unit(bitcode, partition, unit, target, remarks))
+            })
             .collect();
         workers
             .into_iter()
@@ -142,8 +146,10 @@ fn compile_unit(
     partition: &Partition,
     unit: &[String],
     target: &TargetSpec,
+    remarks: &RemarkSink,
 ) -> CodegenResult<Vec<u8>> {
     let context = Context::create();
+    let _capture = remarks.capture(&context);
     let buffer = MemoryBuffer::create_from_memory_range(bitcode, "tirc");
     let module = Module::parse_bitcode_from_buffer(&buffer, &context).map_err(|e| {
         CodegenError::internal(format!(
@@ -301,7 +307,13 @@ def main(A: T.Buffer((4096,), "float32"), B: T.Buffer((4096,), "float32"), C: T.
     fn each_unit_compiles_to_an_object_defining_its_functions() {
         with_partition(2, |module, partition| {
             let partition = partition.expect("two units");
-            let objects = compile_units(module, &partition, &TargetSpec::host()).unwrap();
+            let objects = compile_units(
+                module,
+                &partition,
+                &TargetSpec::host(),
+                &RemarkSink::default(),
+            )
+            .unwrap();
             assert_eq!(objects.len(), 2);
             // An ELF object names the symbols it defines or refers to; the
             // kernel and the lambdas are kept (bodies may be inlined away).

@@ -74,7 +74,7 @@ impl<'ctx> Codegen<'ctx> {
             }
             StmtKind::AttrStmt(attr) => match attr.key.as_str() {
                 "thread_extent" | "virtual_thread" => Err(CodegenError::unsupported(
-                    "GPU thread launches cannot run on the CPU; build this function for CUDA, or remove the thread bindings from its schedule",
+                    "a GPU thread launch cannot run on the CPU, and tirc has no CUDA backend yet; bind the loop with `parallel` instead of a GPU thread",
                     span,
                 )),
                 _ => self.emit_stmt(&attr.body),
@@ -201,12 +201,13 @@ impl<'ctx> Codegen<'ctx> {
                 if let Some(collective) = self.thread_collective {
                     return Err(CodegenError::unsupported(
                         format!(
-                            "loop `{}` is bound to `{tag}`, and the kernel's threads wait for one another (`T.{collective}`); the CPU backend runs thread bindings as loops only when they do not (build for CUDA, or use `parallel` in the schedule)",
+                            "loop `{}` is bound to `{tag}`, and the kernel's threads wait for one another (`T.{collective}`); the CPU backend runs thread bindings as loops only when they do not, and tirc has no CUDA backend yet (use `parallel` in the schedule)",
                             for_loop.loop_var.name(),
                         ),
                         span,
                     ));
                 }
+                self.thread_bound_loops.push(span);
                 if tag.starts_with("blockIdx") && !self.current()?.in_parallel {
                     self.emit_parallel_for(for_loop, span)
                 } else {
@@ -223,6 +224,9 @@ impl<'ctx> Codegen<'ctx> {
     /// A loop run by this thread: serial, unrolled or vectorized.
     fn emit_counted_for(&mut self, for_loop: &For, span: Span) -> CodegenResult<()> {
         let (start, end) = self.loop_bounds(for_loop, span)?;
+        if for_loop.kind == ForKind::Vectorized {
+            self.vectorized_loops.push(span);
+        }
         self.emit_serial_loop(for_loop, start, end, loop_properties(for_loop.kind))
     }
 
