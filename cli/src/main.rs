@@ -134,7 +134,33 @@ fn main() -> ExitCode {
         }
     };
     output::set_color(cli.color);
-    let code = match cli.command {
+    // Expressions as long as Python allows are trees thousands of levels
+    // deep, which the compiler walks recursively: give it room.
+    let code = std::thread::Builder::new()
+        .name("tirc".to_string())
+        .stack_size(COMMAND_STACK_BYTES)
+        .spawn(move || run_command(cli.command))
+        .map_err(|error| error.to_string())
+        .and_then(|worker| {
+            worker
+                .join()
+                .map_err(|_| "the command stopped unexpectedly".to_string())
+        });
+    match code {
+        Ok(code) => ExitCode::from(code),
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// The stack of the thread a command runs on (reserved, not committed).
+const COMMAND_STACK_BYTES: usize = 64 << 20;
+
+/// Runs one subcommand; its exit code.
+fn run_command(command: Command) -> u8 {
+    match command {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
@@ -155,6 +181,5 @@ fn main() -> ExitCode {
             );
             EXIT_OK
         }
-    };
-    ExitCode::from(code)
+    }
 }

@@ -446,3 +446,20 @@ def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
         text(&explain.stdout)
     );
 }
+
+#[test]
+fn a_flat_sum_of_thousands_of_terms_checks_and_runs() {
+    let terms: Vec<String> = (0..3000).map(|i| format!("A[{i}]")).collect();
+    let program = format!(
+        "@T.prim_func\ndef main(A: T.Buffer((3000,), \"float32\"), B: T.Buffer((1,), \"float32\")):\n    B[0] = {}\n",
+        terms.join(" + ")
+    );
+    let path = scratch("flat_sum.tir", &program);
+    let output = run(&["run", path.to_str().unwrap(), "--check"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains(": ok"),
+        "{}",
+        text(&output.stdout)
+    );
+}

@@ -20,6 +20,14 @@ pub const MAX_BRACKET_DEPTH: usize = 200;
 /// A line's expression may nest at most about this deep; the estimate is counted on tokens.
 pub const MAX_EXPRESSION_DEPTH: usize = 1000;
 
+/// A chain of binary operators, calls, subscripts and attributes
+/// (`a + b + c`, `f(x)[i].y`) may be at most this long. Such a chain is a
+/// left-deep tree as deep as it is long, but Python writes it flat, so it is
+/// counted apart from [`MAX_EXPRESSION_DEPTH`], with a limit above what
+/// CPython's parser accepts in practice (tirc's commands run on a thread
+/// with stack enough for it).
+pub const MAX_OPERATOR_CHAIN: usize = 10_000;
+
 /// Indentation deeper than this many levels is refused, as Python does.
 pub const MAX_INDENT_LEVELS: usize = 100;
 
@@ -42,8 +50,18 @@ struct OpenBracket {
     opener: u8,
     /// Byte offset of the bracket.
     position: usize,
-    /// The expression-depth estimate contributed by operators at this level since its last comma.
-    operators_since_comma: usize,
+    /// What operators at this level contributed to the estimates since its last comma.
+    since_comma: LevelCount,
+}
+
+/// What the operators of one bracket level contributed to the line's two
+/// estimates since the level's last comma.
+#[derive(Clone, Copy, Default, Debug)]
+struct LevelCount {
+    /// To the nesting estimate: unary operators, conditionals, lambdas.
+    nesting: usize,
+    /// To the chain estimate: binary operators, calls, subscripts, attributes.
+    chain: usize,
 }
 
 /// The layout pass: an iterator of parser tokens over a lexer.
@@ -62,10 +80,18 @@ pub struct Layout<'source> {
     at_line_start: bool,
     /// Byte offset where the current physical line starts.
     line_start: usize,
-    /// Operators at bracket depth zero since the last top-level comma, for the depth estimate.
-    top_level_operators: usize,
+    /// Operators at bracket depth zero since the last top-level comma.
+    top_level: LevelCount,
     /// Running sum of the expression-depth estimate for the current logical line.
     depth_estimate: usize,
+    /// Running sum of the operator-chain estimate for the current logical line.
+    chain_estimate: usize,
+    /// True when the last token handed out ends an operand (a name, a
+    /// literal, a closing bracket): an operator after it is binary.
+    after_operand: bool,
+    /// True when the last token handed out is a closing bracket: a call,
+    /// subscript or attribute after it extends a chain (`f(x)(y)`).
+    after_closer: bool,
     /// True while the rest of a too-deep logical line is being skipped.
     skipping_line: bool,
     /// True once the end of input has been handled.
@@ -98,8 +124,11 @@ impl<'source> Layout<'source> {
             pending: VecDeque::new(),
             at_line_start: true,
             line_start: 0,
-            top_level_operators: 0,
+            top_level: LevelCount::default(),
             depth_estimate: 0,
+            chain_estimate: 0,
+            after_operand: false,
+            after_closer: false,
             skipping_line: false,
             finished: false,
             seen_first_line: false,
@@ -257,19 +286,64 @@ impl<'source> Layout<'source> {
         )
     }
 
-    /// Adds one to the operator count of the innermost level.
-    fn count_operator(&mut self) {
+    /// The counts of the innermost level.
+    fn innermost_level(&mut self) -> &mut LevelCount {
         match self.open_brackets.last_mut() {
-            Some(bracket) => bracket.operators_since_comma += 1,
-            None => self.top_level_operators += 1,
+            Some(bracket) => &mut bracket.since_comma,
+            None => &mut self.top_level,
         }
+    }
+
+    /// Adds one to the nesting count of the innermost level.
+    fn count_operator(&mut self) {
+        self.innermost_level().nesting += 1;
         self.depth_estimate += 1;
+    }
+
+    /// Adds one to the chain count of the innermost level.
+    fn count_chain_link(&mut self) {
+        self.innermost_level().chain += 1;
+        self.chain_estimate += 1;
+    }
+
+    /// Takes back what a level contributed: at a comma, or as it closes.
+    fn forget_level(&mut self, count: LevelCount) {
+        self.depth_estimate = self.depth_estimate.saturating_sub(count.nesting);
+        self.chain_estimate = self.chain_estimate.saturating_sub(count.chain);
+    }
+
+    /// True for an operator that joins two operands when one comes before it.
+    fn is_binary_operator(token: &Tok<'_>) -> bool {
+        !matches!(
+            token,
+            Tok::Tilde | Tok::Not | Tok::If | Tok::Else | Tok::Lambda
+        )
+    }
+
+    /// True for a token that ends an operand.
+    fn ends_operand(token: &Tok<'_>) -> bool {
+        matches!(
+            token,
+            Tok::Name(_)
+                | Tok::Int(_)
+                | Tok::Float(_)
+                | Tok::Str(_)
+                | Tok::True
+                | Tok::False
+                | Tok::None
+                | Tok::RightParen
+                | Tok::RightBracket
+                | Tok::RightBrace
+        )
     }
 
     /// Ends the current logical line's bookkeeping.
     fn reset_line(&mut self) {
-        self.top_level_operators = 0;
+        self.top_level = LevelCount::default();
         self.depth_estimate = 0;
+        self.chain_estimate = 0;
+        self.after_operand = false;
+        self.after_closer = false;
         self.at_line_start = true;
     }
 
@@ -357,11 +431,14 @@ impl<'source> Layout<'source> {
         let mut token = token;
         match token {
             Tok::LeftParen | Tok::LeftBracket | Tok::LeftBrace => {
-                self.count_operator();
+                // `f(x)(y)` and `a[i][j]` are chains; `A[i]` is one operand.
+                if self.after_closer {
+                    self.count_chain_link();
+                }
                 self.open_brackets.push(OpenBracket {
                     opener: self.source.as_bytes()[start],
                     position: start,
-                    operators_since_comma: 0,
+                    since_comma: LevelCount::default(),
                 });
                 self.depth_estimate += 2;
                 if self.open_brackets.len() > MAX_BRACKET_DEPTH && !self.skipping_line {
@@ -399,9 +476,8 @@ impl<'source> Layout<'source> {
                     }
                     for _ in 0..inner_count {
                         if let Some(bracket) = self.open_brackets.pop() {
-                            self.depth_estimate = self
-                                .depth_estimate
-                                .saturating_sub(bracket.operators_since_comma + 2);
+                            self.forget_level(bracket.since_comma);
+                            self.depth_estimate = self.depth_estimate.saturating_sub(2);
                             let synthesized = match bracket.opener {
                                 b'(' => Tok::RightParen,
                                 b'[' => Tok::RightBracket,
@@ -419,9 +495,8 @@ impl<'source> Layout<'source> {
                     }
                     return;
                 };
-                self.depth_estimate = self
-                    .depth_estimate
-                    .saturating_sub(bracket.operators_since_comma + 2);
+                self.forget_level(bracket.since_comma);
+                self.depth_estimate = self.depth_estimate.saturating_sub(2);
                 let expected = match bracket.opener {
                     b'(' => b')',
                     b'[' => b']',
@@ -445,23 +520,42 @@ impl<'source> Layout<'source> {
                 }
             }
             Tok::Comma => {
-                let share = match self.open_brackets.last_mut() {
-                    Some(bracket) => std::mem::take(&mut bracket.operators_since_comma),
-                    None => std::mem::take(&mut self.top_level_operators),
-                };
-                self.depth_estimate = self.depth_estimate.saturating_sub(share);
+                let share = std::mem::take(self.innermost_level());
+                self.forget_level(share);
             }
             _ => {
-                if Self::deepens_expression(&token) {
-                    self.count_operator();
+                if token == Tok::Dot {
+                    // `f(x).y` extends a chain; `T.float32` is one operand.
+                    if self.after_closer {
+                        self.count_chain_link();
+                    }
+                } else if Self::deepens_expression(&token) {
+                    if self.after_operand && Self::is_binary_operator(&token) {
+                        self.count_chain_link();
+                    } else {
+                        self.count_operator();
+                    }
                 }
             }
         }
+        self.after_operand = Self::ends_operand(&token);
+        self.after_closer = matches!(token, Tok::RightParen | Tok::RightBracket | Tok::RightBrace);
         if self.skipping_line {
             return;
         }
         if self.depth_estimate > MAX_EXPRESSION_DEPTH {
             let error = self.error_token(start, end, "expression is nested too deeply");
+            self.skip_rest_of_line(error);
+            return;
+        }
+        if self.chain_estimate > MAX_OPERATOR_CHAIN {
+            let error = self.error_token(
+                start,
+                end,
+                format!(
+                    "expression is too long: more than {MAX_OPERATOR_CHAIN} operators in a row"
+                ),
+            );
             self.skip_rest_of_line(error);
             return;
         }

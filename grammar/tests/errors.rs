@@ -231,12 +231,39 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let long_sum = format!("x = 1{}\ny = 2\n", " + 1".repeat(100_000));
     let parsed = parse_file(&long_sum);
     assert_eq!(parsed.errors.len(), 1);
+    assert!(
+        parsed.errors[0]
+            .message
+            .contains("more than 10000 operators in a row"),
+        "{:?}",
+        parsed.errors[0]
+    );
     assert_eq!(parsed.file.body.len(), 2);
     let wide_list = format!("x = [{}]\n", "-1, ".repeat(100_000));
     assert!(
         parse_file(&wide_list).errors.is_empty(),
         "a long flat list is fine"
     );
+}
+
+/// Python writes `a + b + c` flat: a chain of thousands of terms (of
+/// subscripts, calls and attributes) is no nesting (issue 25.9).
+#[test]
+fn long_flat_chains_are_not_nesting() {
+    let terms: Vec<String> = (0..5000)
+        .map(|i| format!("A[{i}] * T.float32({i})"))
+        .collect();
+    let sum = format!("x = {}\n", terms.join(" + "));
+    // The left-deep tree is dropped on a thread with room for it.
+    let errors = std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || errors_of(&sum))
+        .expect("a thread")
+        .join()
+        .expect("no panic");
+    assert!(errors.is_empty(), "{errors:?}");
+    let chained_calls = format!("x = f{}\n", "(1)".repeat(20_000));
+    assert!(errors_of(&chained_calls)[0].contains("more than 10000 operators in a row"));
 }
 
 #[test]

@@ -86,8 +86,10 @@ pub fn capabilities() -> ServerCapabilities {
 /// exits; the process exit code the protocol asks for: 0 after `shutdown`
 /// and `exit` (or a closed input after `shutdown`), 1 otherwise.
 pub fn serve_stdio() -> u8 {
+    // Analyses run on these threads; long expressions need deep stacks.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(64 << 20)
         .build()
     {
         Ok(runtime) => runtime,
