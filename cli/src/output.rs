@@ -55,9 +55,22 @@ pub enum DiagnosticFormat {
     Json,
 }
 
+/// The most diagnostics printed as text: past that (random bytes give tens
+/// of thousands) the rest are counted, not shown. JSON carries them all.
+pub const MAX_TEXT_DIAGNOSTICS: usize = 100;
+
 /// Prints diagnostics in the requested format.
 pub fn emit_diagnostics(diagnostics: &[Diagnostic], sources: &SourceMap, format: DiagnosticFormat) {
     match format {
+        DiagnosticFormat::Text if diagnostics.len() > MAX_TEXT_DIAGNOSTICS => {
+            let (shown, left_out) = diagnostics.split_at(MAX_TEXT_DIAGNOSTICS);
+            eprint!("{}", render_text(shown, sources, color()));
+            let errors = left_out.iter().filter(|d| d.is_error()).count();
+            eprintln!(
+                "note: {} more diagnostics not shown ({errors} of them errors); fix the first ones first; `tirc check --format json` lists every one",
+                left_out.len()
+            );
+        }
         DiagnosticFormat::Text => eprint!("{}", render_text(diagnostics, sources, color())),
         DiagnosticFormat::Json => {
             for diagnostic in diagnostics {

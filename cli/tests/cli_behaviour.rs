@@ -463,3 +463,48 @@ fn a_flat_sum_of_thousands_of_terms_checks_and_runs() {
         text(&output.stdout)
     );
 }
+
+#[test]
+fn a_misspelt_dtype_constructor_gets_a_suggestion() {
+    let program = "@T.prim_func\ndef main(A: T.Buffer((8,), \"float32\")):\n    for i in range(8):\n        A[i] = T.flaot32(0.0)\n";
+    let path = scratch("flaot.tir", program);
+    let output = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("did you mean `T.float32`?"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn random_text_shows_a_bounded_number_of_errors_and_counts_the_rest() {
+    // Deterministic noise: 20,000 lines of scrambled tokens.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let alphabet: Vec<char> = "abcXYZ019+-*/()[]{}:=,. \"'#@$".chars().collect();
+    let mut noise = String::new();
+    for _ in 0..20_000 {
+        for _ in 0..40 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            noise.push(alphabet[(state % alphabet.len() as u64) as usize]);
+        }
+        noise.push('\n');
+    }
+    let path = scratch("noise.tir", &noise);
+    let output = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.matches("error[").count(), 100, "errors shown");
+    assert!(
+        stderr.contains("more diagnostics not shown"),
+        "{}",
+        &stderr[stderr.len().saturating_sub(400)..]
+    );
+    let json = run(&["check", path.to_str().unwrap(), "--format", "json"]);
+    assert!(
+        text(&json.stdout).lines().count() > 100,
+        "JSON lists every diagnostic"
+    );
+}

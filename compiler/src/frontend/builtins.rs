@@ -118,6 +118,8 @@ impl Lowerer {
             "abs",
             "Buffer",
         ]);
+        // `T.flaot32(0.0)` means a dtype constructor.
+        candidates.extend(crate::ir::dtype::KNOWN_SCALARS.iter().copied());
         let mut diagnostic = Diagnostic::error(
             codes::UNKNOWN_BUILTIN,
             format!("unknown builtin `T.{name}`"),

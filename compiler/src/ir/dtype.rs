@@ -192,7 +192,7 @@ impl fmt::Display for DataTypeParseError {
 }
 
 /// Every scalar spelling tirc reads, in the order suggestions prefer them.
-const KNOWN_SCALARS: &[&str] = &[
+pub const KNOWN_SCALARS: &[&str] = &[
     "float32",
     "float16",
     "float64",
