@@ -23,7 +23,7 @@ section) this script
 
 Run from the repository root after `cargo build --release -p tirc`:
 
-    /work/tvm-venv/bin/python tools/tvm/bench_examples.py --runs 10
+    tools/tvm/python tools/tvm/bench_examples.py --runs 10
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ each file this measures, as tirc's benchmark does:
 
 and reports the fastest of N runs.
 
-Run:  /work/tvm-venv/bin/python tools/tvm/bench_tvm_schedule.py [-n N] FILE...
+Run:  tools/tvm/python tools/tvm/bench_tvm_schedule.py [-n N] FILE...
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Disagreements are written to OUT/NAME.tir with what each tool said
 (OUT/NAME.txt) so they can become golden cases.
 
 Run from the repository root, after building tirc:
-  /work/tvm-venv/bin/python tools/tvm/differential_schedules.py \
+  tools/tvm/python tools/tvm/differential_schedules.py \
       --tirc target/release/tirc --trials 2000 --seed 1 --out /tmp/differential
 """
 

@@ -9,7 +9,7 @@ Files whose text TVM 0.27 cannot parse back to a structurally equal module are
 written to tests/roundtrip/tvm/noparse/ instead (they are still what TVM prints,
 so tirc must read them, but they are not round-trip material for TVM itself).
 
-Run:  /work/tvm-venv/bin/python tools/tvm/gen_roundtrip_corpus.py
+Run:  tools/tvm/python tools/tvm/gen_roundtrip_corpus.py
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Cases with symbolic shapes also get their inputs in tests/run/<case>.inputs/.
 The Rust test (compiler/tests/golden/run.rs) JIT-runs every file, compares it
 with tirc's interpreter, and with TVM's outputs where present. Run:
 
-    /work/tvm-venv/bin/python tools/tvm/gen_run_cases.py
+    tools/tvm/python tools/tvm/gen_run_cases.py
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ case is built as the s_tir.Instruction TVM would have recorded and printed by
 TVM's own Trace printer.  The same instruction builder is checked against the
 real trace of every accepted case (so its encoding is TVM's).
 
-Run:  /work/tvm-venv/bin/python tools/tvm/gen_schedule_cases.py
+Run:  tools/tvm/python tools/tvm/gen_schedule_cases.py
 """
 
 from __future__ import annotations

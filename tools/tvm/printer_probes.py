@@ -5,8 +5,8 @@ Each probe builds a small module (from TVMScript text, te, or the tirx Python
 API when TVMScript cannot express it) and prints what TVM 0.27 prints for it,
 whether TVM parses that back, and whether the result is structurally equal.
 
-    /work/tvm-venv/bin/python tools/tvm/printer_probes.py > tools/tvm/printer_probes.out.txt
-    /work/tvm-venv/bin/python tools/tvm/printer_probes.py literals   # only probes whose name contains "literals"
+    tools/tvm/python tools/tvm/printer_probes.py > tools/tvm/printer_probes.out.txt
+    tools/tvm/python tools/tvm/printer_probes.py literals   # only probes whose name contains "literals"
 """
 
 from __future__ import annotations

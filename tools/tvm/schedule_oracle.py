@@ -11,7 +11,7 @@ accepts the schedule (tirc refuses some schedules TVM accepts).
 `sch.get_block` is forwarded to `get_sblock` (TVM 0.27's only spelling).
 
 Run from the repository root, after building tirc:
-  /work/tvm-venv/bin/python tools/tvm/schedule_oracle.py target/debug/tirc
+  tools/tvm/python tools/tvm/schedule_oracle.py target/debug/tirc
 """
 
 from __future__ import annotations

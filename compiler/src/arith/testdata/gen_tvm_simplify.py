@@ -1,7 +1,9 @@
 """Generates the simplifier parity corpus with TVM 0.27 as the oracle.
 
 Each line: ranges <TAB> expression as an s-expression <TAB> TVM's simplified text.
-Run: /work/tvm-venv/bin/python gen_corpus.py > compiler/src/arith/testdata/tvm_simplify.txt
+Run (from the repository root; see README.md beside this file for the seeds):
+  tools/tvm/python compiler/src/arith/testdata/gen_tvm_simplify.py SEED COUNT \
+      > compiler/src/arith/testdata/tvm_simplify.txt
 """
 import random
 import sys
