@@ -64,6 +64,23 @@ impl Lowerer {
             }
             return Some(result);
         }
+        if written_in_rfc_prototype(def) {
+            self.report(
+                Diagnostic::error(
+                    codes::NO_FUNCTION,
+                    format!(
+                        "function `{}` is written in the prototype syntax of TensorIR's 2020 RFC, which TVM never released",
+                        def.name.name
+                    ),
+                    self.span(def.name.span),
+                )
+                .with_secondary(self.span(span), "in this definition")
+                .with_note("`ty.handle` is `T.handle`, `tir.match_buffer` is `T.match_buffer`, `tir.grid` is `T.grid`")
+                .with_note("`with tir.block([16, 16], \"C\") as [vi, vj]:` is `with T.block(\"C\"):` followed by `vi, vj = T.axis.remap(\"SS\", [i, j])`, and `tir.bind(vi, i)` is `vi = T.axis.spatial(16, i)`")
+                .with_help("write it as TVM prints it: `@T.prim_func` above the `def`, and the `T.` spellings above"),
+            );
+            return None;
+        }
         self.report(
             Diagnostic::error(
                 codes::NO_FUNCTION,
@@ -265,4 +282,18 @@ fn wrap_root_block(body: Stmt, alloc_buffers: Vec<Buffer>) -> Stmt {
         }),
         crate::source::Span::NONE,
     )
+}
+
+/// True for a `def` in the prototype syntax of the 2020 TensorIR RFC:
+/// decorated `@tvm.script.tir`, or with parameters annotated `ty.handle`.
+fn written_in_rfc_prototype(def: &ast::FunctionDef) -> bool {
+    let dotted = |expr: &ast::Expr| expr.dotted_name().unwrap_or_default();
+    def.decorators
+        .iter()
+        .any(|decorator| dotted(decorator) == "tvm.script.tir")
+        || def
+            .params
+            .iter()
+            .filter_map(|param| param.annotation.as_ref())
+            .any(|annotation| dotted(annotation).starts_with("ty."))
 }

@@ -300,6 +300,9 @@ impl Interpreter<'_> {
             }
             ast::ExprKind::Subscript { value, indices } => {
                 let container = self.eval(value)?;
+                if matches!(container, Value::Schedule) {
+                    return Err(te_stage_lookup(self.span(expr.span)).into());
+                }
                 let [index] = indices.as_slice() else {
                     return Err(self.error(
                         codes::WRONG_KIND,
@@ -469,8 +472,12 @@ impl Interpreter<'_> {
             )
             .with_label("unknown primitive")
         };
-        let help = match crate::frontend::suggest(method, known.iter().copied()) {
-            Some(s) if !tvm_only => format!("did you mean `sch.{s}`?"),
+        let help = match (
+            te_era_spelling(method),
+            crate::frontend::suggest(method, known.iter().copied()),
+        ) {
+            (Some(hint), _) => hint.to_string(),
+            (None, Some(s)) if !tvm_only => format!("did you mean `sch.{s}`?"),
             _ => format!("tirc's primitives are: {}", known.join(", ")),
         };
         diagnostic.with_help(help).into()
@@ -601,4 +608,33 @@ fn plural(count: usize) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// What TensorIR calls a schedule method of TVM's tensor-expression era
+/// (`te.create_schedule`), which tutorials still show.
+fn te_era_spelling(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "get_axes" | "axis" | "op" | "leaf_iter_vars" => {
+            "this is the TE schedule's spelling: TensorIR gets a block's loops with `sch.get_loops(block)`, the block from `sch.get_block(\"name\")`"
+        }
+        "tile" => {
+            "TensorIR has no `tile`: split each loop (`i0, i1 = sch.split(i, factors=[None, 8])`), then `sch.reorder(i0, j0, i1, j1)`"
+        }
+        "pragma" => "TensorIR writes a pragma as an annotation: `sch.annotate(loop, ann_key=\"pragma_...\", ann_val=...)`",
+        "create_group" | "compute_root" => {
+            "TE stages have no TensorIR counterpart here: a TensorIR block is computed where its loops are; move it with `sch.compute_at`"
+        }
+        _ => return None,
+    })
+}
+
+/// `s[B]`: TE's stage lookup, which TensorIR replaces by block handles.
+fn te_stage_lookup(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::WRONG_KIND,
+        "`s[B]` looks up a stage in TVM's TE schedule; a TensorIR schedule has no stages",
+        span,
+    )
+    .with_label("TE schedule syntax")
+    .with_help("get the block and pass it to the primitive: `b = sch.get_block(\"B\")`, then `sch.compute_at(b, loop)` with `loop` from `sch.get_loops(...)`")
 }
