@@ -5,7 +5,7 @@ use super::{DialectArg, EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use tirc::driver::SourceFile;
-use tirc::format::format_source;
+use tirc::format::format_source_as;
 
 /// Arguments of `tirc fmt`.
 #[derive(Args, Debug)]
@@ -22,6 +22,10 @@ pub struct FmtArgs {
     /// Rewrite the files in place.
     #[arg(long)]
     write: bool,
+    /// Print everything TVM prints: the `T.reads`/`T.writes` tirc infers and
+    /// the `# with T.block("root"):` line, where the file left them out.
+    #[arg(long)]
+    explicit: bool,
 }
 
 /// Runs `tirc fmt`.
@@ -35,7 +39,12 @@ pub fn run(args: FmtArgs) -> u8 {
                 continue;
             }
         };
-        let formatted = match format_source(&source.name, &source.text, Some(args.dialect.into())) {
+        let formatted = match format_source_as(
+            &source.name,
+            &source.text,
+            Some(args.dialect.into()),
+            args.explicit,
+        ) {
             Ok(formatted) => formatted,
             Err((diagnostics, sources)) => {
                 emit_diagnostics(&diagnostics, &sources, DiagnosticFormat::Text);

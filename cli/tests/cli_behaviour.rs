@@ -508,3 +508,42 @@ fn random_text_shows_a_bounded_number_of_errors_and_counts_the_rest() {
         "JSON lists every diagnostic"
     );
 }
+
+#[test]
+fn fmt_keeps_comments_and_what_the_user_left_out_and_formats_the_schedule() {
+    let source = "# from tvm.script import tir as T\n\n@T.prim_func\ndef main(A: T.Buffer((128,), \"float32\"), B: T.Buffer((128,), \"float32\")):\n    # scale every element\n    for i in range(128):  # the loop\n        with T.block(\"B\"):\n            vi = T.axis.spatial(128, i)\n            B[vi] = A[vi] * T.float32(2.0)  # store\n\ndef schedule(sch: T.Schedule):\n    b = sch.get_block( \"B\" )\n    (i,) = sch.get_loops(b)\n    sch.parallel( i )  # run it on every core\n";
+    let path = scratch("fmt_user_choices.tir", source);
+    let file = path.to_str().unwrap();
+    let output = run(&["fmt", file]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let formatted = text(&output.stdout);
+    for kept in [
+        "    # scale every element\n",
+        "for i in range(128):  # the loop\n",
+        "* T.float32(2.0)  # store\n",
+        "    sch.parallel(i)  # run it on every core\n",
+        "    b = sch.get_block(\"B\")\n",
+    ] {
+        assert!(
+            formatted.contains(kept),
+            "{kept:?} missing from:\n{formatted}"
+        );
+    }
+    assert!(
+        !formatted.contains("T.reads") && !formatted.contains("T.writes"),
+        "{formatted}"
+    );
+    assert!(!formatted.contains("with T.block(\"root\")"), "{formatted}");
+    let check = run(&["fmt", "--check", file]);
+    assert_eq!(
+        check.status.code(),
+        Some(1),
+        "the schedule's spacing is not canonical"
+    );
+    let explicit = text(&run(&["fmt", "--explicit", file]).stdout);
+    assert!(
+        explicit.contains("T.reads(A[vi])") && explicit.contains("# with T.block(\"root\"):"),
+        "{explicit}"
+    );
+    assert!(explicit.contains("# scale every element"), "{explicit}");
+}

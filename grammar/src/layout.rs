@@ -320,23 +320,6 @@ impl<'source> Layout<'source> {
         )
     }
 
-    /// True for a token that ends an operand.
-    fn ends_operand(token: &Tok<'_>) -> bool {
-        matches!(
-            token,
-            Tok::Name(_)
-                | Tok::Int(_)
-                | Tok::Float(_)
-                | Tok::Str(_)
-                | Tok::True
-                | Tok::False
-                | Tok::None
-                | Tok::RightParen
-                | Tok::RightBracket
-                | Tok::RightBrace
-        )
-    }
-
     /// Ends the current logical line's bookkeeping.
     fn reset_line(&mut self) {
         self.top_level = LevelCount::default();
@@ -538,7 +521,7 @@ impl<'source> Layout<'source> {
                 }
             }
         }
-        self.after_operand = Self::ends_operand(&token);
+        self.after_operand = token.ends_operand();
         self.after_closer = matches!(token, Tok::RightParen | Tok::RightBracket | Tok::RightBrace);
         if self.skipping_line {
             return;

@@ -414,6 +414,27 @@ impl Tok<'_> {
     }
 }
 
+impl Tok<'_> {
+    /// True for a token that ends an operand (a name, a literal, a closing
+    /// bracket): an operator after it is binary, a bracket after it a call
+    /// or subscript.
+    pub fn ends_operand(&self) -> bool {
+        matches!(
+            self,
+            Tok::Name(_)
+                | Tok::Int(_)
+                | Tok::Float(_)
+                | Tok::Str(_)
+                | Tok::True
+                | Tok::False
+                | Tok::None
+                | Tok::RightParen
+                | Tok::RightBracket
+                | Tok::RightBrace
+        )
+    }
+}
+
 /// Lexes `source` into tokens with their byte ranges; rejected text comes back as an error with its range.
 pub fn tokenize(source: &str) -> logos::SpannedIter<'_, Tok<'_>> {
     Tok::lexer(source).spanned()

@@ -565,9 +565,11 @@ impl Lowerer {
             let (reads, writes) = crate::analysis::infer_block_regions(&block);
             if builder.reads.is_none() {
                 block.reads = reads;
+                self.inferred_reads.insert(block.id);
             }
             if builder.writes.is_none() {
                 block.writes = writes;
+                self.inferred_writes.insert(block.id);
             }
         }
         let predicate = builder.predicate.unwrap_or_else(|| Expr::bool(true));

@@ -100,6 +100,7 @@ impl Lowerer {
         span: ast::Span,
     ) -> Option<PrimFunc> {
         let decorator = self.prim_func_decorator(def, span)?;
+        self.function_extents.push(self.span(span));
         self.symbols
             .record_function(&def.name.name, self.span(def.name.span));
         self.push_scope();

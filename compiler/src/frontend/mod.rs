@@ -100,6 +100,9 @@ pub struct Program {
     pub file: FileId,
     /// Every resolved name occurrence, for editors.
     pub symbols: symbols::SymbolIndex,
+    /// The body comments and the parts the source left to inference, which
+    /// the formatter keeps.
+    pub layout: std::sync::Arc<crate::printer::source_layout::SourceLayout>,
 }
 
 /// Builtin prefixes that all mean the TVMScript namespace `T`.
@@ -194,6 +197,12 @@ pub(crate) struct Lowerer {
     pub(crate) symbols: symbols::SymbolIndex,
     /// Build the symbol index (editors need it; the command line does not).
     pub(crate) record_symbols: bool,
+    /// The whole text of each function lowered.
+    pub(crate) function_extents: Vec<Span>,
+    /// Blocks whose `T.reads` the source left out.
+    pub(crate) inferred_reads: std::collections::HashSet<crate::ir::NodeId>,
+    /// Blocks whose `T.writes` the source left out.
+    pub(crate) inferred_writes: std::collections::HashSet<crate::ir::NodeId>,
 }
 
 impl Lowerer {
@@ -216,6 +225,9 @@ impl Lowerer {
             module_functions: HashMap::new(),
             symbols: symbols::SymbolIndex::default(),
             record_symbols: false,
+            function_extents: Vec::new(),
+            inferred_reads: Default::default(),
+            inferred_writes: Default::default(),
         }
     }
 
@@ -320,7 +332,13 @@ fn header_comments(file: &ast::File) -> Vec<String> {
 }
 
 /// The source text of a schedule `def`, with the comment lines directly above it.
-fn schedule_text(source: &str, file: &ast::File, stmt: &ast::Stmt) -> String {
+/// The text of a schedule `def` (with the comment ending its last line)
+/// and the range of the source it covers.
+fn schedule_text(
+    source: &str,
+    file: &ast::File,
+    stmt: &ast::Stmt,
+) -> (std::ops::Range<u32>, String) {
     let mut start = stmt.span.start as usize;
     // Extend upwards over comment lines that sit directly above the def.
     for comment in file.comments.iter().rev() {
@@ -336,7 +354,11 @@ fn schedule_text(source: &str, file: &ast::File, stmt: &ast::Stmt) -> String {
         }
     }
     let end = (stmt.span.end as usize).min(source.len());
-    source[start..end].trim_end().to_string()
+    let end = source[end..].find('\n').map_or(source.len(), |n| end + n);
+    (
+        start as u32..end as u32,
+        source[start..end].trim_end().to_string(),
+    )
 }
 
 /// Lowers a parsed file to a program. The diagnostics hold every frontend
@@ -362,6 +384,8 @@ pub fn lower_file_with(
     };
     let mut form = ProgramForm::Function;
     let mut schedules = Vec::new();
+    // Where the schedule sections' text (kept verbatim, comments included) lies.
+    let mut schedule_ranges: Vec<std::ops::Range<u32>> = Vec::new();
     for stmt in &file.body {
         match &stmt.kind {
             ast::StmtKind::ClassDef(class) => {
@@ -393,11 +417,13 @@ pub fn lower_file_with(
             }
             ast::StmtKind::FunctionDef(def) => {
                 if is_schedule_def(def) {
+                    let (range, text) = schedule_text(source, file, stmt);
+                    schedule_ranges.push(range);
                     schedules.push(ScheduleDef {
                         name: def.name.name.clone(),
                         def: def.clone(),
                         span: lowerer.span(stmt.span),
-                        text: schedule_text(source, file, stmt),
+                        text,
                     });
                 } else if let Some(func) = lowerer.lower_prim_func(def, stmt.span) {
                     module.functions.push(func);
@@ -455,6 +481,18 @@ pub fn lower_file_with(
     if lowerer.record_symbols {
         lowerer.symbols.finish(file, file_id);
     }
+    let header_count = header_comments(file).len();
+    let body_comments = file
+        .comments
+        .iter()
+        .skip(header_count)
+        .filter(|c| !schedule_ranges.iter().any(|r| r.contains(&c.span.start)))
+        .map(|c| (c.span.start, c.text.clone(), c.own_line));
+    let mut layout =
+        crate::printer::source_layout::SourceLayout::new(file_id, source, body_comments);
+    layout.inferred_reads = std::mem::take(&mut lowerer.inferred_reads);
+    layout.inferred_writes = std::mem::take(&mut lowerer.inferred_writes);
+    layout.function_extents = std::mem::take(&mut lowerer.function_extents);
     let program = Program {
         module,
         form,
@@ -463,6 +501,7 @@ pub fn lower_file_with(
         schedules,
         file: file_id,
         symbols: std::mem::take(&mut lowerer.symbols),
+        layout: std::sync::Arc::new(layout),
     };
     let mut diagnostics = lowerer.diagnostics;
     crate::diagnostics::sort_diagnostics(&mut diagnostics);

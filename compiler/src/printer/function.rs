@@ -175,6 +175,17 @@ impl Printer {
 
     /// The lines of a function: decorator, `def` line and body.
     pub(crate) fn function(&mut self, func: &PrimFunc, type_vars: &[Var]) -> Vec<Line> {
+        // The comments between the previous function and this one.
+        let mut before = Vec::new();
+        let extent = self
+            .options
+            .layout
+            .as_ref()
+            .and_then(|layout| layout.function_extent(func.span));
+        if let Some(extent) = extent {
+            self.comments_before(extent.start, &mut before);
+        }
+        self.comment_limit = extent.map_or(u32::MAX, |extent| extent.end);
         self.names.enter();
         self.s_tir = func.attr(S_TIR_ATTR).is_some();
         let mut body: Vec<Line> = Vec::new();
@@ -295,10 +306,12 @@ impl Printer {
 
         match implicit_root_block(&func.body) {
             Some(root) => {
-                body.push(Line::Text(format!(
-                    "# with T.{}(\"root\"):",
-                    self.options.dialect.block()
-                )));
+                if self.prints_root_block_line(func.span) {
+                    body.push(Line::Text(format!(
+                        "# with T.{}(\"root\"):",
+                        self.options.dialect.block()
+                    )));
+                }
                 for buffer in &root.alloc_buffers {
                     let name = self.names.define_buffer(buffer);
                     let decl = self.buffer_decl(
@@ -319,6 +332,12 @@ impl Printer {
             }
             None => self.stmt_lines(&func.body, &mut body),
         }
+        // Comments after the last statement stay in the function.
+        let first = match implicit_root_block(&func.body) {
+            Some(root) => super::stmt::first_statement_span(&root.body),
+            None => super::stmt::first_statement_span(&func.body),
+        };
+        self.comments_ending_body(first, &mut body);
         // Variables used only outside any statement (none in practice) still get defined.
         let leftover = std::mem::take(&mut self.pending_free_vars);
         if let Some(line) = self.define_vars_line(&leftover) {
@@ -329,10 +348,10 @@ impl Printer {
         }
         self.names.exit();
 
-        vec![
-            Line::Text(self.decorator(func)),
-            Line::nested(signature, body),
-        ]
+        let mut lines = before;
+        lines.push(Line::Text(self.decorator(func)));
+        lines.push(Line::nested(signature, body));
+        lines
     }
 }
 
@@ -399,6 +418,7 @@ pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String 
         }
         class_body.extend(printer.function(func, vars));
     }
+    printer.remaining_comments(&mut class_body);
     let name = if module.name.is_empty() {
         "Module"
     } else {
@@ -410,8 +430,14 @@ pub(crate) fn print_module(module: &IRModule, options: &PrintOptions) -> String 
 
 /// Prints a single function with its header.
 pub(crate) fn print_standalone_function(func: &PrimFunc, options: &PrintOptions) -> String {
+    print_standalone_functions(std::slice::from_ref(func), options)
+}
+
+/// Prints functions one after another (a file of `@T.prim_func` functions
+/// without a module class), a blank line between two, with one header.
+pub(crate) fn print_standalone_functions(funcs: &[PrimFunc], options: &PrintOptions) -> String {
     let mut printer = Printer::new(options.clone());
-    let vars = type_vars(func);
+    let vars: Vec<Var> = funcs.iter().flat_map(type_vars).collect();
     let mut lines: Vec<Line> = Vec::new();
     if options.header {
         lines.extend(
@@ -421,8 +447,15 @@ pub(crate) fn print_standalone_function(func: &PrimFunc, options: &PrintOptions)
         );
         lines.push(Line::Text(String::new()));
     }
-    lines.extend(type_var_lines(&vars));
-    lines.extend(printer.function(func, &vars));
+    for (i, func) in funcs.iter().enumerate() {
+        if i > 0 {
+            lines.push(Line::Text(String::new()));
+        }
+        let vars = type_vars(func);
+        lines.extend(type_var_lines(&vars));
+        lines.extend(printer.function(func, &vars));
+    }
+    printer.remaining_comments(&mut lines);
     strip_trailing_spaces(render_lines(&lines))
 }
 

@@ -9,6 +9,7 @@ mod buffer;
 mod expr;
 mod function;
 pub mod names;
+pub mod source_layout;
 mod stmt;
 
 use crate::ir::{Expr, IRModule, PrimFunc};
@@ -97,6 +98,12 @@ pub struct PrintOptions {
     /// Rewrite `tir.*`/`tirx.*` attribute keys for the dialect (when converting
     /// a file from the other dialect); keys are otherwise printed as written.
     pub convert_attr_keys: bool,
+    /// The source's comments and choices, kept by the formatter; `None`
+    /// prints the IR alone, as TVM does.
+    pub layout: Option<std::sync::Arc<source_layout::SourceLayout>>,
+    /// With a layout: print the inferred regions and the root-block line the
+    /// source left out, exactly as TVM prints the module (`fmt --explicit`).
+    pub explicit: bool,
 }
 
 impl PrintOptions {
@@ -106,6 +113,8 @@ impl PrintOptions {
             dialect,
             header: true,
             convert_attr_keys: false,
+            layout: None,
+            explicit: false,
         }
     }
 }
@@ -200,6 +209,10 @@ pub(crate) struct Printer {
     pub pending_free_vars: Vec<crate::ir::Var>,
     /// Depth of nested bodies being printed (0: the function body).
     pub depth: usize,
+    /// The next comment of the layout to print.
+    pub next_comment: usize,
+    /// Comments from here on belong to what follows the function printed.
+    pub comment_limit: u32,
 }
 
 impl Printer {
@@ -215,6 +228,8 @@ impl Printer {
             env_threads: std::collections::HashSet::new(),
             pending_free_vars: Vec::new(),
             depth: 0,
+            next_comment: 0,
+            comment_limit: u32::MAX,
         }
     }
 }
@@ -246,6 +261,11 @@ pub fn print_module(module: &IRModule, options: &PrintOptions) -> String {
 /// Prints one function on its own, as `@T.prim_func def name(...)`.
 pub fn print_function(func: &PrimFunc, options: &PrintOptions) -> String {
     function::print_standalone_function(func, options)
+}
+
+/// Prints functions without a module class, a blank line between two.
+pub fn print_functions(funcs: &[PrimFunc], options: &PrintOptions) -> String {
+    function::print_standalone_functions(funcs, options)
 }
 
 /// Int64 symbolic variables the printer declares as module-level `TypeVar`s.

@@ -20,6 +20,7 @@ impl Printer {
         self.depth += 1;
         let mut lines = Vec::new();
         self.stmt_lines(stmt, &mut lines);
+        self.comments_ending_body(first_statement_span(stmt), &mut lines);
         self.depth -= 1;
         self.names.exit();
         lines
@@ -71,8 +72,19 @@ impl Printer {
     /// body of its scope (TVM prints `T.launch_thread` and `T.attr` concisely,
     /// without `with`, only then).
     fn stmt_lines_at(&mut self, stmt: &Stmt, out: &mut Vec<Line>, sole: bool) {
-        let last = false;
+        if matches!(stmt.kind(), StmtKind::Seq(_)) {
+            return self.stmt_lines_of(stmt, out, sole);
+        }
+        // Declarations the printer adds come before the statement's comments.
         self.declare_free_vars_used_by(stmt, out);
+        self.with_comments(stmt.span(), out, |printer, out| {
+            printer.stmt_lines_of(stmt, out, sole)
+        });
+    }
+
+    /// [`Self::stmt_lines_at`] without the source's comments.
+    fn stmt_lines_of(&mut self, stmt: &Stmt, out: &mut Vec<Line>, sole: bool) {
+        let last = false;
         match stmt.kind() {
             StmtKind::Seq(stmts) => {
                 let single = stmts.len() == 1;
@@ -524,6 +536,7 @@ impl Printer {
             let mut lines = Vec::new();
             if let Some(last) = grid().last() {
                 self.stmt_lines(&last.body, &mut lines);
+                self.comments_ending_body(first_statement_span(&last.body), &mut lines);
             }
             self.loops.truncate(depth);
             lines
@@ -559,6 +572,7 @@ impl Printer {
             self.loops.push((l.loop_var.clone(), l.range()));
             let mut lines = Vec::new();
             self.stmt_lines(&l.body, &mut lines);
+            self.comments_ending_body(first_statement_span(&l.body), &mut lines);
             self.loops.pop();
             lines
         };
@@ -724,10 +738,14 @@ impl Printer {
             .iter()
             .map(|b| self.names.define_buffer(b))
             .collect();
-        let reads = self.regions_line("T.reads", &block.reads);
-        lines.push(Line::Text(reads));
-        let writes = self.regions_line("T.writes", &block.writes);
-        lines.push(Line::Text(writes));
+        if !self.omits_reads(block.id) {
+            let reads = self.regions_line("T.reads", &block.reads);
+            lines.push(Line::Text(reads));
+        }
+        if !self.omits_writes(block.id) {
+            let writes = self.regions_line("T.writes", &block.writes);
+            lines.push(Line::Text(writes));
+        }
         if !block.annotations.is_empty() {
             let mut line = format!("T.{}(", dialect.block_attr());
             self.write_attr_dict(&mut line, &block.annotations);
@@ -770,6 +788,7 @@ impl Printer {
             lines.push(Line::nested("with T.init()".to_string(), init_lines));
         }
         self.stmt_lines(&block.body, &mut lines);
+        self.comments_ending_body(first_statement_span(&block.body), &mut lines);
         self.names.exit();
         let no_realize = if realize.is_none() {
             ", no_realize=True"
@@ -916,4 +935,15 @@ fn flattened_header(stmt: &Stmt) -> Stmt {
         _ => return stmt.clone(),
     };
     Stmt::new(kind, stmt.span())
+}
+
+/// The span of the first statement of a body (of `stmt` itself unless it is
+/// a sequence).
+pub(crate) fn first_statement_span(stmt: &Stmt) -> crate::source::Span {
+    match stmt.kind() {
+        StmtKind::Seq(stmts) => stmts
+            .first()
+            .map_or(crate::source::Span::NONE, first_statement_span),
+        _ => stmt.span(),
+    }
 }

@@ -2,6 +2,10 @@
 //! file-level header comments and the schedule sections are kept as written
 //! (TVM import lines are rewritten for the target dialect).
 
+mod schedule_section;
+
+pub use schedule_section::format_schedule_section;
+
 use crate::diagnostics::Diagnostic;
 use crate::frontend::{parse_program, Program, ProgramForm};
 use crate::ir::IRModule;
@@ -56,41 +60,56 @@ fn write_header(out: &mut String, program: &Program, module: &IRModule, dialect:
     }
 }
 
-/// Prints a lowered program in `dialect` (the dialect it was written in when `None`).
+/// Prints a lowered program in `dialect` (the dialect it was written in
+/// when `None`) as `tirc fmt` does: the source's comments kept, and regions
+/// and the root-block line printed only where the source wrote them.
 pub fn print_program(program: &Program, dialect: Option<Dialect>) -> String {
-    let mut out = print_program_with_module(program, &program.module, dialect);
+    print_program_as(program, dialect, false)
+}
+
+/// [`print_program`]; with `explicit`, every inferred region and root-block
+/// line is printed, as TVM prints the module (`tirc fmt --explicit`).
+pub fn print_program_as(program: &Program, dialect: Option<Dialect>, explicit: bool) -> String {
+    let mut out = print_module_of(program, &program.module, dialect, explicit);
     for schedule in &program.schedules {
         out.push('\n');
-        out.push_str(&schedule.text);
+        out.push_str(&format_schedule_section(&schedule.text));
         out.push('\n');
     }
     out
 }
 
 /// Prints `program` with `module` in place of its own module (a schedule's
-/// result), without the schedule sections.
+/// result), without the schedule sections: everything as TVM prints it,
+/// and the source's comments at the statements that survive.
 pub fn print_program_with_module(
     program: &Program,
     module: &IRModule,
     dialect: Option<Dialect>,
+) -> String {
+    print_module_of(program, module, dialect, true)
+}
+
+fn print_module_of(
+    program: &Program,
+    module: &IRModule,
+    dialect: Option<Dialect>,
+    explicit: bool,
 ) -> String {
     let dialect = dialect.unwrap_or(program.dialect);
     let options = PrintOptions {
         dialect,
         header: false,
         convert_attr_keys: dialect != program.dialect,
+        layout: Some(program.layout.clone()),
+        explicit,
     };
     let mut out = String::new();
     write_header(&mut out, program, module, dialect);
     match program.form {
         ProgramForm::Module => out.push_str(&printer::print_module(module, &options)),
         ProgramForm::Function => {
-            for (i, func) in module.functions.iter().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                }
-                out.push_str(&printer::print_function(func, &options));
-            }
+            out.push_str(&printer::print_functions(&module.functions, &options))
         }
     }
     out
@@ -103,11 +122,22 @@ pub fn format_source(
     text: &str,
     dialect: Option<Dialect>,
 ) -> Result<String, (Vec<Diagnostic>, SourceMap)> {
+    format_source_as(name, text, dialect, false)
+}
+
+/// [`format_source`]; with `explicit`, inferred regions and the root-block
+/// line are printed as TVM prints them (`tirc fmt --explicit`).
+pub fn format_source_as(
+    name: &str,
+    text: &str,
+    dialect: Option<Dialect>,
+    explicit: bool,
+) -> Result<String, (Vec<Diagnostic>, SourceMap)> {
     let mut sources = SourceMap::new();
     let (program, diagnostics) = parse_program(&mut sources, name, text);
     match program {
         Some(program) if !diagnostics.iter().any(Diagnostic::is_error) => {
-            Ok(print_program(&program, dialect))
+            Ok(print_program_as(&program, dialect, explicit))
         }
         _ => Err((diagnostics, sources)),
     }
