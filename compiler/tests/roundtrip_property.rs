@@ -340,9 +340,63 @@ impl Generator {
     }
 
     /// A function without blocks: loops, stores, conditionals and lets.
+    /// A parameter buffer with the fields TVM writes in a signature:
+    /// explicit strides, `buffer_type="auto"`, a symbolic `elem_offset`
+    /// with its `offset_factor` (issue 24.1).
+    fn parameter_fields(&mut self, buffer: Buffer) -> Buffer {
+        let shape = buffer.constant_shape().unwrap_or_default();
+        let strides: Vec<Expr> = (0..shape.len())
+            .map(|k| Expr::i32(shape[k + 1..].iter().product::<i64>()))
+            .collect();
+        let with_strides = self.random.chance(30);
+        let auto = self.random.chance(20);
+        let offset = self
+            .random
+            .chance(20)
+            .then(|| Var::new(self.name("offset"), DataType::int32(), Span::NONE));
+        let factor = *self.random.pick(&[1i64, 4, 16]);
+        buffer.with(|node| {
+            if with_strides {
+                node.strides = strides;
+            }
+            if auto {
+                node.buffer_type = BufferType::AutoBroadcast;
+            }
+            if let Some(offset) = offset {
+                node.elem_offset = offset.to_expr();
+                node.offset_factor = factor;
+            }
+        })
+    }
+
+    /// A one-dimensional view of `buffer`'s storage, declared in the body
+    /// as `V = T.Buffer((n,), data=B.data)` (issue 24.1).
+    fn flat_view(&mut self, buffer: &Buffer) -> Buffer {
+        let size: i64 = buffer.constant_shape().unwrap_or_default().iter().product();
+        let name = self.name("V");
+        let view = Buffer::new(
+            &name,
+            buffer.dtype(),
+            vec![Expr::i32(size)],
+            "global",
+            Span::NONE,
+        );
+        let data = buffer.data().clone();
+        let auto = self.random.chance(30);
+        view.with(|node| {
+            node.data = data;
+            if auto {
+                node.buffer_type = BufferType::AutoBroadcast;
+            }
+        })
+    }
+
     fn lowered_function(&mut self) -> PrimFunc {
         let buffers: Vec<Buffer> = (0..1 + self.random.below(3))
-            .map(|_| self.buffer("global"))
+            .map(|_| {
+                let buffer = self.buffer("global");
+                self.parameter_fields(buffer)
+            })
             .collect();
         let output = buffers[0].clone();
         let shape = output.constant_shape().unwrap_or_default();
@@ -351,8 +405,21 @@ impl Generator {
             .map(|e| (Var::new(self.name("j"), DataType::int32(), Span::NONE), *e))
             .collect();
         let value = self.expr(output.dtype(), 3, &buffers, &loops);
-        let indices = loops.iter().map(|(v, _)| v.to_expr()).collect();
-        let mut body = Stmt::store(&output, value, indices);
+        let mut body = if output.node().elem_offset.is_const() && self.random.chance(30) {
+            // Stored through a flat view of the output's storage.
+            let view = self.flat_view(&output);
+            let mut flat = Expr::i32(0);
+            for (k, (var, _)) in loops.iter().enumerate() {
+                let stride: i64 = shape[k + 1..].iter().product();
+                let term =
+                    operators::mul(var.to_expr(), Expr::i32(stride)).expect("int32 operands");
+                flat = operators::add(flat, term).expect("int32 operands");
+            }
+            Stmt::store(&view, value, vec![flat])
+        } else {
+            let indices = loops.iter().map(|(v, _)| v.to_expr()).collect();
+            Stmt::store(&output, value, indices)
+        };
         if self.random.chance(40) {
             let condition = self.expr(DataType::bool(), 2, &buffers, &loops);
             body = Stmt::new(
@@ -461,4 +528,41 @@ fn generator_covers_both_function_kinds() {
         kinds.len() == 2,
         "both block-level and lowered functions are generated"
     );
+}
+
+/// The lowered functions carry what TVM writes in signatures and bodies:
+/// views of a parameter's storage, strides, `buffer_type`, symbolic
+/// `elem_offset` with `offset_factor` (issue 24.1).
+#[test]
+fn generator_covers_buffer_fields_and_views() {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for seed in 1..400u64 {
+        let mut generator = Generator {
+            random: Random(seed | 1),
+            names: 0,
+        };
+        let func = generator.lowered_function();
+        let text = print_function(&func, &PrintOptions::new(Dialect::Classic));
+        for marker in [
+            "data=",
+            "strides=",
+            "buffer_type=\"auto\"",
+            "offset_factor=",
+        ] {
+            if text.contains(marker) {
+                *seen.entry(marker).or_insert(0) += 1;
+            }
+        }
+    }
+    for marker in [
+        "data=",
+        "strides=",
+        "buffer_type=\"auto\"",
+        "offset_factor=",
+    ] {
+        assert!(
+            seen.get(marker).copied().unwrap_or(0) > 5,
+            "{marker} is rarely generated: {seen:?}"
+        );
+    }
 }

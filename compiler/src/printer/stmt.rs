@@ -63,6 +63,53 @@ impl Printer {
         }
     }
 
+    /// Declares the buffers `stmt`'s own expressions use that nothing
+    /// declared: views written `X = T.Buffer(shape, data=A.data)` in the
+    /// body, which the IR keeps only at their uses.
+    fn declare_views_used_by(&mut self, stmt: &Stmt, out: &mut Vec<Line>) {
+        let mut exprs: Vec<&crate::ir::Expr> = Vec::new();
+        let mut used: Vec<Buffer> = Vec::new();
+        match stmt.kind() {
+            StmtKind::BufferStore(store) => {
+                used.push(store.buffer.clone());
+                exprs.extend(&store.indices);
+                exprs.push(&store.value);
+            }
+            StmtKind::Evaluate(value) => exprs.push(value),
+            StmtKind::LetStmt { value, .. } => exprs.push(value),
+            StmtKind::IfThenElse { condition, .. } | StmtKind::While { condition, .. } => {
+                exprs.push(condition)
+            }
+            StmtKind::Assert { condition, .. } => exprs.push(condition),
+            StmtKind::For(for_loop) => exprs.extend([&for_loop.min, &for_loop.extent]),
+            _ => return,
+        }
+        for expr in exprs {
+            crate::ir::visit::walk_exprs(expr, &mut |e| {
+                if let ExprKind::Load(load) = e.kind() {
+                    if !used.contains(&load.buffer) {
+                        used.push(load.buffer.clone());
+                    }
+                }
+            });
+        }
+        for buffer in used {
+            if self.names.is_buffer_defined(&buffer) || self.scalars.contains(&buffer) {
+                continue;
+            }
+            let name = self.names.define_buffer(&buffer);
+            let decl = self.buffer_decl(
+                &buffer,
+                &name,
+                DeclKind::Statement,
+                Some(buffer.data()),
+                &mut Default::default(),
+            );
+            out.extend(decl.var_defs.into_iter().map(Line::Text));
+            out.push(Line::Text(format!("{name} = T.Buffer({})", decl.args)));
+        }
+    }
+
     /// Appends the lines of `stmt` to `out`.
     pub(crate) fn stmt_lines(&mut self, stmt: &Stmt, out: &mut Vec<Line>) {
         self.stmt_lines_at(stmt, out, true);
@@ -77,6 +124,7 @@ impl Printer {
         }
         // Declarations the printer adds come before the statement's comments.
         self.declare_free_vars_used_by(stmt, out);
+        self.declare_views_used_by(stmt, out);
         self.with_comments(stmt.span(), out, |printer, out| {
             printer.stmt_lines_of(stmt, out, sole)
         });
