@@ -371,3 +371,49 @@ def main(A: T.handle, B: T.handle):
     );
     assert_eq!(output.trim(), "0 2 5");
 }
+
+/// With `--runtime-checks`, a buffer passed less aligned than the kernel
+/// assumes (64 bytes) is an error code at entry, not a crash (issue 25.11).
+#[test]
+fn runtime_checks_refuse_misaligned_buffers() {
+    let dir = scratch("alignment");
+    let input = dir.join("scale.tir");
+    std::fs::write(
+        &input,
+        "@T.prim_func\ndef main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n    T.func_attr({\"tir.noalias\": True})\n    for i in T.vectorized(64):\n        B[i] = A[i] * T.float32(2)\n",
+    )
+    .expect("the program is written");
+    let library = dir.join("libscale.so");
+    let result = Command::new(env!("CARGO_BIN_EXE_tirc"))
+        .arg("build")
+        .arg(&input)
+        .args(["--emit", "so", "--runtime-checks", "-o"])
+        .arg(&library)
+        .output()
+        .expect("tirc runs");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let program = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include "libscale.h"
+int main(void) {
+    float *a = aligned_alloc(64, 80 * sizeof(float));
+    float *b = aligned_alloc(64, 80 * sizeof(float));
+    for (int i = 0; i < 80; ++i) a[i] = (float)i;
+    int aligned = scale_main(a, b);
+    int misaligned = scale_main(a + 1, b + 1);
+    printf("%d %d %g\n", aligned, misaligned, b[3]);
+    return 0;
+}
+"#;
+    let output = compile_and_run(&dir, &library, program);
+    let fields: Vec<&str> = output.split_whitespace().collect();
+    assert_eq!(fields[0], "0", "the aligned call failed: {output}");
+    assert_ne!(fields[1], "0", "a misaligned call was accepted: {output}");
+    assert_eq!(fields[2], "6", "{output}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

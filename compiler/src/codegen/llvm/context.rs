@@ -116,6 +116,10 @@ pub struct Codegen<'ctx> {
     /// The loops of the kernel being written bound to GPU threads, which
     /// run as CPU loops.
     pub thread_bound_loops: Vec<Span>,
+    /// Check at entry that every buffer argument is as aligned as the code
+    /// assumes (`--runtime-checks`): a misaligned pointer returns an error
+    /// instead of faulting in an aligned vector access.
+    pub check_alignment: bool,
     /// The name of the kernel being written, for helper functions' names.
     pub kernel_symbol: String,
     /// How many parallel bodies the kernel has outlined so far.
@@ -141,6 +145,7 @@ impl<'ctx> Codegen<'ctx> {
             asserts: Vec::new(),
             vectorized_loops: Vec::new(),
             thread_bound_loops: Vec::new(),
+            check_alignment: false,
             kernel_symbol: String::new(),
             outlined_count: 0,
             thread_collective: None,

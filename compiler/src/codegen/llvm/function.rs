@@ -79,6 +79,52 @@ impl<'ctx> Codegen<'ctx> {
         );
     }
 
+    /// With alignment checks on, returns an error code at entry for every
+    /// buffer argument less aligned than the code generated for it assumes.
+    fn check_argument_alignment(&mut self, signature: &KernelSignature) -> CodegenResult<()> {
+        if !self.check_alignment {
+            return Ok(());
+        }
+        let function = self.current()?.value;
+        for (position, argument) in signature.arguments.iter().enumerate() {
+            let KernelArgument::Buffer { buffer, .. } = argument else {
+                continue;
+            };
+            let alignment = buffer.node().data_alignment;
+            if alignment <= 1 {
+                continue;
+            }
+            let pointer = function
+                .get_nth_param(position as u32)
+                .ok_or_else(|| CodegenError::internal("missing parameter"))?
+                .into_pointer_value();
+            let i64_type = self.context.i64_type();
+            let address = self.builder.build_ptr_to_int(pointer, i64_type, "")?;
+            let mask = i64_type.const_int(alignment as u64 - 1, false);
+            let low_bits = self.builder.build_and(address, mask, "")?;
+            let aligned = self.builder.build_int_compare(
+                inkwell::IntPredicate::EQ,
+                low_bits,
+                i64_type.const_zero(),
+                "",
+            )?;
+            self.asserts.push(AssertInfo {
+                kind: "ValueError".to_string(),
+                message: format!(
+                    "buffer `{}` must be aligned to {alignment} bytes; the pointer passed is not",
+                    buffer.name()
+                ),
+                span: buffer.span(),
+            });
+            let code = self
+                .context
+                .i32_type()
+                .const_int(self.asserts.len() as u64, false);
+            self.return_code_unless(aligned, code)?;
+        }
+        Ok(())
+    }
+
     /// Generates `func` as the exported function `symbol`, and its packed
     /// wrapper when `packed` is set.
     pub fn emit_kernel(
@@ -169,7 +215,9 @@ impl<'ctx> Codegen<'ctx> {
         self.kernel_symbol = symbol.to_string();
         self.outlined_count = 0;
         self.thread_collective = thread_collective(&func.body);
-        let result = self.emit_stmt(&func.body);
+        let result = self
+            .check_argument_alignment(&signature)
+            .and_then(|()| self.emit_stmt(&func.body));
         let finished = result.and_then(|()| {
             let zero = self.context.i32_type().const_zero();
             self.builder.build_return(Some(&zero))?;

@@ -144,6 +144,7 @@ pub fn generate_unoptimized_module<'ctx>(
 ) -> Result<LlvmModule<'ctx>, Vec<Diagnostic>> {
     let capture = options.remarks.capture(context);
     let mut codegen = Codegen::new(context, "tirc", options.target.clone());
+    codegen.check_alignment = options.runtime_checks;
     let mut kernels = Vec::new();
     let mut diagnostics = Vec::new();
     for func in &module.functions {
