@@ -14,6 +14,9 @@ struct Document {
     version: i32,
     line_index: LineIndex,
     analysis: Option<Arc<Analysis>>,
+    /// The latest analysis that had a program, for answers while the text
+    /// has a syntax error (as rust-analyzer answers from its last good state).
+    last_good: Option<Arc<Analysis>>,
 }
 
 /// Every open document, behind one lock that is never held across an await.
@@ -45,6 +48,7 @@ impl Documents {
             text: Arc::new(text),
             version,
             analysis: None,
+            last_good: None,
         };
         self.lock().insert(uri, document);
     }
@@ -107,8 +111,16 @@ impl Documents {
             if document.version == version && document.analysis.is_none() {
                 document.analysis = Some(analysis.clone());
             }
+            if analysis.checked.program.is_some() {
+                document.last_good = Some(analysis.clone());
+            }
         }
         Some(analysis)
+    }
+
+    /// The latest analysis of the document that had a program.
+    pub fn last_good_analysis(&self, uri: &Url) -> Option<Arc<Analysis>> {
+        self.lock().get(uri)?.last_good.clone()
     }
 
     /// The analyses of every open document, for workspace-wide features.

@@ -32,8 +32,9 @@ pub fn edits_to(analysis: &Analysis, formatted: &str) -> Vec<TextEdit> {
     let old_lines = line_offsets(old);
     let new_lines = line_offsets(formatted);
     let mut edits = Vec::new();
+    let mut ranges = Vec::new();
     for op in diff.ops() {
-        let (old_range, new_range) = match *op {
+        ranges.push(match *op {
             DiffOp::Equal { .. } => continue,
             DiffOp::Delete {
                 old_index,
@@ -50,11 +51,28 @@ pub fn edits_to(analysis: &Analysis, formatted: &str) -> Vec<TextEdit> {
                 old_len,
                 new_index,
                 new_len,
+            } if old_len == new_len => {
+                // Line for line, so formatting a range changes only its lines.
+                for line in 0..old_len {
+                    ranges.push((
+                        old_index + line..old_index + line + 1,
+                        new_index + line..new_index + line + 1,
+                    ));
+                }
+                continue;
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
             } => (
                 old_index..old_index + old_len,
                 new_index..new_index + new_len,
             ),
-        };
+        });
+    }
+    for (old_range, new_range) in ranges {
         let at =
             |offsets: &[usize], line: usize, len: usize| offsets.get(line).copied().unwrap_or(len);
         let start = at(&old_lines, old_range.start, old.len());
@@ -77,8 +95,22 @@ pub fn format_document(analysis: &Analysis, dialect: Option<Dialect>) -> Option<
 
 fn overlaps(edit: &Range, range: &Range) -> bool {
     let before = |a: Position, b: Position| (a.line, a.character) < (b.line, b.character);
-    // An insertion at the range's edge counts as inside it.
-    !before(edit.end, range.start) && !before(range.end, edit.start)
+    // An empty range (a cursor) asks for its whole line.
+    let range = if range.start == range.end {
+        Range::new(
+            Position::new(range.start.line, 0),
+            Position::new(range.start.line + 1, 0),
+        )
+    } else {
+        *range
+    };
+    if edit.start == edit.end {
+        // An insertion at the range's edge counts as inside it.
+        !before(edit.start, range.start) && !before(range.end, edit.start)
+    } else {
+        // A replaced line that ends where the range starts is the line above.
+        before(edit.start, range.end) && before(range.start, edit.end)
+    }
 }
 
 /// Edits formatting the lines that meet `range`.
@@ -94,4 +126,37 @@ pub fn format_range(
             .filter(|e| overlaps(&e.range, &range))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// Formatting one line leaves the line above alone, though it needs
+    /// formatting too (issue 25.10).
+    #[test]
+    fn range_formatting_touches_only_the_lines_in_the_range() {
+        let text = "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = T.float32(1)\n    A[1] = T.float32(2)\n";
+        let analysis = Analysis::new("t.tir", Arc::new(text.to_string()), 1);
+        let everything = format_document(&analysis, None).expect("the file formats");
+        assert!(everything
+            .iter()
+            .any(|e| e.range.start.line <= 2 && e.range.end.line > 2));
+        for range in [
+            Range::new(Position::new(3, 0), Position::new(3, 23)),
+            Range::new(Position::new(3, 0), Position::new(4, 0)),
+            Range::new(Position::new(3, 4), Position::new(3, 4)),
+        ] {
+            let edits = format_range(&analysis, range, None).expect("the file formats");
+            assert!(!edits.is_empty(), "{range:?}: nothing formatted");
+            for edit in &edits {
+                assert!(
+                    edit.range.start.line >= 3,
+                    "{range:?} rewrote line {}: {edit:?}",
+                    edit.range.start.line
+                );
+            }
+        }
+    }
 }

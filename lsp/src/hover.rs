@@ -253,3 +253,19 @@ pub fn hover(analysis: &Analysis, position: Position) -> Option<Hover> {
         range: Some(analysis.range(span)),
     })
 }
+
+/// `position` of `current` at the same line of `earlier`'s text: the nearest
+/// line with the same content (edits above it move it), same column.
+pub fn same_line_in(
+    current: &Analysis,
+    earlier: &Analysis,
+    position: Position,
+) -> Option<Position> {
+    let line = current.text.lines().nth(position.line as usize)?;
+    let lines: Vec<&str> = earlier.text.lines().collect();
+    let wanted = position.line as usize;
+    let found = (0..lines.len())
+        .filter(|&index| lines[index] == line)
+        .min_by_key(|&index| index.abs_diff(wanted))?;
+    Some(Position::new(found as u32, position.character))
+}

@@ -257,6 +257,24 @@ impl LoopModel {
             .map(|(name, _)| name.clone())
     }
 
+    /// The product of the constant extents of `loop_names`; `None` when one
+    /// is unknown or not a constant.
+    fn extents_of(&self, loop_names: &[String]) -> Option<i64> {
+        loop_names.iter().try_fold(1i64, |product, wanted| {
+            let extent = self
+                .blocks
+                .iter()
+                .filter_map(|(_, loops)| loops.as_ref())
+                .flatten()
+                .find(|(name, _)| name == wanted)?
+                .1
+                .as_ref()?
+                .parse::<i64>()
+                .ok()?;
+            product.checked_mul(extent)
+        })
+    }
+
     /// Applies a rewrite of the loop list to every block that has `loop_name`.
     fn rewrite(&mut self, loop_name: &str, rewrite: impl Fn(&mut Vec<(String, Option<String>)>)) {
         for (_, loops) in self.blocks.iter_mut() {
@@ -417,8 +435,11 @@ fn analyse_script(
                                 }
                             }
                             "split" => {
-                                if let Some(Denotation::Loop { name, block, .. }) =
-                                    args.first().and_then(|a| handle_of(a, &script))
+                                if let Some(Denotation::Loop {
+                                    name,
+                                    block,
+                                    extent: split_extent,
+                                }) = args.first().and_then(|a| handle_of(a, &script))
                                 {
                                     let factors = args.get(1).or_else(|| {
                                         keywords
@@ -440,6 +461,8 @@ fn analyse_script(
                                                 .collect(),
                                             _ => Vec::new(),
                                         };
+                                    let factor_texts =
+                                        infer_missing_factor(split_extent.as_deref(), factor_texts);
                                     let parts: Vec<(String, Option<String>)> = factor_texts
                                         .iter()
                                         .enumerate()
@@ -476,10 +499,12 @@ fn analyse_script(
                                     let names: Vec<String> =
                                         fused.iter().map(|(n, _)| n.clone()).collect();
                                     let new_name = format!("{}_fused", names.join("_"));
+                                    // The product of the fused extents, when all are known.
+                                    let extent = model.extents_of(&names).map(|e| e.to_string());
                                     denotations.push(Denotation::Loop {
                                         name: new_name.clone(),
                                         block: fused[0].1.clone(),
-                                        extent: None,
+                                        extent: extent.clone(),
                                     });
                                     let first = names[0].clone();
                                     model.rewrite(&first, |loops| {
@@ -487,7 +512,7 @@ fn analyse_script(
                                         if let Some(entry) =
                                             loops.iter_mut().find(|(n, _)| *n == names[0])
                                         {
-                                            *entry = (new_name.clone(), None);
+                                            *entry = (new_name.clone(), extent.clone());
                                         }
                                     });
                                 }
@@ -594,4 +619,30 @@ fn analyse_script(
         script.steps.push(step);
     }
     script
+}
+
+/// Split factors with the one `None` replaced by what TVM infers:
+/// `ceil(extent / product of the others)`, when the extent and the other
+/// factors are constants.
+fn infer_missing_factor(extent: Option<&str>, factors: Vec<Option<String>>) -> Vec<Option<String>> {
+    let missing = factors.iter().filter(|f| f.is_none()).count();
+    let known: Option<Vec<i64>> = factors
+        .iter()
+        .flatten()
+        .map(|f| f.parse::<i64>().ok())
+        .collect();
+    let (Some(extent), Some(known), 1) =
+        (extent.and_then(|e| e.parse::<i64>().ok()), known, missing)
+    else {
+        return factors;
+    };
+    let product: i64 = known.iter().product();
+    if product <= 0 {
+        return factors;
+    }
+    let inferred = (extent + product - 1) / product;
+    factors
+        .into_iter()
+        .map(|f| f.or_else(|| Some(inferred.to_string())))
+        .collect()
 }

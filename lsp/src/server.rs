@@ -197,9 +197,24 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
-        Ok(self
-            .analysis(&position.text_document.uri)
-            .and_then(|a| hover::hover(&a, position.position)))
+        let uri = &position.text_document.uri;
+        let Some(analysis) = self.analysis(uri) else {
+            return Ok(None);
+        };
+        if let Some(answer) = hover::hover(&analysis, position.position) {
+            return Ok(Some(answer));
+        }
+        // While the text does not parse, answer from the last analysis that
+        // did, at the same line found again in its text.
+        if analysis.checked.program.is_some() {
+            return Ok(None);
+        }
+        Ok(self.documents.last_good_analysis(uri).and_then(|good| {
+            let moved = hover::same_line_in(&analysis, &good, position.position)?;
+            let mut answer = hover::hover(&good, moved)?;
+            answer.range = None;
+            Some(answer)
+        }))
     }
 
     async fn goto_definition(

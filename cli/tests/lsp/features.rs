@@ -158,6 +158,8 @@ fn hover_shows_what_schedule_handles_denote() {
         outer.contains("loop i_0") && outer.contains("step 3"),
         "{outer}"
     );
+    // The factor written `None` is the one TVM infers: 128 / 32.
+    assert!(outer.contains("loop i_0 (extent 4)"), "{outer}");
     let inner = hover(&mut server, "i1 = sch", 0);
     assert!(inner.contains("loop i_1 (extent 32)"), "{inner}");
     // A use of the handle later in the script.
@@ -826,5 +828,44 @@ fn utf16_positions_ignore_astral_characters_in_strings_and_comments() {
         .find(|(l, c, _, _)| *l == line && *c == character)
         .expect("a token at the string");
     assert_eq!((string.2, string.3.as_str()), (7, "string"));
+    server.shutdown();
+}
+
+/// Hover keeps answering on a line with an error, and while the file has a
+/// syntax error, from the last analysis that had a program (issue 25.10).
+#[test]
+fn hover_answers_on_error_lines_and_through_syntax_errors() {
+    let mut server = Server::start();
+    let good = read(MATMUL);
+    let document = uri("hover_errors.tir");
+    let broken = good.replace("C[vi, vj] + A[vi, vk]", "C[vi, vj] + Q[vi, vk] + A[vi, vk]");
+    server.open(&document, &broken);
+    server.diagnostics_for(&document, 1);
+    let hover_at = |server: &mut Server, text: &str, needle: &str| {
+        hover_text(&server.request(
+            "textDocument/hover",
+            params(&document, at(text, needle, 0, 0)),
+        ))
+    };
+    let (line, character) = position_of(&broken, "+ A[vi, vk] *", 0, 2);
+    let on_error_line = hover_text(&server.request(
+        "textDocument/hover",
+        params(&document, json!({"line": line, "character": character})),
+    ));
+    assert!(
+        on_error_line.contains("float32"),
+        "nothing on the error line: {on_error_line:?}"
+    );
+    // A syntax error elsewhere: the colon of the `for` header removed.
+    let syntax = good.replace("T.grid(128, 128, 128):", "T.grid(128, 128, 128)");
+    server.replace(&document, 2, &good);
+    server.diagnostics_for(&document, 2);
+    server.replace(&document, 3, &syntax);
+    server.diagnostics_for(&document, 3);
+    let through_syntax_error = hover_at(&mut server, &syntax, "B[vk, vj]");
+    assert!(
+        through_syntax_error.contains("float32"),
+        "nothing while the file has a syntax error: {through_syntax_error:?}"
+    );
     server.shutdown();
 }
