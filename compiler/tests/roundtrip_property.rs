@@ -391,6 +391,60 @@ impl Generator {
         })
     }
 
+    /// The lowered forms TVM printed before 0.20 around `body`: a scratch
+    /// `T.allocate` written through a view, a `T.attr` pragma and a
+    /// `T.launch_thread` (issue 24.1).
+    fn pre_0_20_forms(&mut self, mut body: Stmt, output: &Buffer) -> Stmt {
+        if self.random.chance(25) {
+            let dtype = output.dtype();
+            let name = self.name("scratch");
+            let data = Var::pointer(name.clone(), dtype, "global", Span::NONE);
+            let view = Buffer::new(&format!("{name}_1"), dtype, vec![Expr::i32(4)], "global", Span::NONE);
+            let view_data = data.clone();
+            let view = view.with(|node| node.data = view_data);
+            let value = self.constant(dtype);
+            let fill = Stmt::store(&view, value, vec![Expr::i32(1)]);
+            body = Stmt::new(
+                StmtKind::Allocate(Allocate {
+                    buffer_var: data,
+                    dtype,
+                    extents: vec![Expr::i32(4)],
+                    condition: Expr::bool(true),
+                    annotations: Default::default(),
+                    body: Stmt::new(StmtKind::Seq(vec![fill, body]), Span::NONE),
+                }),
+                Span::NONE,
+            );
+        }
+        if self.random.chance(25) {
+            body = Stmt::new(
+                StmtKind::AttrStmt(AttrStmt {
+                    node: AttrNode::Var(output.data().clone()),
+                    key: "pragma_auto_unroll_max_step".to_string(),
+                    value: Expr::i32(*self.random.pick(&[4i64, 16])),
+                    body,
+                }),
+                Span::NONE,
+            );
+        }
+        if self.random.chance(20) {
+            let var = Var::new(self.name("threadIdx_x"), DataType::int32(), Span::NONE);
+            body = Stmt::new(
+                StmtKind::AttrStmt(AttrStmt {
+                    node: AttrNode::Thread {
+                        var,
+                        tag: "threadIdx.x".to_string(),
+                    },
+                    key: "thread_extent".to_string(),
+                    value: Expr::i32(1),
+                    body,
+                }),
+                Span::NONE,
+            );
+        }
+        body
+    }
+
     fn lowered_function(&mut self) -> PrimFunc {
         let buffers: Vec<Buffer> = (0..1 + self.random.below(3))
             .map(|_| {
@@ -439,6 +493,7 @@ impl Generator {
         for (var, extent) in loops.iter().rev() {
             body = self.for_loop(var, *extent, body);
         }
+        let body = self.pre_0_20_forms(body, &output);
         self.function(buffers, body, false)
     }
 
@@ -535,6 +590,15 @@ fn generator_covers_both_function_kinds() {
 /// `elem_offset` with `offset_factor` (issue 24.1).
 #[test]
 fn generator_covers_buffer_fields_and_views() {
+    const MARKERS: [&str; 7] = [
+        "data=",
+        "strides=",
+        "buffer_type=\"auto\"",
+        "offset_factor=",
+        "T.allocate(",
+        "T.attr(",
+        "T.launch_thread(",
+    ];
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for seed in 1..400u64 {
         let mut generator = Generator {
