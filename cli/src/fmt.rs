@@ -5,7 +5,7 @@ use super::{DialectArg, EXIT_DIAGNOSTICS, EXIT_OK, EXIT_USAGE};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use tirc::driver::SourceFile;
-use tirc::format::format_source_as;
+use tirc::format::{format_source_leniently, Formatted};
 
 /// Arguments of `tirc fmt`.
 #[derive(Args, Debug)]
@@ -39,13 +39,21 @@ pub fn run(args: FmtArgs) -> u8 {
                 continue;
             }
         };
-        let formatted = match format_source_as(
+        let formatted = match format_source_leniently(
             &source.name,
             &source.text,
             Some(args.dialect.into()),
             args.explicit,
         ) {
-            Ok(formatted) => formatted,
+            Ok(Formatted::Canonical(formatted)) => formatted,
+            Ok(Formatted::LayoutOnly(formatted, diagnostics, _)) => {
+                let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+                eprintln!(
+                    "note: {} has {errors} error(s) (`tirc check` lists them): only its layout was formatted; the canonical form needs a program without errors",
+                    source.name
+                );
+                formatted
+            }
             Err((diagnostics, sources)) => {
                 emit_diagnostics(&diagnostics, &sources, DiagnosticFormat::Text);
                 code = code.max(EXIT_DIAGNOSTICS);

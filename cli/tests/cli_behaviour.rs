@@ -547,3 +547,24 @@ fn fmt_keeps_comments_and_what_the_user_left_out_and_formats_the_schedule() {
     );
     assert!(explicit.contains("# scale every element"), "{explicit}");
 }
+
+#[test]
+fn fmt_formats_the_layout_of_a_file_with_a_semantic_error_and_refuses_a_syntax_error() {
+    let source = "@T.prim_func\ndef main(A: T.Buffer((8,),\"float32\")):\n    for i in range( 8 ):  # keep me\n        A[i]=undefined_name*2\n";
+    let path = scratch("fmt_semantic_error.tir", source);
+    let output = run(&["fmt", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "@T.prim_func\ndef main(A: T.Buffer((8,), \"float32\")):\n    for i in range(8):  # keep me\n        A[i] = undefined_name * 2\n"
+    );
+    assert!(
+        text(&output.stderr).contains("only its layout was formatted"),
+        "{}",
+        text(&output.stderr)
+    );
+    let syntax = scratch("fmt_syntax_error.tir", "@T.prim_func\ndef main(:\n");
+    let refused = run(&["fmt", syntax.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(text(&refused.stdout), "");
+}

@@ -399,7 +399,13 @@ impl Generator {
             let dtype = output.dtype();
             let name = self.name("scratch");
             let data = Var::pointer(name.clone(), dtype, "global", Span::NONE);
-            let view = Buffer::new(&format!("{name}_1"), dtype, vec![Expr::i32(4)], "global", Span::NONE);
+            let view = Buffer::new(
+                &format!("{name}_1"),
+                dtype,
+                vec![Expr::i32(4)],
+                "global",
+                Span::NONE,
+            );
             let view_data = data.clone();
             let view = view.with(|node| node.data = view_data);
             let value = self.constant(dtype);

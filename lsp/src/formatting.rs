@@ -4,14 +4,16 @@
 
 use crate::analysis::Analysis;
 use similar::{DiffOp, TextDiff};
-use tirc::format::format_source;
+use tirc::format::{format_source_leniently, Formatted};
 use tirc::printer::Dialect;
 use tower_lsp::lsp_types::{Position, Range, TextEdit};
 
-/// The text `tirc fmt` prints for the document, or `None` when the formatter
-/// refuses it (as `tirc fmt` does for a file with errors).
+/// The text `tirc fmt` prints for the document (only its layout formatted
+/// while the program has errors), or `None` for a syntax error.
 pub fn formatted_text(analysis: &Analysis, dialect: Option<Dialect>) -> Option<String> {
-    format_source("<editor>", &analysis.text, dialect).ok()
+    match format_source_leniently("<editor>", &analysis.text, dialect, false).ok()? {
+        Formatted::Canonical(text) | Formatted::LayoutOnly(text, ..) => Some(text),
+    }
 }
 
 /// Byte offsets where each line of `text` starts, plus the end.

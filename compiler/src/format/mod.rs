@@ -142,3 +142,39 @@ pub fn format_source_as(
         _ => Err((diagnostics, sources)),
     }
 }
+
+/// How [`format_source_leniently`] formatted a file.
+#[derive(Debug)]
+pub enum Formatted {
+    /// Printed from its IR: the canonical form.
+    Canonical(String),
+    /// The program has errors but parses: only its layout (spacing,
+    /// indentation, blank lines) was formatted, token by token, since an
+    /// erroneous statement has no IR to print; the errors come with it.
+    LayoutOnly(String, Vec<Diagnostic>, SourceMap),
+}
+
+/// [`format_source_as`], also formatting the layout of a file whose program
+/// has errors other than syntax errors (an undefined name), as a user who
+/// formats on save while typing wants; a syntax error is still refused.
+pub fn format_source_leniently(
+    name: &str,
+    text: &str,
+    dialect: Option<Dialect>,
+    explicit: bool,
+) -> Result<Formatted, (Vec<Diagnostic>, SourceMap)> {
+    match format_source_as(name, text, dialect, explicit) {
+        Ok(formatted) => Ok(Formatted::Canonical(formatted)),
+        Err((diagnostics, sources)) => {
+            let syntax = diagnostics
+                .iter()
+                .any(|d| d.is_error() && d.code == crate::frontend::codes::SYNTAX);
+            if syntax {
+                return Err((diagnostics, sources));
+            }
+            let mut formatted = format_schedule_section(text);
+            formatted.push('\n');
+            Ok(Formatted::LayoutOnly(formatted, diagnostics, sources))
+        }
+    }
+}

@@ -1,4 +1,5 @@
-//! The schedule sections of a file, formatted token by token: Python's
+//! Text formatted token by token (the schedule sections of a file, and a
+//! whole file whose program has errors, which has no IR to print): Python's
 //! usual spacing (`sch.reorder(i0, k, i1, j)`, `a = b`, `f(x=1)`), four
 //! spaces per block level, one blank line at most between statements, and
 //! every comment where it was. A statement written over several lines is
@@ -238,9 +239,10 @@ fn render_tokens(tokens: &[(Tok<'_>, &str)]) -> String {
                     Tok::Not | Tok::Return | Tok::In | Tok::If | Tok::Else | Tok::And | Tok::Or
                 )
         });
+        // `@` opens a decorator where no operand comes before it.
         previous_unary = matches!(
             token,
-            Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Star | Tok::DoubleStar
+            Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Star | Tok::DoubleStar | Tok::At
         ) && unary_position;
         match token {
             Tok::LeftParen | Tok::LeftBracket | Tok::LeftBrace => brackets.push(*token),
@@ -257,6 +259,15 @@ fn render_tokens(tokens: &[(Tok<'_>, &str)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::format_schedule_section;
+
+    #[test]
+    fn a_program_formats_token_by_token() {
+        let text = "@T.prim_func\ndef main(A: T.Buffer((4,),\"float32\"), B: T.Buffer((4,), \"float32\"))->None:\n    T.func_attr({\"tir.noalias\":True})\n    for i in range( 4 ):\n        B[i]=A[i]*-undefined[0:2]";
+        assert_eq!(
+            format_schedule_section(text),
+            "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")) -> None:\n    T.func_attr({\"tir.noalias\": True})\n    for i in range(4):\n        B[i] = A[i] * -undefined[0:2]"
+        );
+    }
 
     #[test]
     fn spacing_is_normalised() {
