@@ -349,6 +349,16 @@ impl Generator {
             .map(|k| Expr::i32(shape[k + 1..].iter().product::<i64>()))
             .collect();
         let with_strides = self.random.chance(30);
+        // A symbolic outermost stride, as a strided parameter of TE has.
+        let strides = match strides.split_first() {
+            Some((_, rest)) if self.random.chance(40) => {
+                let stride = Var::new(self.name("stride"), DataType::int32(), Span::NONE);
+                std::iter::once(stride.to_expr())
+                    .chain(rest.iter().cloned())
+                    .collect()
+            }
+            _ => strides,
+        };
         let auto = self.random.chance(20);
         let offset = self
             .random
@@ -597,9 +607,10 @@ fn generator_covers_both_function_kinds() {
 /// 0.20 (issue 24.1).
 #[test]
 fn generator_covers_buffer_fields_and_views() {
-    const MARKERS: [&str; 7] = [
+    const MARKERS: [&str; 8] = [
         "data=",
         "strides=",
+        "strides=(\"stride",
         "buffer_type=\"auto\"",
         "offset_factor=",
         "T.allocate(",
