@@ -177,3 +177,18 @@ pub fn build(
             .collect(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::default_symbol_prefix;
+
+    /// Standard input exports `kernels_main`, not `__main`, whose leading
+    /// underscores C reserves (issue 25.11).
+    #[test]
+    fn symbol_prefixes_are_c_identifiers_not_reserved() {
+        assert_eq!(default_symbol_prefix("<stdin>"), "kernels_");
+        assert_eq!(default_symbol_prefix("examples/matmul.tir"), "matmul_");
+        assert_eq!(default_symbol_prefix("conv2d-nchw.tir"), "conv2d_nchw_");
+        assert!(!default_symbol_prefix("<stdin>").starts_with('_'));
+    }
+}
