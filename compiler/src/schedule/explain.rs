@@ -703,9 +703,10 @@ def schedule(sch: T.Schedule):
     Explanation {
         code: "E0321",
         title: "statement not allowed in a schedule",
-        text: r#"A schedule section is straight-line code: calls on `sch`, assignments of
-their results (tuples included), literals, lists and `None`. Loops,
-conditions and nested functions are not read."#,
+        text: r#"A schedule section holds calls on `sch`, assignments of their results
+(tuples included), literals, lists, `None`, and `for` loops over a list, a
+tuple or `range(...)`, which run unrolled. Conditions and nested functions
+are not read: a schedule is the same every time it is applied."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     for i, j, k in T.grid(16, 16, 16):
@@ -716,8 +717,9 @@ def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: 
             C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 
 def schedule(sch: T.Schedule):
-    for l in sch.get_loops(sch.get_block("C")):
-        sch.unroll(l)
+    loops = sch.get_loops(sch.get_block("C"))
+    if len(loops) == 3:
+        sch.unroll(loops[2])
 "#,
         right: r#"@T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):

@@ -269,6 +269,51 @@ mod tests {
         }
     }
 
+    /// `for` loops in a schedule section run unrolled: the same steps and
+    /// module as the straight-line script (issue 26.6).
+    #[test]
+    fn schedule_loops_apply_as_their_unrolled_steps() {
+        let looped = with_schedule(
+            "def schedule(sch: T.Schedule):\n    b0 = sch.get_block(\"C\")\n    i, j, k = sch.get_loops(b0)\n    for l in [i, j]:\n        sch.split(l, factors=[None, 4])\n    for n in range(2):\n        sch.annotate(k, ann_key=\"n\", ann_val=n)\n",
+        );
+        let straight = with_schedule(
+            "def schedule(sch: T.Schedule):\n    b0 = sch.get_block(\"C\")\n    i, j, k = sch.get_loops(b0)\n    sch.split(i, factors=[None, 4])\n    sch.split(j, factors=[None, 4])\n    sch.annotate(k, ann_key=\"n\", ann_val=0)\n    sch.annotate(k, ann_key=\"n\", ann_val=1)\n",
+        );
+        let (looped, straight) = (
+            apply_schedule(&looped, None),
+            apply_schedule(&straight, None),
+        );
+        assert!(looped.succeeded(), "{:?}", looped.diagnostics);
+        assert_eq!(looped.steps.len(), straight.steps.len());
+        assert_eq!(looped.trace.to_python(), straight.trace.to_python());
+        let module = |run: &ScheduleRun| run.steps.last().map(|s| s.module.clone()).expect("steps");
+        crate::ir::structural::module_equal(&module(&looped), &module(&straight))
+            .expect("the same module");
+    }
+
+    #[test]
+    fn a_refused_step_in_a_schedule_loop_names_the_iteration() {
+        let p = with_schedule(
+            "def schedule(sch: T.Schedule):\n    b0 = sch.get_block(\"C\")\n    i, j, k = sch.get_loops(b0)\n    for f in [4, 5]:\n        sch.split(j, factors=[f, 32])\n",
+        );
+        let run = apply_schedule(&p, None);
+        assert!(!run.succeeded());
+        let notes = &run.diagnostics[0].notes;
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("iteration 2 of the loop, with `f` = 5")),
+            "{notes:?}"
+        );
+        let huge = with_schedule("def schedule(sch: T.Schedule):\n    for n in range(100000):\n        sch.get_block(\"C\")\n");
+        let run = apply_schedule(&huge, None);
+        assert!(
+            run.diagnostics[0].message.contains("at most 10000 times"),
+            "{:?}",
+            run.diagnostics
+        );
+    }
+
     #[test]
     fn stop_after_applies_only_the_first_steps() {
         let p = with_schedule(

@@ -25,6 +25,9 @@ use signatures::{usage_of, Arg, Bound, Signature, PRIMITIVES, TVM_ONLY_METHODS};
 use std::collections::HashMap;
 use tirc_grammar::ast;
 
+/// The most iterations one `for` loop of a schedule section runs.
+const MAX_LOOP_ITERATIONS: usize = 10_000;
+
 /// Why the run stopped early.
 enum Stop {
     /// A step failed; the diagnostic says why.
@@ -134,15 +137,130 @@ impl Interpreter<'_> {
                 self.assign(target, value)
             }
             ast::StmtKind::Pass | ast::StmtKind::Import { .. } => Ok(()),
+            ast::StmtKind::For { target, iter, body } => self.for_statement(target, iter, body),
             _ => Err(Diagnostic::error(
                 codes::UNSUPPORTED_STATEMENT,
-                "a schedule section holds only calls on `sch` and assignments of their results",
+                "a schedule section holds calls on `sch`, assignments of their results and `for` loops over lists",
                 self.span(stmt.span),
             )
-            .with_help(
-                "write the schedule as straight-line code: no loops, conditions or functions",
-            )
+            .with_help("write conditions and functions out as straight-line code")
             .into()),
+        }
+    }
+
+    /// `for NAME in LIST_OR_TUPLE_OR_RANGE:` unrolled: the body runs once
+    /// per item (TVM's tutorials loop over the shared caches to fetch each
+    /// cooperatively). A refused step inside names the iteration.
+    fn for_statement(
+        &mut self,
+        target: &ast::Expr,
+        iter: &ast::Expr,
+        body: &[ast::Stmt],
+    ) -> Eval<()> {
+        let items = self.loop_items(iter)?;
+        let item_texts: Vec<String> = match &iter.kind {
+            ast::ExprKind::List(exprs) | ast::ExprKind::Tuple(exprs)
+                if exprs.len() == items.len() =>
+            {
+                exprs
+                    .iter()
+                    .map(|e| self.source_text(e.span).unwrap_or("?").to_string())
+                    .collect()
+            }
+            _ => items
+                .iter()
+                .map(|item| match item {
+                    Value::Int(value) => value.to_string(),
+                    other => other.describe().to_string(),
+                })
+                .collect(),
+        };
+        let target_text = self
+            .source_text(target.span)
+            .unwrap_or("the loop variable")
+            .to_string();
+        for (iteration, (item, item_text)) in items.into_iter().zip(item_texts).enumerate() {
+            self.assign(target, item)?;
+            for stmt in body {
+                self.statement(stmt).map_err(|stop| match stop {
+                    Stop::Failed(diagnostic) => {
+                        Stop::Failed(Box::new(diagnostic.with_note(format!(
+                            "in iteration {} of the loop, with `{target_text}` = {item_text}",
+                            iteration + 1
+                        ))))
+                    }
+                    other => other,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The values a schedule `for` loop runs over: a list or tuple, or
+    /// `range(...)` of integers (at most [`MAX_LOOP_ITERATIONS`]).
+    fn loop_items(&mut self, iter: &ast::Expr) -> Eval<Vec<Value>> {
+        let too_many = |interpreter: &Self, count: i64| {
+            interpreter.error(
+                codes::BAD_ARGUMENTS,
+                format!("a schedule loop runs at most {MAX_LOOP_ITERATIONS} times; this one would run {count}"),
+                iter.span,
+            )
+        };
+        if let ast::ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } = &iter.kind
+        {
+            if matches!(&func.kind, ast::ExprKind::Name(name) if name == "range" && !self.env.contains_key("range"))
+            {
+                let mut bounds = Vec::new();
+                for arg in args {
+                    match self.eval(arg)? {
+                        Value::Int(value) => bounds.push(value),
+                        other => {
+                            return Err(self.error(
+                                codes::WRONG_KIND,
+                                format!("`range` takes integers, not {}", other.describe()),
+                                arg.span,
+                            ))
+                        }
+                    }
+                }
+                let (start, stop, step) = match (bounds.as_slice(), keywords.is_empty()) {
+                    ([stop], true) => (0, *stop, 1),
+                    ([start, stop], true) => (*start, *stop, 1),
+                    ([start, stop, step], true) if *step != 0 => (*start, *stop, *step),
+                    _ => {
+                        return Err(self.error(
+                            codes::BAD_ARGUMENTS,
+                            "`range` takes one to three integers, the step not zero",
+                            iter.span,
+                        ))
+                    }
+                };
+                let count = if step > 0 {
+                    (stop - start).max(0).saturating_add(step - 1) / step
+                } else {
+                    (start - stop).max(0).saturating_add(-step - 1) / -step
+                };
+                if count > MAX_LOOP_ITERATIONS as i64 {
+                    return Err(too_many(self, count));
+                }
+                return Ok((0..count).map(|k| Value::Int(start + k * step)).collect());
+            }
+        }
+        match self.eval(iter)? {
+            Value::List(items) if items.len() <= MAX_LOOP_ITERATIONS => Ok(items),
+            Value::List(items) => Err(too_many(self, items.len() as i64)),
+            other => Err(self.error(
+                codes::WRONG_KIND,
+                format!(
+                    "a schedule loop runs over a list, a tuple or `range(...)`, not {}",
+                    other.describe()
+                ),
+                iter.span,
+            )),
         }
     }
 
