@@ -174,7 +174,7 @@ pub fn primitives() -> Vec<Entry> {
         entry("get_child_blocks", &["block_or_loop"], "Returns handles to the blocks directly inside a block or loop."),
         entry("get_producers", &["block"], "Returns handles to the blocks that write what this block reads."),
         entry("get_consumers", &["block"], "Returns handles to the blocks that read what this block writes."),
-        entry("split", &["loop", "factors: list", "preserve_unit_iters=True"], "Splits a loop into nested loops whose extents are `factors` (at most one `None`, inferred). The new loops are named `i_0, i_1, ...`. A factor that does not divide the extent adds a `T.where` predicate."),
+        entry("split", &["loop", "factors: list", "preserve_unit_iters=True", "disable_predication=False"], "Splits a loop into nested loops whose extents are `factors` (at most one `None`, inferred). The new loops are named `i_0, i_1, ...`. A factor that does not divide the extent adds a `T.where` predicate."),
         entry("fuse", &["*loops", "preserve_unit_iters=True"], "Fuses perfectly nested consecutive loops into one loop named `i_j_fused`."),
         entry("reorder", &["*ordered_loops"], "Reorders loops of one nest to the given order; the loops must be in one chain, and a block's iteration bindings must stay affine."),
         entry("parallel", &["loop"], "Runs the iterations of a loop on a CPU thread pool. The loop must bind only spatial block iterators, and it must not carry a dependence."),
@@ -242,6 +242,28 @@ pub const SCOPES: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+
+    /// Every primitive the engine applies is documented with exactly its
+    /// parameters (issue 26.1: `split` lacked `disable_predication`).
+    #[test]
+    fn primitive_docs_name_the_parameters_the_engine_takes() {
+        for (name, expected) in tirc::schedule::script::primitive_parameters() {
+            let entry = primitive(name).unwrap_or_else(|| panic!("`{name}` is not documented"));
+            let documented: Vec<String> = entry
+                .parameters
+                .iter()
+                .map(|p| {
+                    p.split([':', '='])
+                        .next()
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string()
+                })
+                .collect();
+            assert_eq!(documented, expected, "`{name}`");
+        }
+    }
+
     use super::*;
 
     #[test]
@@ -258,7 +280,7 @@ mod tests {
         assert_eq!(split.snippet(), "split(${1:loop}, ${2:factors})");
         assert_eq!(
             split.signature("sch"),
-            "sch.split(loop, factors: list, preserve_unit_iters=True)"
+            "sch.split(loop, factors: list, preserve_unit_iters=True, disable_predication=False)"
         );
     }
 

@@ -547,7 +547,7 @@ fn signature_help_marks_the_active_parameter() {
     );
     assert_eq!(
         help["signatures"][0]["label"],
-        "sch.split(loop, factors: list, preserve_unit_iters=True)"
+        "sch.split(loop, factors: list, preserve_unit_iters=True, disable_predication=False)"
     );
     assert_eq!(help["activeParameter"], 1);
     let help = server.request(

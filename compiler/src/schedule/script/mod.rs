@@ -756,3 +756,22 @@ fn te_stage_lookup(span: Span) -> Diagnostic {
     .with_label("TE schedule syntax")
     .with_help("get the block and pass it to the primitive: `b = sch.get_block(\"B\")`, then `sch.compute_at(b, loop)` with `loop` from `sch.get_loops(...)`")
 }
+
+/// The parameter names of each primitive the engine applies, as TVM's
+/// Python API declares them: positional ones, `*varargs`, keyword-only ones.
+/// Editors document primitives from this, so they cannot disagree with it.
+pub fn primitive_parameters() -> Vec<(&'static str, Vec<String>)> {
+    PRIMITIVES
+        .iter()
+        .map(|(name, signature)| {
+            let names = signature
+                .params
+                .iter()
+                .map(|p| p.to_string())
+                .chain(signature.varargs.map(|v| format!("*{v}")))
+                .chain(signature.keyword_only.iter().map(|p| p.to_string()))
+                .collect();
+            (*name, names)
+        })
+        .collect()
+}
