@@ -4,8 +4,8 @@
 
 use super::{ApplicationErrorKind, DriverError, LoweredProgram, Target};
 use crate::codegen::c_header::{c_identifier, write_header};
+use crate::codegen::llvm::compile_notes;
 use crate::codegen::llvm::{generate_unoptimized_module, CodegenOptions, TargetSpec};
-use crate::codegen::llvm::{remark_notes, thread_binding_note};
 use crate::diagnostics::Diagnostic;
 use std::path::{Path, PathBuf};
 
@@ -158,23 +158,11 @@ pub fn build(
             files.push(header_path);
         }
     }
-    let vectorized_loops: Vec<_> = generated
-        .kernels
-        .iter()
-        .flat_map(|kernel| kernel.vectorized_loops.iter().copied())
-        .collect();
+    let notes = compile_notes(&generated.kernels, &generated.remarks, lowered.sources());
     Ok(BuildOutput {
         files,
-        notes: generated
-            .kernels
-            .iter()
-            .filter_map(|kernel| thread_binding_note(&kernel.thread_bound_loops))
-            .map(|note| note.at_first_lines(lowered.sources()))
-            .collect(),
-        llvm_notes: remark_notes(&generated.remarks.take(), &vectorized_loops)
-            .into_iter()
-            .map(|note| note.at_first_lines(lowered.sources()))
-            .collect(),
+        notes: notes.notes,
+        llvm_notes: notes.llvm_notes,
     })
 }
 

@@ -193,19 +193,8 @@ pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, 
     let function = jit
         .function(&entry.lowered.name)
         .ok_or_else(|| failed(format!("the compiled module lost `{}`", entry.lowered.name)))?;
-    let at_first_lines =
-        |note: crate::diagnostics::Diagnostic| note.at_first_lines(lowered.sources());
-    let llvm_notes = crate::codegen::llvm::remark_notes(
-        &options.remarks.take(),
-        &function.kernel.vectorized_loops,
-    )
-    .into_iter()
-    .map(at_first_lines)
-    .collect();
-    let notes = crate::codegen::llvm::thread_binding_note(&function.kernel.thread_bound_loops)
-        .into_iter()
-        .map(at_first_lines)
-        .collect();
+    let compiler_notes =
+        crate::codegen::llvm::compile_notes([function.kernel], &options.remarks, lowered.sources());
 
     let source = InputSource {
         args_dir: request.args_dir.as_deref(),
@@ -289,8 +278,8 @@ pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, 
         min_ms: timing.map(|t| t.min_ms),
         gflops: timing.map(|t| flops / (t.median_ms * 1e-3) / 1e9),
         outputs_saved: request.save_outputs.clone(),
-        notes,
-        llvm_notes,
+        notes: compiler_notes.notes,
+        llvm_notes: compiler_notes.llvm_notes,
     })
 }
 

@@ -48,7 +48,7 @@ use context::Codegen;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use remarks::RemarkCapture;
-pub use remarks::{remark_notes, thread_binding_note, LlvmRemark, RemarkSink};
+pub use remarks::{compile_notes, CompileNotes, LlvmRemark, RemarkSink};
 
 /// How to generate a module.
 #[derive(Clone, Debug)]

@@ -3,6 +3,7 @@
 //! that name nothing of the program; tirc captures it instead, and the
 //! driver turns it into notes at the loops it concerns (`--verbose`).
 
+use super::function::GeneratedKernel;
 use super::llvm_sys::core::{
     LLVMContextSetDiagnosticHandler, LLVMDisposeMessage, LLVMGetDiagInfoDescription,
     LLVMGetDiagInfoSeverity,
@@ -10,7 +11,7 @@ use super::llvm_sys::core::{
 use super::llvm_sys::prelude::LLVMDiagnosticInfoRef;
 use super::llvm_sys::LLVMDiagnosticSeverity;
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
 use inkwell::context::Context;
 use std::ffi::{c_void, CStr};
 use std::sync::{Arc, Mutex};
@@ -105,7 +106,7 @@ extern "C" fn collect_remark(info: LLVMDiagnosticInfoRef, data: *mut c_void) {
 /// vectorized that reached LLVM (all of them: LLVM's message does not say
 /// which) with every distinct reason it gave, and every other warning as a
 /// note of its own; remarks that are neither are dropped.
-pub fn remark_notes(remarks: &[LlvmRemark], vectorized_loops: &[Span]) -> Vec<Diagnostic> {
+fn remark_notes(remarks: &[LlvmRemark], vectorized_loops: &[Span]) -> Vec<Diagnostic> {
     let mut reasons: Vec<&str> = Vec::new();
     let mut notes = Vec::new();
     for remark in remarks {
@@ -134,38 +135,80 @@ pub fn remark_notes(remarks: &[LlvmRemark], vectorized_loops: &[Span]) -> Vec<Di
     if reasons.len() > 1 {
         reasons.retain(|reason| !reason.contains("unable to perform the requested transformation"));
     }
-    if let (Some((first, others)), false) = (vectorized_loops.split_first(), reasons.is_empty()) {
-        let mut note = Diagnostic::new(
-            Severity::Note,
-            "",
+    if !reasons.is_empty() {
+        if let Some(mut note) = note_at_loops(
             "LLVM could not vectorize this loop marked vectorized",
-            *first,
-        )
-        .with_help("`vectorize` makes vector code of a loop whose iterations are independent and whose innermost accesses are consecutive");
-        for span in others {
-            note = note.with_secondary(*span, "or this loop, also left to LLVM");
+            "`vectorize` makes vector code of a loop whose iterations are independent and whose innermost accesses are consecutive",
+            "or this loop, also left to LLVM",
+            vectorized_loops,
+        ) {
+            for reason in reasons {
+                note = note.with_note(format!("LLVM: {reason}"));
+            }
+            notes.insert(0, note);
         }
-        for reason in reasons {
-            note = note.with_note(format!("LLVM: {reason}"));
-        }
-        notes.insert(0, note);
     }
     notes
 }
 
 /// The one note of a kernel whose loops bound to GPU threads run as CPU
 /// loops; `None` when it has none.
-pub fn thread_binding_note(loops: &[Span]) -> Option<Diagnostic> {
-    let (first, others) = loops.split_first()?;
-    let mut note = Diagnostic::new(
-        Severity::Note,
-        "",
+fn thread_binding_note(loops: &[Span]) -> Option<Diagnostic> {
+    note_at_loops(
         "loops bound to GPU threads run here as CPU loops: thread blocks in parallel, the threads of a block one after another",
-        *first,
+        "tirc has no CUDA backend yet; on the CPU, `parallel` and `vectorize` are what make such loops fast",
+        "also bound to a GPU thread",
+        loops,
     )
-    .with_help("tirc has no CUDA backend yet; on the CPU, `parallel` and `vectorize` are what make such loops fast");
-    for span in others {
-        note = note.with_secondary(*span, "also bound to a GPU thread");
+}
+
+/// A note at the first of `loops`, the others as secondary places.
+fn note_at_loops(
+    message: &str,
+    help: &str,
+    other_label: &str,
+    loops: &[Span],
+) -> Option<Diagnostic> {
+    let (first, others) = loops.split_first()?;
+    let note = Diagnostic::new(Severity::Note, "", message, *first).with_help(help);
+    Some(
+        others
+            .iter()
+            .fold(note, |note, span| note.with_secondary(*span, other_label)),
+    )
+}
+
+/// What compiling some kernels has to tell the user, at the header lines
+/// of the loops concerned.
+#[derive(Debug, Default)]
+pub struct CompileNotes {
+    /// Shown on every build and run: loops bound to GPU threads run as CPU loops.
+    pub notes: Vec<Diagnostic>,
+    /// LLVM's messages, shown with `--verbose`.
+    pub llvm_notes: Vec<Diagnostic>,
+}
+
+/// The notes of `kernels`, with what `remarks` collected while they were
+/// compiled (the sink is emptied).
+pub fn compile_notes<'k>(
+    kernels: impl IntoIterator<Item = &'k GeneratedKernel>,
+    remarks: &RemarkSink,
+    sources: &SourceMap,
+) -> CompileNotes {
+    let kernels: Vec<&GeneratedKernel> = kernels.into_iter().collect();
+    let vectorized_loops: Vec<Span> = kernels
+        .iter()
+        .flat_map(|kernel| kernel.vectorized_loops.iter().copied())
+        .collect();
+    CompileNotes {
+        notes: kernels
+            .iter()
+            .filter_map(|kernel| thread_binding_note(&kernel.thread_bound_loops))
+            .map(|note| note.at_first_lines(sources))
+            .collect(),
+        llvm_notes: remark_notes(&remarks.take(), &vectorized_loops)
+            .into_iter()
+            .map(|note| note.at_first_lines(sources))
+            .collect(),
     }
-    Some(note)
 }
