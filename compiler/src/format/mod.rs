@@ -2,9 +2,9 @@
 //! file-level header comments and the schedule sections are kept as written
 //! (TVM import lines are rewritten for the target dialect).
 
-mod schedule_section;
+mod token_layout;
 
-pub use schedule_section::format_schedule_section;
+pub use token_layout::format_token_layout;
 
 use crate::diagnostics::Diagnostic;
 use crate::frontend::{parse_program, Program, ProgramForm};
@@ -73,7 +73,7 @@ pub fn print_program_as(program: &Program, dialect: Option<Dialect>, explicit: b
     let mut out = print_module_of(program, &program.module, dialect, explicit);
     for schedule in &program.schedules {
         out.push('\n');
-        out.push_str(&format_schedule_section(&schedule.text));
+        out.push_str(&format_token_layout(&schedule.text));
         out.push('\n');
     }
     out
@@ -172,7 +172,7 @@ pub fn format_source_leniently(
             if syntax {
                 return Err((diagnostics, sources));
             }
-            let mut formatted = format_schedule_section(text);
+            let mut formatted = format_token_layout(text);
             formatted.push('\n');
             Ok(Formatted::LayoutOnly(formatted, diagnostics, sources))
         }

@@ -7,7 +7,7 @@
 
 use tirc_grammar::lexer::{tokenize, Tok};
 
-/// One logical line of the section: its tokens with their text, the width
+/// One logical line of the text: its tokens with their text, the width
 /// of its indentation, and its trailing comment.
 struct LogicalLine<'a> {
     tokens: Vec<(Tok<'a>, &'a str)>,
@@ -19,9 +19,9 @@ struct LogicalLine<'a> {
     blank_before: usize,
 }
 
-/// `text` (a schedule `def` and the comments above it) formatted; `text`
-/// itself when it holds something the lexer refuses.
-pub fn format_schedule_section(text: &str) -> String {
+/// `text` (a schedule `def` with the comments above it, or a whole file)
+/// formatted; `text` itself when it holds something the lexer refuses.
+pub fn format_token_layout(text: &str) -> String {
     match logical_lines(text) {
         Some(lines) => render(&lines),
         None => text.to_string(),
@@ -258,13 +258,13 @@ fn render_tokens(tokens: &[(Tok<'_>, &str)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::format_schedule_section;
+    use super::format_token_layout;
 
     #[test]
     fn a_program_formats_token_by_token() {
         let text = "@T.prim_func\ndef main(A: T.Buffer((4,),\"float32\"), B: T.Buffer((4,), \"float32\"))->None:\n    T.func_attr({\"tir.noalias\":True})\n    for i in range( 4 ):\n        B[i]=A[i]*-undefined[0:2]";
         assert_eq!(
-            format_schedule_section(text),
+            format_token_layout(text),
             "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")) -> None:\n    T.func_attr({\"tir.noalias\": True})\n    for i in range(4):\n        B[i] = A[i] * -undefined[0:2]"
         );
     }
@@ -273,7 +273,7 @@ mod tests {
     fn spacing_is_normalised() {
         let text = "def schedule(sch:T.Schedule):\n    b=sch.get_block( \"C\" )\n    i0,i1=sch.split( i , factors = [None,4] )\n    sch.reorder( i0,k,   i1, j )";
         assert_eq!(
-            format_schedule_section(text),
+            format_token_layout(text),
             "def schedule(sch: T.Schedule):\n    b = sch.get_block(\"C\")\n    i0, i1 = sch.split(i, factors=[None, 4])\n    sch.reorder(i0, k, i1, j)"
         );
     }
@@ -282,7 +282,7 @@ mod tests {
     fn comments_indentation_and_blank_lines_are_kept() {
         let text = "# above\ndef schedule(sch: T.Schedule):\n  # first\n  b = sch.get_block(\"C\")   # trailing\n\n\n\n  for i in range(2):\n        sch.parallel(b)\n  l = sch.get_loops(b)[-1]\n  x = -1 * 2";
         assert_eq!(
-            format_schedule_section(text),
+            format_token_layout(text),
             "# above\ndef schedule(sch: T.Schedule):\n    # first\n    b = sch.get_block(\"C\")  # trailing\n\n    for i in range(2):\n        sch.parallel(b)\n    l = sch.get_loops(b)[-1]\n    x = -1 * 2"
         );
     }
@@ -290,9 +290,9 @@ mod tests {
     #[test]
     fn formatting_is_idempotent_and_keeps_multiline_calls() {
         let text = "def schedule(sch: T.Schedule):\n    sch.reorder(\n        a,  # outer\n        b,\n    )\n    c = sch.fuse(*loops)";
-        let once = format_schedule_section(text);
+        let once = format_token_layout(text);
         assert!(once.contains("        a,  # outer\n"), "{once}");
         assert!(once.contains("c = sch.fuse(*loops)"), "{once}");
-        assert_eq!(format_schedule_section(&once), once);
+        assert_eq!(format_token_layout(&once), once);
     }
 }
