@@ -5,7 +5,7 @@
 //! to simplify index expressions, prove conditions, bound values or evaluate
 //! the set of values an expression takes.
 
-mod build;
+pub(crate) mod build;
 mod canonical_form;
 pub mod const_int_bound;
 mod final_form;

@@ -58,6 +58,36 @@ pub mod codes {
     pub const UNPACK_MISMATCH: &str = "E0323";
     /// A new loop whose extent does not fit its variable's type.
     pub const EXTENT_OVERFLOW: &str = "E0324";
+    /// A buffer index past the block's reads or writes.
+    pub const BUFFER_INDEX: &str = "E0325";
+    /// A storage scope TVM does not know.
+    pub const BAD_STORAGE_SCOPE: &str = "E0326";
+    /// A buffer no block allocates (a parameter or `match_buffer`).
+    pub const NOT_ALLOCATED: &str = "E0327";
+    /// A `storage_align` axis or factor out of range.
+    pub const BAD_ALIGNMENT: &str = "E0328";
+    /// A consumer reading more than its producers write before it.
+    pub const NOT_REGION_COVER: &str = "E0329";
+    /// A buffer several blocks of the scope write.
+    pub const NOT_SINGLE_WRITER: &str = "E0330";
+    /// A block whose body or dataflow inlining cannot handle.
+    pub const NOT_INLINABLE: &str = "E0331";
+    /// A scope whose blocks are not a stage pipeline.
+    pub const NOT_STAGE_PIPELINE: &str = "E0332";
+    /// A block that writes an output of its scope.
+    pub const OUTPUT_BLOCK: &str = "E0333";
+    /// A block that is not complete where a complete one is needed.
+    pub const NOT_COMPLETE_BLOCK: &str = "E0334";
+    /// Removing the only block of a scope.
+    pub const ONLY_LEAF: &str = "E0335";
+    /// A loop where a block cannot be moved (compute_at and its reverse).
+    pub const BAD_COMPUTE_LOCATION: &str = "E0336";
+    /// A block that is not a reduction where one is needed.
+    pub const NOT_REDUCTION_BLOCK: &str = "E0337";
+    /// A loop rfactor cannot factor, or a factor axis out of range.
+    pub const BAD_RFACTOR: &str = "E0338";
+    /// A loop or blocks blockize cannot turn into one block.
+    pub const BAD_BLOCKIZE: &str = "E0339";
 }
 
 /// A program location a refusal is about.

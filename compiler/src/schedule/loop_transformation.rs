@@ -102,7 +102,7 @@ fn check_starts_at_zero(
 }
 
 /// A new serial loop `for var in range(0, extent)` around `body`.
-fn new_loop(var: &Var, extent: Expr, body: Stmt, span: crate::source::Span) -> Stmt {
+pub(crate) fn new_loop(var: &Var, extent: Expr, body: Stmt, span: crate::source::Span) -> Stmt {
     let dtype = var.dtype();
     Stmt::new(
         StmtKind::For(For {

@@ -12,8 +12,13 @@
 //! [`for_kind`], [`annotate`]); [`script`] interprets the schedule `def`;
 //! [`trace`] prints what was applied; [`step_check`] re-verifies each step.
 
+pub mod access;
 pub mod annotate;
 mod binding;
+pub mod block_annotate;
+pub mod cache_read_write;
+pub mod compute_at;
+pub mod compute_inline;
 pub mod error;
 pub mod explain;
 pub mod for_kind;
@@ -21,6 +26,8 @@ pub mod get_block_loop;
 pub mod loop_transformation;
 #[cfg(test)]
 mod random_scripts;
+pub mod reduction;
+pub mod region;
 pub mod report;
 pub mod scope;
 pub mod script;

@@ -102,7 +102,7 @@ pub struct BlockFlags {
 }
 
 /// The blocks of a function, in program order.
-fn blocks_of(state: &ScheduleState, function: usize) -> Vec<NodeId> {
+pub(crate) fn blocks_of(state: &ScheduleState, function: usize) -> Vec<NodeId> {
     state
         .nodes_of_function(function)
         .iter()
@@ -122,11 +122,10 @@ pub(crate) fn compute_block_infos(state: &ScheduleState, function: usize) -> Nod
     infos
 }
 
-/// The flags of every block of one function as the program is now: the
-/// affine-binding flag of each block, then the stage-pipeline flag of each
-/// scope with the region-cover flags of its children, which are decided together.
-pub(crate) fn compute_block_flags(state: &ScheduleState, function: usize) -> NodeMap<BlockFlags> {
-    let blocks = blocks_of(state, function);
+/// The flags of `blocks` as the program is now: the affine-binding flag of
+/// each block, then the stage-pipeline flag of each scope with the
+/// region-cover flags of its children, which are decided together.
+pub(crate) fn compute_block_flags(state: &ScheduleState, blocks: &[NodeId]) -> NodeMap<BlockFlags> {
     let mut flags: NodeMap<BlockFlags> = blocks
         .iter()
         .map(|&id| {
@@ -140,7 +139,7 @@ pub(crate) fn compute_block_flags(state: &ScheduleState, function: usize) -> Nod
             )
         })
         .collect();
-    for &block_id in &blocks {
+    for &block_id in blocks {
         let Some(info) = state.block_info(block_id) else {
             continue;
         };
@@ -171,7 +170,7 @@ pub(crate) fn compute_block_flags(state: &ScheduleState, function: usize) -> Nod
 
 /// Whether a block's bindings are, in the program as it is now, an affine
 /// surjective map of the loops between it and its scope root.
-fn current_affine_binding(state: &ScheduleState, block: NodeId) -> bool {
+pub(crate) fn current_affine_binding(state: &ScheduleState, block: NodeId) -> bool {
     let Some(sref) = state.sref(block) else {
         return false;
     };

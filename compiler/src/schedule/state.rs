@@ -9,7 +9,7 @@
 //! returns before that call, so a refused step leaves the program exactly as
 //! it was.
 
-use super::scope::{compute_block_flags, compute_block_infos, BlockFlags, BlockInfo};
+use super::scope::{blocks_of, compute_block_flags, compute_block_infos, BlockFlags, BlockInfo};
 use crate::ir::{Block, BlockRealize, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
 use crate::source::Span;
 use std::cell::OnceCell;
@@ -229,7 +229,7 @@ impl ScheduleState {
         Some(
             self.block_flags
                 .get(function)?
-                .get_or_init(|| compute_block_flags(self, function)),
+                .get_or_init(|| compute_block_flags(self, &blocks_of(self, function))),
         )
     }
 
@@ -336,30 +336,57 @@ impl ScheduleState {
     /// Replaces the loop or block `target` by `new_stmt` (a loop, a block
     /// realize, or a loop nest around one), then re-indexes the function.
     /// Loops and blocks that no longer exist are recorded as removed by the
-    /// current step. Returns false, changing nothing, when `target` is not live.
-    pub fn replace(&mut self, target: NodeId, new_stmt: Stmt) -> bool {
-        let Some(sref) = self.sref(target) else {
-            return false;
-        };
-        let function = sref.function;
+    /// current step. Returns what changed, or `None`, changing nothing, when
+    /// `target` is not live.
+    ///
+    /// As in TVM, loops and blocks that keep their id keep their flags, and a
+    /// new block gets all-false flags until its primitive sets them
+    /// ([`ScheduleState::set_block_flags`]) or recomputes its scope
+    /// ([`ScheduleState::update_scope_flags`]).
+    pub fn replace(&mut self, target: NodeId, new_stmt: Stmt) -> Option<Replaced> {
+        let function = self.sref(target)?.function;
         // The flags describe the program before its first change (TVM's rule).
         self.function_block_flags(function);
         let mut path: NodeSet = self.ancestors(target).into_iter().collect();
         path.insert(target);
-        let Some(func) = self.module.functions.get(function) else {
-            return false;
-        };
-        let Some(new_body) = replace_in(&func.body, target, &new_stmt, &path) else {
-            return false;
-        };
+        let func = self.module.functions.get(function)?;
+        let new_body = replace_in(&func.body, target, &new_stmt, &path)?;
         self.module.functions[function].body = new_body;
-        self.index_function(function);
-        true
+        Some(self.index_function(function))
+    }
+
+    /// Sets the flags of a block, as a primitive does for a block it creates
+    /// or moves.
+    pub fn set_block_flags(&mut self, block: NodeId, flags: BlockFlags) {
+        let Some(function) = self.sref(block).map(|s| s.function) else {
+            return;
+        };
+        self.function_block_flags(function);
+        if let Some(map) = self.block_flags[function].get_mut() {
+            map.insert(block, flags);
+        }
+    }
+
+    /// Recomputes the flags of a block and every block under it from the
+    /// program as it is now (TVM's `UpdateScopeBlockInfo`), for primitives
+    /// that rebuild a whole scope.
+    pub fn update_scope_flags(&mut self, scope: NodeId) {
+        let Some(function) = self.sref(scope).map(|s| s.function) else {
+            return;
+        };
+        self.function_block_flags(function);
+        let mut blocks = vec![scope];
+        blocks.extend(self.descendant_blocks(scope));
+        let flags = compute_block_flags(self, &blocks);
+        if let Some(map) = self.block_flags[function].get_mut() {
+            map.extend(flags);
+        }
     }
 
     /// Rebuilds the srefs of one function and forgets its cached block
-    /// scopes (not its flags); records what is gone as removed by the current step.
-    fn index_function(&mut self, function: usize) {
+    /// scopes (not its flags); records what is gone as removed by the current
+    /// step, and returns what is gone and what is new.
+    fn index_function(&mut self, function: usize) -> Replaced {
         let body = self.module.functions[function].body.clone();
         let capacity = self.srefs[function].len();
         let mut new_srefs = std::mem::take(&mut self.spare_srefs);
@@ -378,10 +405,19 @@ impl ScheduleState {
             _ => None,
         };
         let mut old_srefs = std::mem::replace(&mut self.srefs[function], new_srefs);
+        let mut report = Replaced {
+            removed: Vec::new(),
+            added: order
+                .iter()
+                .copied()
+                .filter(|id| !old_srefs.contains_key(id))
+                .collect(),
+        };
         for (id, mut sref) in old_srefs.drain() {
             sref.children.clear();
             self.spare_children.push(std::mem::take(&mut sref.children));
             if !self.srefs[function].contains_key(&id) {
+                report.removed.push(id);
                 self.removed.insert(
                     id,
                     RemovedNode {
@@ -395,7 +431,17 @@ impl ScheduleState {
         self.spare_srefs = old_srefs;
         self.function_nodes[function] = order;
         self.block_info[function] = OnceCell::new();
+        report
     }
+}
+
+/// What a [`ScheduleState::replace`] changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replaced {
+    /// The loops and blocks no longer in the program.
+    pub removed: Vec<NodeId>,
+    /// The loops and blocks new in the program, in program order.
+    pub added: Vec<NodeId>,
 }
 
 /// Builds srefs by walking a function body.
@@ -619,7 +665,7 @@ mod tests {
         let mut s = state(MATMUL);
         let (block, loops) = block_and_loops(&s, "C");
         let before = s.clone();
-        assert!(!s.replace(NodeId(u32::MAX), Stmt::no_op()));
+        assert!(s.replace(NodeId(u32::MAX), Stmt::no_op()).is_none());
         split(
             &mut s,
             loops[2],

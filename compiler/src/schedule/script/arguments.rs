@@ -72,6 +72,63 @@ impl Interpreter<'_> {
         }
     }
 
+    /// An integer argument; `default` when it is not given (`None`: required).
+    pub(super) fn int_arg(
+        &self,
+        bound: &Bound,
+        index: usize,
+        param: &str,
+        default: Option<i64>,
+    ) -> Eval<i64> {
+        match (bound.get(index).map(|a| &a.value), default) {
+            (Some(Value::Int(i)), _) => Ok(*i),
+            (Some(Value::Bool(b)), _) => Ok(*b as i64),
+            (Some(other), _) => Err(self.wrong_kind(bound, index, param, "an integer", other)),
+            (None, Some(default)) => Ok(default),
+            (None, None) => Err(Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("missing argument `{param}`"),
+                bound.call_span,
+            )
+            .with_help(format!("pass `{param}`"))
+            .into()),
+        }
+    }
+
+    /// An optional list of block handles (`consumer_blocks=[b1, b2]`), with
+    /// its trace form; an empty list when not given or `None`.
+    pub(super) fn block_list_arg(
+        &self,
+        bound: &Bound,
+        index: usize,
+        param: &str,
+    ) -> Eval<(Vec<NodeId>, Option<TraceArg>)> {
+        let Some(arg) = bound.get(index) else {
+            return Ok((Vec::new(), None));
+        };
+        let items = match &arg.value {
+            Value::None => return Ok((Vec::new(), None)),
+            Value::List(items) => items.clone(),
+            Value::Block(_) => vec![arg.value.clone()],
+            other => {
+                return Err(self.wrong_kind(bound, index, param, "a list of block handles", other))
+            }
+        };
+        let mut blocks = Vec::with_capacity(items.len());
+        let mut traces = Vec::with_capacity(items.len());
+        for item in items {
+            let item_arg = Arg {
+                value: item,
+                span: arg.span,
+                name: None,
+            };
+            let (rv, id) = self.handle(&item_arg, param, Some(SRefKind::Block))?;
+            blocks.push(id);
+            traces.push(TraceArg::Rv(rv));
+        }
+        Ok((blocks, Some(TraceArg::List(traces))))
+    }
+
     /// A live loop or block handle of an argument; `kind` restricts the kind.
     pub(super) fn handle(
         &self,

@@ -8,7 +8,10 @@ use crate::ir::{DataType, Expr, NodeId};
 use crate::schedule::error::{codes, ScheduleError};
 use crate::schedule::state::SRefKind;
 use crate::schedule::trace::{Outputs, Rv, TraceArg};
-use crate::schedule::{annotate, for_kind, get_block_loop, loop_transformation};
+use crate::schedule::{
+    annotate, block_annotate, cache_read_write, compute_at, compute_inline, for_kind,
+    get_block_loop, loop_transformation, reduction,
+};
 
 impl Interpreter<'_> {
     /// Applies a primitive to bound arguments, recording it in the trace.
@@ -263,6 +266,154 @@ impl Interpreter<'_> {
                     vec![
                         (Some("block_or_loop"), TraceArg::Rv(target_rv)),
                         (Some("ann_key"), TraceArg::Str(key)),
+                    ],
+                    Outputs::Nothing,
+                );
+                Ok(Value::None)
+            }
+            "compute_at" | "reverse_compute_at" => {
+                let (block_rv, block) = self.block_arg(bound, 0, "block", true)?;
+                let (loop_rv, loop_id) = self.loop_arg(bound, 1, "loop")?;
+                let preserve = self.bool_arg(bound, 2, "preserve_unit_loops", false)?;
+                let index = self.int_arg(bound, 3, "index", Some(-1))?;
+                let (result, recorded) = if method == "compute_at" {
+                    (
+                        compute_at::compute_at(self.state, block, loop_id, preserve, index),
+                        "compute_at",
+                    )
+                } else {
+                    (
+                        compute_at::reverse_compute_at(self.state, block, loop_id, preserve, index),
+                        "reverse_compute_at",
+                    )
+                };
+                result.map_err(refused)?;
+                self.record(
+                    recorded,
+                    vec![
+                        (Some("block"), TraceArg::Rv(block_rv)),
+                        (Some("loop"), TraceArg::Rv(loop_rv)),
+                        (Some("preserve_unit_loops"), TraceArg::Bool(preserve)),
+                        (Some("index"), TraceArg::Int(index)),
+                    ],
+                    Outputs::Nothing,
+                );
+                Ok(Value::None)
+            }
+            "decompose_reduction" => {
+                let (block_rv, block) = self.block_arg(bound, 0, "block", true)?;
+                let (loop_rv, loop_id) = self.loop_arg(bound, 1, "loop")?;
+                let init =
+                    reduction::decompose_reduction(self.state, block, loop_id).map_err(refused)?;
+                let rv = self.new_rv(SRefKind::Block, init);
+                self.record(
+                    "decompose_reduction",
+                    vec![
+                        (Some("block"), TraceArg::Rv(block_rv)),
+                        (Some("loop"), TraceArg::Rv(loop_rv)),
+                    ],
+                    Outputs::Single(rv),
+                );
+                Ok(Value::Block(rv))
+            }
+            "compute_inline" | "reverse_compute_inline" => {
+                let (block_rv, block) = self.block_arg(bound, 0, "block", true)?;
+                let (result, recorded) = if method == "compute_inline" {
+                    (
+                        compute_inline::compute_inline(self.state, block),
+                        "compute_inline",
+                    )
+                } else {
+                    (
+                        compute_inline::reverse_compute_inline(self.state, block),
+                        "reverse_compute_inline",
+                    )
+                };
+                result.map_err(refused)?;
+                self.record(
+                    recorded,
+                    vec![(Some("block"), TraceArg::Rv(block_rv))],
+                    Outputs::Nothing,
+                );
+                Ok(Value::None)
+            }
+            "cache_read" | "cache_write" => {
+                let (block_rv, block) = self.block_arg(bound, 0, "block", true)?;
+                let index_param = if method == "cache_read" {
+                    "read_buffer_index"
+                } else {
+                    "write_buffer_index"
+                };
+                let index = self.int_arg(bound, 1, index_param, None)?;
+                let scope = self.expect_str(bound, 2, "storage_scope")?;
+                let (consumers, consumers_trace) =
+                    self.block_list_arg(bound, 3, "consumer_blocks")?;
+                let (result, recorded) = if method == "cache_read" {
+                    (
+                        cache_read_write::cache_read(self.state, block, index, &scope, &consumers),
+                        "cache_read",
+                    )
+                } else {
+                    (
+                        cache_read_write::cache_write(self.state, block, index, &scope, &consumers),
+                        "cache_write",
+                    )
+                };
+                let stage = result.map_err(refused)?;
+                let rv = self.new_rv(SRefKind::Block, stage);
+                let mut args = vec![
+                    (Some("block"), TraceArg::Rv(block_rv)),
+                    (Some(index_param), TraceArg::Int(index)),
+                    (Some("storage_scope"), TraceArg::Str(scope)),
+                ];
+                if let Some(TraceArg::List(items)) = consumers_trace {
+                    if !items.is_empty() {
+                        args.push((Some("consumer_blocks"), TraceArg::List(items)));
+                    }
+                }
+                self.record(recorded, args, Outputs::Single(rv));
+                Ok(Value::Block(rv))
+            }
+            "storage_align" => {
+                let (block_rv, block) = self.block_arg(bound, 0, "block", true)?;
+                let buffer_index = self.int_arg(bound, 1, "buffer_index", None)?;
+                let axis = self.int_arg(bound, 2, "axis", None)?;
+                let factor = self.int_arg(bound, 3, "factor", None)?;
+                let offset = self.int_arg(bound, 4, "offset", None)?;
+                block_annotate::storage_align(
+                    self.state,
+                    block,
+                    buffer_index,
+                    axis,
+                    factor,
+                    offset,
+                )
+                .map_err(refused)?;
+                self.record(
+                    "storage_align",
+                    vec![
+                        (Some("block"), TraceArg::Rv(block_rv)),
+                        (Some("buffer_index"), TraceArg::Int(buffer_index)),
+                        (Some("axis"), TraceArg::Int(axis)),
+                        (Some("factor"), TraceArg::Int(factor)),
+                        (Some("offset"), TraceArg::Int(offset)),
+                    ],
+                    Outputs::Nothing,
+                );
+                Ok(Value::None)
+            }
+            "set_scope" => {
+                let (block_rv, block) = self.block_arg(bound, 0, "block", true)?;
+                let buffer_index = self.int_arg(bound, 1, "buffer_index", None)?;
+                let scope = self.expect_str(bound, 2, "storage_scope")?;
+                block_annotate::set_scope(self.state, block, buffer_index, &scope)
+                    .map_err(refused)?;
+                self.record(
+                    "set_scope",
+                    vec![
+                        (Some("block"), TraceArg::Rv(block_rv)),
+                        (Some("buffer_index"), TraceArg::Int(buffer_index)),
+                        (Some("storage_scope"), TraceArg::Str(scope)),
                     ],
                     Outputs::Nothing,
                 );

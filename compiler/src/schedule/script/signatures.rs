@@ -123,6 +123,49 @@ pub(super) const PRIMITIVES: &[(&str, Signature)] = &[
     ("bind", sig(&["loop", "thread_axis"], 2)),
     ("annotate", sig(&["block_or_loop", "ann_key", "ann_val"], 3)),
     ("unannotate", sig(&["block_or_loop", "ann_key"], 2)),
+    (
+        "compute_at",
+        sig(&["block", "loop", "preserve_unit_loops", "index"], 2),
+    ),
+    (
+        "reverse_compute_at",
+        sig(&["block", "loop", "preserve_unit_loops", "index"], 2),
+    ),
+    ("decompose_reduction", sig(&["block", "loop"], 2)),
+    ("compute_inline", sig(&["block"], 1)),
+    ("reverse_compute_inline", sig(&["block"], 1)),
+    (
+        "cache_read",
+        sig(
+            &[
+                "block",
+                "read_buffer_index",
+                "storage_scope",
+                "consumer_blocks",
+            ],
+            3,
+        ),
+    ),
+    (
+        "cache_write",
+        sig(
+            &[
+                "block",
+                "write_buffer_index",
+                "storage_scope",
+                "consumer_blocks",
+            ],
+            3,
+        ),
+    ),
+    (
+        "storage_align",
+        sig(&["block", "buffer_index", "axis", "factor", "offset"], 5),
+    ),
+    (
+        "set_scope",
+        sig(&["block", "buffer_index", "storage_scope"], 3),
+    ),
 ];
 
 const fn sig(params: &'static [&'static str], required: usize) -> Signature {
@@ -136,12 +179,6 @@ const fn sig(params: &'static [&'static str], required: usize) -> Signature {
 
 /// TVM schedule methods tirc does not implement (yet), for a precise refusal.
 pub(super) const TVM_ONLY_METHODS: &[&str] = &[
-    "compute_at",
-    "reverse_compute_at",
-    "compute_inline",
-    "reverse_compute_inline",
-    "cache_read",
-    "cache_write",
     "cache_inplace",
     "cache_index",
     "reindex",
@@ -150,11 +187,8 @@ pub(super) const TVM_ONLY_METHODS: &[&str] = &[
     "read_at",
     "write_at",
     "rfactor",
-    "decompose_reduction",
     "blockize",
     "tensorize",
-    "storage_align",
-    "set_scope",
     "unsafe_set_dtype",
     "transform_layout",
     "transform_block_layout",

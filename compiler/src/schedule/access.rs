@@ -1,0 +1,159 @@
+//! What the dataflow primitives share about buffers: the n-th buffer a block
+//! reads or writes, where a buffer is allocated, and replacing one buffer by
+//! another in a subtree (TVM's `GetNthAccessBuffer`, `GetBufferDefiningSite`
+//! and `ReplaceBufferMutator`).
+
+use super::error::{codes, ScheduleError, ScheduleResult};
+use super::state::{SRefKind, ScheduleState};
+use crate::ir::buffer::is_known_scope;
+use crate::ir::mutate::{mutate_block_children, Mutator};
+use crate::ir::{Block, Buffer, NodeId};
+
+/// Whether a primitive names a buffer among a block's reads or its writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// `T.reads`.
+    Read,
+    /// `T.writes`.
+    Write,
+}
+
+impl AccessKind {
+    fn noun(self) -> &'static str {
+        match self {
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+        }
+    }
+}
+
+/// The buffer of the `index`-th region a block reads or writes.
+pub fn nth_access_buffer(
+    state: &ScheduleState,
+    block: NodeId,
+    index: i64,
+    kind: AccessKind,
+) -> ScheduleResult<Buffer> {
+    let sref = state.sref(block).ok_or_else(removed)?;
+    let realize = sref.as_realize().ok_or_else(removed)?;
+    let regions = match kind {
+        AccessKind::Read => &realize.block.reads,
+        AccessKind::Write => &realize.block.writes,
+    };
+    let found = usize::try_from(index).ok().and_then(|i| regions.get(i));
+    match found {
+        Some(region) => Ok(region.buffer.clone()),
+        None => {
+            let listed: Vec<String> = regions
+                .iter()
+                .enumerate()
+                .map(|(i, r)| format!("{i}: `{}`", r.buffer.name()))
+                .collect();
+            let error = ScheduleError::new(
+                codes::BUFFER_INDEX,
+                format!(
+                    "{} {} {} buffer{}, so there is no buffer {index}",
+                    sref.describe(),
+                    kind.noun(),
+                    regions.len(),
+                    if regions.len() == 1 { "" } else { "s" }
+                ),
+                if listed.is_empty() {
+                    format!("the block {} nothing", kind.noun())
+                } else {
+                    format!("pass one of {}", listed.join(", "))
+                },
+            )
+            .blame(
+                sref.location(),
+                format!("`T.{}` of this block", kind.noun()),
+            );
+            Err(error)
+        }
+    }
+}
+
+/// Refuses a storage scope tirc does not know.
+pub fn check_storage_scope(scope: &str) -> ScheduleResult<()> {
+    // TVM also takes the empty scope (as global) and any `texture*` scope;
+    // tirc refuses both: nothing downstream lowers them, and "" names the
+    // cache `A_`.
+    if is_known_scope(scope) {
+        return Ok(());
+    }
+    Err(ScheduleError::new(
+        codes::BAD_STORAGE_SCOPE,
+        format!("`{scope}` is not a storage scope"),
+        "use \"global\", \"shared\", \"shared.dyn\", \"local\", \"warp\" or a `wmma.*` scope",
+    ))
+}
+
+/// The block that allocates `buffer` (in its `alloc_buffers`), looking at
+/// `block` and its ancestors; `None` for a function parameter or a buffer a
+/// block matches with `match_buffer`.
+pub fn allocation_site(state: &ScheduleState, block: NodeId, buffer: &Buffer) -> Option<NodeId> {
+    std::iter::once(block)
+        .chain(state.ancestors(block))
+        .find(|id| {
+            state
+                .sref(*id)
+                .filter(|s| s.kind == SRefKind::Block)
+                .and_then(|s| s.as_block())
+                .is_some_and(|b| b.alloc_buffers.contains(buffer))
+        })
+}
+
+/// Refuses a buffer that no block allocates.
+pub fn require_allocated(
+    state: &ScheduleState,
+    block: NodeId,
+    buffer: &Buffer,
+) -> ScheduleResult<NodeId> {
+    allocation_site(state, block, buffer).ok_or_else(|| {
+        ScheduleError::new(
+            codes::NOT_ALLOCATED,
+            format!(
+                "`{}` is not allocated by a block: it is a function parameter or a `match_buffer`",
+                buffer.name()
+            ),
+            "only buffers a block allocates (`T.alloc_buffer`) can change scope or alignment; cache it with `sch.cache_read`/`sch.cache_write` instead",
+        )
+        .blame(buffer.span(), format!("`{}` is declared here", buffer.name()))
+    })
+}
+
+/// Replaces one buffer by another wherever a subtree uses it: loads, stores,
+/// regions, allocations and the sources of `match_buffer`s.
+pub struct ReplaceBuffer {
+    /// The buffer replaced.
+    pub from: Buffer,
+    /// What replaces it.
+    pub to: Buffer,
+}
+
+impl Mutator for ReplaceBuffer {
+    fn mutate_buffer(&mut self, buffer: &Buffer) -> Buffer {
+        if *buffer == self.from {
+            self.to.clone()
+        } else {
+            buffer.clone()
+        }
+    }
+    fn mutate_block(&mut self, block: &Block) -> Block {
+        let mut new_block = mutate_block_children(self, block);
+        for allocated in &mut new_block.alloc_buffers {
+            if *allocated == self.from {
+                *allocated = self.to.clone();
+            }
+        }
+        new_block
+    }
+}
+
+fn removed() -> ScheduleError {
+    ScheduleError::new(
+        codes::REMOVED_HANDLE,
+        "the block is no longer in the program",
+        "get it again",
+    )
+}

@@ -1,0 +1,785 @@
+//! Caching: `cache_read` stages what a block reads into a buffer of another
+//! storage scope (`A_shared`), `cache_write` computes into one (`C_local`)
+//! and copies it out, after TVM's `cache_read_write.cc`: the stage is a block
+//! named `NAME_scope` with loops `ax0, ax1, ...` and iterators `v0, v1, ...`,
+//! inserted just before the first consumer (after the producer) in the
+//! lowest loop or block holding both.
+
+use super::access::{check_storage_scope, nth_access_buffer, AccessKind};
+use super::error::{codes, ScheduleError, ScheduleResult};
+use super::loop_transformation::new_loop;
+use super::region::relax_region;
+use super::scope::{current_affine_binding, BlockFlags, DepKind};
+use super::state::{SRefKind, ScheduleState};
+use crate::arith::{build, Analyzer};
+use crate::ir::mutate::{
+    mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
+};
+use crate::ir::{
+    Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, IterKind, IterVar, NodeId, Range,
+    Stmt, StmtKind, Var,
+};
+use crate::source::Span;
+
+/// `buffer` moved to another storage scope, renamed `NAME_scope` (TVM's `WithScope`).
+pub fn buffer_in_scope(buffer: &Buffer, scope: &str) -> Buffer {
+    let name = format!("{}_{}", buffer.name(), scope);
+    buffer.with(|node| {
+        node.data = Var::pointer(&name, node.dtype, scope, node.span);
+        node.name = name.clone();
+        node.scope = scope.to_string();
+    })
+}
+
+/// Where a cache stage goes: into the body of `location` (a loop or block),
+/// at position `position` of its statement sequence.
+struct StageLocation {
+    location: NodeId,
+    position: usize,
+}
+
+/// `sch.cache_read(block, read_buffer_index, storage_scope, consumer_blocks=None)`.
+/// Returns the new cache stage block.
+pub fn cache_read(
+    state: &mut ScheduleState,
+    block: NodeId,
+    read_buffer_index: i64,
+    storage_scope: &str,
+    consumer_blocks: &[NodeId],
+) -> ScheduleResult<NodeId> {
+    check_storage_scope(storage_scope).map_err(|e| e.at_argument(2))?;
+    let read_buffer = nth_access_buffer(state, block, read_buffer_index, AccessKind::Read)
+        .map_err(|e| e.at_argument(1))?;
+    let scope = scope_of(state, block)?;
+    check_region_cover(state, scope, &read_buffer)?;
+    let consumers = with_child_blocks(state, consumer_blocks);
+    let (location, cache_region) = match only_writer(state, scope, &read_buffer)? {
+        Some(writer) => {
+            let related = if consumers.is_empty() {
+                raw_consumers(state, scope, writer)
+            } else {
+                consumers.clone()
+            };
+            let location = detect_location(state, writer, scope, &related);
+            let writer_block = state.sref(writer).and_then(|s| s.as_block());
+            let region = writer_block
+                .and_then(|b| b.writes.iter().find(|w| w.buffer == read_buffer))
+                .cloned()
+                .unwrap_or_else(|| BufferRegion::full(&read_buffer));
+            let relaxed = relax_region(state, writer, &region, location.location);
+            (location, relaxed)
+        }
+        None => {
+            let scope_block = state.sref(scope).and_then(|s| s.as_block());
+            let region = scope_block
+                .and_then(|b| b.reads.iter().find(|r| r.buffer == read_buffer))
+                .cloned()
+                .unwrap_or_else(|| BufferRegion::full(&read_buffer));
+            (
+                StageLocation {
+                    location: scope,
+                    position: 0,
+                },
+                region,
+            )
+        }
+    };
+    let full = !is_block(state, location.location)
+        || !all_readers_under(state, &read_buffer, scope, location.location);
+    let mut cache = buffer_in_scope(&read_buffer, storage_scope);
+    if !full {
+        cache = cache.with(|node| {
+            node.shape = cache_region
+                .region
+                .iter()
+                .map(|r| r.extent.clone())
+                .collect();
+        });
+    }
+    let (stage, stage_id) = make_cache_stage(
+        &cache_region,
+        &read_buffer,
+        &cache,
+        &read_buffer,
+        storage_scope,
+        full,
+    );
+    let mut rewriter = CacheReadRewriter {
+        scope,
+        location: &location,
+        stage,
+        read_buffer: read_buffer.clone(),
+        cache: cache.clone(),
+        consumers,
+        offsets: (!full).then(|| cache_region.region.iter().map(|r| r.min.clone()).collect()),
+        current_consumes: false,
+    };
+    let scope_stmt = state.sref(scope).expect("a live scope").stmt.clone();
+    let new_scope = rewriter.mutate_stmt(&scope_stmt);
+    state.replace(scope, new_scope);
+    set_stage_flags(state, stage_id);
+    Ok(stage_id)
+}
+
+/// `sch.cache_write(block, write_buffer_index, storage_scope, consumer_blocks=None)`.
+/// Returns the new cache stage block.
+pub fn cache_write(
+    state: &mut ScheduleState,
+    block: NodeId,
+    write_buffer_index: i64,
+    storage_scope: &str,
+    consumer_blocks: &[NodeId],
+) -> ScheduleResult<NodeId> {
+    check_storage_scope(storage_scope).map_err(|e| e.at_argument(2))?;
+    let write_buffer = nth_access_buffer(state, block, write_buffer_index, AccessKind::Write)
+        .map_err(|e| e.at_argument(1))?;
+    let scope = scope_of(state, block)?;
+    if only_writer(state, scope, &write_buffer)? != Some(block) {
+        return Err(not_single_writer(state, scope, &write_buffer));
+    }
+    let consumers = with_child_blocks(state, consumer_blocks);
+    let related: Vec<NodeId> = raw_consumers(state, scope, block)
+        .into_iter()
+        .filter(|c| !consumers.contains(c))
+        .collect();
+    let location = detect_location(state, block, scope, &related);
+    let sref = state.sref(block).expect("a live block");
+    let region = sref
+        .as_block()
+        .and_then(|b| b.writes.iter().find(|w| w.buffer == write_buffer))
+        .cloned()
+        .unwrap_or_else(|| BufferRegion::full(&write_buffer));
+    let cache_region = if sref.parent.is_some() {
+        relax_region(state, block, &region, location.location)
+    } else {
+        region
+    };
+    let full = !is_block(state, location.location)
+        || !all_readers_under(state, &write_buffer, scope, location.location);
+    let mut cache = buffer_in_scope(&write_buffer, storage_scope);
+    if !full {
+        cache = cache.with(|node| {
+            node.shape = cache_region
+                .region
+                .iter()
+                .map(|r| r.extent.clone())
+                .collect();
+        });
+    }
+    let (stage, stage_id) = make_cache_stage(
+        &cache_region,
+        &cache,
+        &write_buffer,
+        &write_buffer,
+        storage_scope,
+        full,
+    );
+    let mut rewriter = CacheWriteRewriter {
+        scope,
+        writer: block,
+        location: &location,
+        stage,
+        write_buffer: write_buffer.clone(),
+        cache,
+        consumers,
+        offsets: (!full).then(|| cache_region.region.iter().map(|r| r.min.clone()).collect()),
+        under_writer: false,
+    };
+    let scope_stmt = state.sref(scope).expect("a live scope").stmt.clone();
+    let new_scope = rewriter.mutate_stmt(&scope_stmt);
+    state.replace(scope, new_scope);
+    set_stage_flags(state, stage_id);
+    Ok(stage_id)
+}
+
+/// A new cache stage covers what it reads and is a pipeline of its own
+/// (TVM sets these flags; the binding is checked).
+fn set_stage_flags(state: &mut ScheduleState, stage: NodeId) {
+    let flags = BlockFlags {
+        affine_binding: current_affine_binding(state, stage),
+        region_cover: true,
+        stage_pipeline: true,
+    };
+    state.set_block_flags(stage, flags);
+}
+
+/// The scope root of a block; the root block itself has none.
+pub(crate) fn scope_of(state: &ScheduleState, block: NodeId) -> ScheduleResult<NodeId> {
+    state.scope_root(block).ok_or_else(|| {
+        ScheduleError::new(
+            codes::ROOT_BLOCK,
+            "the root block has no scope to insert a stage into",
+            "pass a block inside the function body",
+        )
+        .at_argument(0)
+    })
+}
+
+fn is_block(state: &ScheduleState, id: NodeId) -> bool {
+    state.sref(id).map(|s| s.kind) == Some(SRefKind::Block)
+}
+
+/// TVM's `CheckRegionCover`: every block of the scope that reads the buffer
+/// reads only what its producers wrote before it.
+fn check_region_cover(state: &ScheduleState, scope: NodeId, buffer: &Buffer) -> ScheduleResult<()> {
+    for child in state.child_blocks(scope) {
+        let Some(sref) = state.sref(child) else {
+            continue;
+        };
+        let reads = sref
+            .as_block()
+            .is_some_and(|b| b.reads.iter().any(|r| r.buffer == *buffer));
+        if reads && !state.block_flags(child).is_some_and(|f| f.region_cover) {
+            return Err(ScheduleError::new(
+                codes::NOT_REGION_COVER,
+                format!(
+                    "{} reads more of `{}` than its producers write before it",
+                    sref.describe(),
+                    buffer.name()
+                ),
+                "make the producer write every element the consumer reads before caching the buffer",
+            )
+            .blame(sref.location(), "reads elements nothing produced"));
+        }
+    }
+    Ok(())
+}
+
+/// The consumer blocks with the blocks directly under them.
+fn with_child_blocks(state: &ScheduleState, blocks: &[NodeId]) -> Vec<NodeId> {
+    let mut result = Vec::new();
+    for &block in blocks {
+        if !result.contains(&block) {
+            result.push(block);
+        }
+        for child in state.child_blocks(block) {
+            if !result.contains(&child) {
+                result.push(child);
+            }
+        }
+    }
+    result
+}
+
+/// The only block of the scope that writes `buffer` (`None` when none does).
+pub(crate) fn only_writer(
+    state: &ScheduleState,
+    scope: NodeId,
+    buffer: &Buffer,
+) -> ScheduleResult<Option<NodeId>> {
+    let writers = state
+        .block_info(scope)
+        .and_then(|info| info.scope.buffer_writers.get(buffer).cloned())
+        .unwrap_or_default();
+    match writers.len() {
+        0 => Ok(None),
+        1 => Ok(Some(writers[0])),
+        _ => Err(not_single_writer(state, scope, buffer)),
+    }
+}
+
+fn not_single_writer(state: &ScheduleState, scope: NodeId, buffer: &Buffer) -> ScheduleError {
+    let mut error = ScheduleError::new(
+        codes::NOT_SINGLE_WRITER,
+        format!(
+            "`{}` is written by more than one block of the scope",
+            buffer.name()
+        ),
+        "cache a buffer one block writes; merge the writers or cache each before they share it",
+    );
+    let writers = state
+        .block_info(scope)
+        .and_then(|info| info.scope.buffer_writers.get(buffer).cloned())
+        .unwrap_or_default();
+    for writer in writers {
+        if let Some(sref) = state.sref(writer) {
+            error = error.blame(sref.location(), format!("{} writes it", sref.describe()));
+        }
+    }
+    error
+}
+
+/// The blocks that read what `producer` wrote (read-after-write edges).
+fn raw_consumers(state: &ScheduleState, scope: NodeId, producer: NodeId) -> Vec<NodeId> {
+    let Some(info) = state.block_info(scope) else {
+        return Vec::new();
+    };
+    info.scope
+        .deps_from(producer)
+        .filter(|d| d.kind == DepKind::ReadAfterWrite)
+        .map(|d| d.dst)
+        .collect()
+}
+
+/// True when every block of the scope that reads `buffer` is under `node`.
+fn all_readers_under(state: &ScheduleState, buffer: &Buffer, scope: NodeId, node: NodeId) -> bool {
+    let under = state.child_blocks(node);
+    state.child_blocks(scope).into_iter().all(|child| {
+        let reads = state
+            .sref(child)
+            .and_then(|s| s.as_block())
+            .is_some_and(|b| b.reads.iter().any(|r| r.buffer == *buffer));
+        !reads || under.contains(&child)
+    })
+}
+
+/// TVM's `CacheLocDetector`: the lowest loop or block whose body holds the
+/// producer `block` and one of `related` (its consumers), and the position
+/// of the first consumer there; with no consumers, the end of the scope.
+fn detect_location(
+    state: &ScheduleState,
+    block: NodeId,
+    scope: NodeId,
+    related: &[NodeId],
+) -> StageLocation {
+    let scope_stmt = state.sref(scope).map(|s| s.stmt.clone());
+    if related.is_empty() {
+        let position = scope_stmt
+            .as_ref()
+            .and_then(|s| s.as_block_realize())
+            .map(|r| match r.block.body.kind() {
+                StmtKind::Seq(stmts) => stmts.len(),
+                _ => 1,
+            })
+            .unwrap_or(0);
+        return StageLocation {
+            location: scope,
+            position,
+        };
+    }
+    let mut detector = LocationDetector {
+        block,
+        scope,
+        related,
+        visited_block: false,
+        visited_related: false,
+        location: None,
+        position: None,
+    };
+    if let Some(stmt) = scope_stmt {
+        detector.visit(&stmt);
+    }
+    StageLocation {
+        location: detector.location.unwrap_or(scope),
+        position: detector.position.unwrap_or(0),
+    }
+}
+
+struct LocationDetector<'a> {
+    block: NodeId,
+    scope: NodeId,
+    related: &'a [NodeId],
+    visited_block: bool,
+    visited_related: bool,
+    location: Option<NodeId>,
+    position: Option<usize>,
+}
+
+impl LocationDetector<'_> {
+    fn visit(&mut self, stmt: &Stmt) {
+        match stmt.kind() {
+            StmtKind::Seq(stmts) => {
+                let previous = self.visited_block;
+                self.visited_block = false;
+                for (i, inner) in stmts.iter().enumerate() {
+                    if self.position.is_some() {
+                        break;
+                    }
+                    self.visit(inner);
+                    if self.visited_block && self.visited_related && self.position.is_none() {
+                        self.position = Some(i);
+                        break;
+                    } else if self.visited_related {
+                        break;
+                    }
+                }
+                self.visited_block |= previous;
+            }
+            StmtKind::BlockRealize(realize) => {
+                let id = realize.block.id;
+                if id == self.scope {
+                    self.visit(&realize.block.body);
+                    if self.visited_related && self.location.is_none() {
+                        self.location = Some(id);
+                        if !self.visited_block && self.position.is_none() {
+                            self.position = Some(0);
+                        }
+                    }
+                } else if id == self.block {
+                    self.visited_block = true;
+                } else if self.related.contains(&id) {
+                    self.visited_related = true;
+                }
+            }
+            StmtKind::For(for_loop) => {
+                self.visit(&for_loop.body);
+                if self.visited_block
+                    && self.visited_related
+                    && self.location.is_none()
+                    && self.position.is_some()
+                {
+                    self.location = Some(for_loop.id);
+                }
+            }
+            _ => {
+                for_each_child(stmt, &mut |inner| self.visit(inner));
+            }
+        }
+    }
+}
+
+/// Calls `f` on the direct child statements of a statement that is neither
+/// a loop, a block nor a sequence.
+fn for_each_child(stmt: &Stmt, f: &mut dyn FnMut(&Stmt)) {
+    match stmt.kind() {
+        StmtKind::IfThenElse {
+            then_case,
+            else_case,
+            ..
+        } => {
+            f(then_case);
+            if let Some(else_case) = else_case {
+                f(else_case);
+            }
+        }
+        StmtKind::LetStmt { body, .. }
+        | StmtKind::AllocBuffer { body, .. }
+        | StmtKind::DeclBuffer { body, .. }
+        | StmtKind::Assert { body, .. }
+        | StmtKind::While { body, .. } => f(body),
+        StmtKind::Allocate(allocate) => f(&allocate.body),
+        StmtKind::AttrStmt(attr) => f(&attr.body),
+        _ => {}
+    }
+}
+
+/// TVM's `MakeCacheStage`: loops `ax0, ...` over the region, a block
+/// `NAME_scope` with iterators `v0, ...` copying `source` into `target`.
+/// `region_buffer` names the block. Returns the loop nest and the block's id.
+fn make_cache_stage(
+    region: &BufferRegion,
+    source: &Buffer,
+    target: &Buffer,
+    region_buffer: &Buffer,
+    storage_scope: &str,
+    full: bool,
+) -> (Stmt, NodeId) {
+    let mut loop_vars = Vec::new();
+    let mut iter_values = Vec::new();
+    for (i, range) in region.region.iter().enumerate() {
+        let var = Var::new(format!("ax{i}"), range.extent.dtype(), Span::NONE);
+        iter_values.push(if full {
+            build::add(range.min.clone(), var.to_expr())
+        } else {
+            var.to_expr()
+        });
+        loop_vars.push(var);
+    }
+    let mut iter_vars = Vec::new();
+    let mut source_indices = Vec::new();
+    let mut target_indices = Vec::new();
+    let is_read = region_buffer == source;
+    for (i, range) in region.region.iter().enumerate() {
+        let dtype = range.extent.dtype();
+        let var = Var::new(format!("v{i}"), dtype, Span::NONE);
+        let v = var.to_expr();
+        let dom = if full {
+            let dim = region_buffer.shape()[i].clone();
+            Range::new(Expr::zero(dim.dtype()), dim)
+        } else {
+            Range::new(Expr::zero(dtype), range.extent.clone())
+        };
+        iter_vars.push(IterVar {
+            var,
+            dom,
+            kind: IterKind::Spatial,
+        });
+        let shifted = build::add(range.min.clone(), v.clone());
+        let (s, t) = match (full, is_read) {
+            (true, _) => (v.clone(), v),
+            (false, true) => (shifted, v),
+            (false, false) => (v, shifted),
+        };
+        source_indices.push(s);
+        target_indices.push(t);
+    }
+    let point_region = |buffer: &Buffer, indices: &[Expr]| BufferRegion {
+        buffer: buffer.clone(),
+        region: indices
+            .iter()
+            .map(|i| Range::new(i.clone(), Expr::one(i.dtype())))
+            .collect(),
+    };
+    let id = NodeId::fresh();
+    let block = Block {
+        id,
+        name: format!("{}_{}", region_buffer.name(), storage_scope),
+        iter_vars,
+        reads: vec![point_region(source, &source_indices)],
+        writes: vec![point_region(target, &target_indices)],
+        init: None,
+        alloc_buffers: Vec::new(),
+        match_buffers: Vec::new(),
+        annotations: Vec::new(),
+        body: Stmt::store(target, Expr::load(source, source_indices), target_indices),
+    };
+    let mut body = Stmt::block_realize(BlockRealize {
+        iter_values,
+        predicate: Expr::bool(true),
+        block,
+    });
+    for (var, range) in loop_vars.iter().zip(&region.region).rev() {
+        body = new_loop(var, range.extent.clone(), body, Span::NONE);
+    }
+    (body, id)
+}
+
+/// TVM's `InsertCacheStage`.
+fn insert_stage(body: &Stmt, position: usize, stage: &Stmt) -> Stmt {
+    match body.kind() {
+        StmtKind::Seq(stmts) => {
+            let mut stmts = stmts.clone();
+            stmts.insert(position.min(stmts.len()), stage.clone());
+            body.with_kind(StmtKind::Seq(stmts))
+        }
+        _ if position == 0 => Stmt::seq(vec![stage.clone(), body.clone()]),
+        _ => Stmt::seq(vec![body.clone(), stage.clone()]),
+    }
+}
+
+/// `region` with `buffer` replaced by `cache`, shifted by `offsets` when the
+/// cache holds only the region.
+fn redirect_regions(
+    regions: &[BufferRegion],
+    buffer: &Buffer,
+    cache: &Buffer,
+    offsets: Option<&Vec<Expr>>,
+) -> Vec<BufferRegion> {
+    let analyzer = Analyzer::new();
+    regions
+        .iter()
+        .map(|region| {
+            if region.buffer != *buffer {
+                return region.clone();
+            }
+            let ranges = match offsets {
+                None => region.region.clone(),
+                Some(offsets) => region
+                    .region
+                    .iter()
+                    .zip(offsets)
+                    .map(|(r, offset)| {
+                        Range::new(
+                            analyzer.simplify(&build::sub(r.min.clone(), offset.clone())),
+                            r.extent.clone(),
+                        )
+                    })
+                    .collect(),
+            };
+            BufferRegion {
+                buffer: cache.clone(),
+                region: ranges,
+            }
+        })
+        .collect()
+}
+
+fn shift_indices(indices: &[Expr], offsets: Option<&Vec<Expr>>) -> Vec<Expr> {
+    match offsets {
+        None => indices.to_vec(),
+        Some(offsets) => {
+            let analyzer = Analyzer::new();
+            indices
+                .iter()
+                .zip(offsets)
+                .map(|(i, o)| analyzer.simplify(&build::sub(i.clone(), o.clone())))
+                .collect()
+        }
+    }
+}
+
+/// Inserts the stage at its location and adds the cache to the scope's allocations.
+fn place_stage(
+    block: &mut Block,
+    scope: NodeId,
+    location: &StageLocation,
+    stage: &Stmt,
+    cache: &Buffer,
+) {
+    if block.id == location.location {
+        block.body = insert_stage(&block.body, location.position, stage);
+    }
+    if block.id == scope {
+        block.alloc_buffers.push(cache.clone());
+    }
+}
+
+fn place_stage_in_loop(stmt: Stmt, location: &StageLocation, stage: &Stmt) -> Stmt {
+    match stmt.kind() {
+        StmtKind::For(for_loop) if for_loop.id == location.location => {
+            let mut new_loop = for_loop.clone();
+            new_loop.body = insert_stage(&for_loop.body, location.position, stage);
+            stmt.with_kind(StmtKind::For(new_loop))
+        }
+        _ => stmt,
+    }
+}
+
+/// TVM's `CacheReadRewriter`: consumers read the cache, the stage is inserted.
+struct CacheReadRewriter<'a> {
+    scope: NodeId,
+    location: &'a StageLocation,
+    stage: Stmt,
+    read_buffer: Buffer,
+    cache: Buffer,
+    /// The consumers given (with their child blocks); every reader when empty.
+    consumers: Vec<NodeId>,
+    offsets: Option<Vec<Expr>>,
+    /// Whether the block entered last is one of the consumers (TVM keeps
+    /// this flag across nested blocks).
+    current_consumes: bool,
+}
+
+impl Mutator for CacheReadRewriter<'_> {
+    fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        let new_stmt = mutate_stmt_children(self, stmt);
+        place_stage_in_loop(new_stmt, self.location, &self.stage)
+    }
+    fn mutate_block(&mut self, block: &Block) -> Block {
+        let is_consumer = self.consumers.is_empty() || self.consumers.contains(&block.id);
+        self.current_consumes = is_consumer;
+        if block.id != self.scope && block.writes.iter().any(|w| w.buffer == self.read_buffer) {
+            return block.clone();
+        }
+        let mut new_block = mutate_block_children(self, block);
+        place_stage(
+            &mut new_block,
+            self.scope,
+            self.location,
+            &self.stage,
+            &self.cache,
+        );
+        if block.id != self.scope && is_consumer {
+            new_block.reads = redirect_regions(
+                &new_block.reads,
+                &self.read_buffer,
+                &self.cache,
+                self.offsets.as_ref(),
+            );
+            for m in &mut new_block.match_buffers {
+                m.source = redirect_regions(
+                    std::slice::from_ref(&m.source),
+                    &self.read_buffer,
+                    &self.cache,
+                    self.offsets.as_ref(),
+                )
+                .remove(0);
+            }
+        }
+        new_block
+    }
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        if let ExprKind::Load(load) = expr.kind() {
+            if load.buffer == self.read_buffer && self.current_consumes {
+                let indices: Vec<Expr> = load.indices.iter().map(|i| self.mutate_expr(i)).collect();
+                return Expr::load(&self.cache, shift_indices(&indices, self.offsets.as_ref()));
+            }
+        }
+        mutate_expr_children(self, expr)
+    }
+}
+
+/// TVM's `CacheWriteRewriter`: the writer (and what is under it) and the
+/// consumers given write and read the cache, the stage is inserted.
+struct CacheWriteRewriter<'a> {
+    scope: NodeId,
+    writer: NodeId,
+    location: &'a StageLocation,
+    stage: Stmt,
+    write_buffer: Buffer,
+    cache: Buffer,
+    consumers: Vec<NodeId>,
+    offsets: Option<Vec<Expr>>,
+    under_writer: bool,
+}
+
+impl CacheWriteRewriter<'_> {
+    fn redirect(&self, block: &mut Block, original: &Block) {
+        block.writes = redirect_regions(
+            &original.writes,
+            &self.write_buffer,
+            &self.cache,
+            self.offsets.as_ref(),
+        );
+        block.reads = redirect_regions(
+            &original.reads,
+            &self.write_buffer,
+            &self.cache,
+            self.offsets.as_ref(),
+        );
+        for (m, old) in block.match_buffers.iter_mut().zip(&original.match_buffers) {
+            m.source = redirect_regions(
+                std::slice::from_ref(&old.source),
+                &self.write_buffer,
+                &self.cache,
+                self.offsets.as_ref(),
+            )
+            .remove(0);
+        }
+    }
+}
+
+impl Mutator for CacheWriteRewriter<'_> {
+    fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        if let StmtKind::BufferStore(store) = stmt.kind() {
+            let new_stmt = mutate_stmt_children(self, stmt);
+            if store.buffer == self.write_buffer {
+                let StmtKind::BufferStore(new_store) = new_stmt.kind() else {
+                    return new_stmt;
+                };
+                return Stmt::store(
+                    &self.cache,
+                    new_store.value.clone(),
+                    shift_indices(&new_store.indices, self.offsets.as_ref()),
+                );
+            }
+            return new_stmt;
+        }
+        let new_stmt = mutate_stmt_children(self, stmt);
+        place_stage_in_loop(new_stmt, self.location, &self.stage)
+    }
+    fn mutate_block(&mut self, block: &Block) -> Block {
+        if self.consumers.contains(&block.id) {
+            let mut new_block = mutate_block_children(self, block);
+            self.redirect(&mut new_block, block);
+            return new_block;
+        }
+        if block.id != self.writer && block.id != self.scope && !self.under_writer {
+            return block.clone();
+        }
+        let under = self.under_writer || block.id == self.writer;
+        let saved = std::mem::replace(&mut self.under_writer, under);
+        let mut new_block = mutate_block_children(self, block);
+        self.under_writer = saved;
+        place_stage(
+            &mut new_block,
+            self.scope,
+            self.location,
+            &self.stage,
+            &self.cache,
+        );
+        if block.id != self.scope {
+            self.redirect(&mut new_block, block);
+        }
+        new_block
+    }
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        if let ExprKind::Load(load) = expr.kind() {
+            if load.buffer == self.write_buffer {
+                let indices: Vec<Expr> = load.indices.iter().map(|i| self.mutate_expr(i)).collect();
+                return Expr::load(&self.cache, shift_indices(&indices, self.offsets.as_ref()));
+            }
+        }
+        mutate_expr_children(self, expr)
+    }
+}

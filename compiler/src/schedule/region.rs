@@ -1,0 +1,134 @@
+//! Region analysis: the part of a buffer a block reads or writes under a
+//! given loop, relaxed over the loops between the block and that loop
+//! (int-set evaluation), after TVM's `RelaxBufferRegion` and
+//! `AnalyzeRegionUpperBound`.
+
+use super::state::{SRefKind, ScheduleState};
+use crate::arith::{Analyzer, IntSet};
+use crate::ir::identity::VarMap;
+use crate::ir::mutate::substitute;
+use crate::ir::{BlockRealize, BufferRegion, Expr, NodeId, Range};
+
+/// The domains of the loops from `low` (inclusive) up to `high` (exclusive),
+/// stopping at the first block: the loops a region is relaxed over.
+pub fn loop_domains(state: &ScheduleState, low: Option<NodeId>, high: NodeId) -> VarMap<IntSet> {
+    let mut domains = VarMap::default();
+    let mut current = low;
+    while let Some(id) = current {
+        if id == high {
+            break;
+        }
+        let Some(sref) = state.sref(id) else {
+            break;
+        };
+        let Some(for_loop) = sref.as_for() else {
+            break;
+        };
+        domains.insert(
+            for_loop.loop_var.clone(),
+            IntSet::from_min_extent(for_loop.min.clone(), for_loop.extent.clone()),
+        );
+        current = sref.parent;
+    }
+    domains
+}
+
+/// The block's bindings: each iteration variable to the value it is bound to.
+pub fn bindings(realize: &BlockRealize) -> VarMap<Expr> {
+    realize
+        .block
+        .iter_vars
+        .iter()
+        .zip(&realize.iter_values)
+        .map(|(iv, value)| (iv.var.clone(), value.clone()))
+        .collect()
+}
+
+/// A region of `block` (in terms of its iteration variables) in terms of the
+/// loops above it, relaxed over the loops from the block up to `high`
+/// (exclusive): each dimension the covering range, or the whole dimension
+/// where it cannot be bounded.
+pub fn relax_region(
+    state: &ScheduleState,
+    block: NodeId,
+    region: &BufferRegion,
+    high: NodeId,
+) -> BufferRegion {
+    let Some(sref) = state.sref(block) else {
+        return region.clone();
+    };
+    let Some(realize) = sref.as_realize() else {
+        return region.clone();
+    };
+    let binding = bindings(realize);
+    let domains = loop_domains(state, sref.parent, high);
+    relax_ranges(region, &binding, &domains)
+}
+
+/// `region` with `binding` substituted, each range relaxed over `domains`.
+pub fn relax_ranges(
+    region: &BufferRegion,
+    binding: &VarMap<Expr>,
+    domains: &VarMap<IntSet>,
+) -> BufferRegion {
+    let analyzer = Analyzer::new();
+    let shape = region.buffer.shape();
+    let ranges = region
+        .region
+        .iter()
+        .enumerate()
+        .map(|(dim, range)| {
+            let range = Range::new(
+                substitute(&range.min, binding),
+                substitute(&range.extent, binding),
+            );
+            let fallback = shape
+                .get(dim)
+                .map(|extent| Range::from_extent(extent.clone()))
+                .unwrap_or_else(|| range.clone());
+            range_set(&analyzer, &range, domains).cover_range(&fallback)
+        })
+        .collect();
+    BufferRegion {
+        buffer: region.buffer.clone(),
+        region: ranges,
+    }
+}
+
+/// The values a range `[min, min + extent)` covers when its variables range
+/// over `domains`.
+pub fn range_set(analyzer: &Analyzer, range: &Range, domains: &VarMap<IntSet>) -> IntSet {
+    let min_set = analyzer.eval_set(&range.min, domains);
+    if range.extent.as_int() == Some(1) {
+        return min_set;
+    }
+    let last = range.last().unwrap_or_else(|_| range.min.clone());
+    let max_set = analyzer.eval_set(&last, domains);
+    match (min_set.min(), max_set.max()) {
+        (Some(lo), Some(hi)) => IntSet::interval(lo.clone(), hi.clone()),
+        _ => IntSet::everything(),
+    }
+}
+
+/// The blocks under `ancestor` (a loop or block), nested ones included.
+pub fn is_under(state: &ScheduleState, node: NodeId, ancestor: NodeId) -> bool {
+    state.ancestors(node).contains(&ancestor)
+}
+
+/// The closest common ancestor of several loops or blocks that is a loop or block.
+pub fn lowest_common_ancestor(state: &ScheduleState, nodes: &[NodeId]) -> Option<NodeId> {
+    let first = *nodes.first()?;
+    let mut candidates: Vec<NodeId> = std::iter::once(first)
+        .chain(state.ancestors(first))
+        .collect();
+    for &node in &nodes[1..] {
+        let chain: Vec<NodeId> = std::iter::once(node).chain(state.ancestors(node)).collect();
+        candidates.retain(|c| chain.contains(c));
+    }
+    candidates.into_iter().next()
+}
+
+/// True when `id` is a block.
+pub fn is_block(state: &ScheduleState, id: NodeId) -> bool {
+    state.sref(id).map(|s| s.kind) == Some(SRefKind::Block)
+}
