@@ -11,7 +11,9 @@ accepts the schedule (tirc refuses some schedules TVM accepts).
 `sch.get_block` is forwarded to `get_sblock` (TVM 0.27's only spelling).
 
 Run from the repository root, after building tirc:
-  tools/tvm/python tools/tvm/schedule_oracle.py target/debug/tirc
+  tools/tvm/python tools/tvm/schedule_oracle.py target/debug/tirc [OK_FOLDER REFUSED_FOLDER]
+OK_FOLDER and REFUSED_FOLDER are folders under tests/ (default: schedule and
+schedule_refused).
 """
 
 from __future__ import annotations
@@ -80,7 +82,9 @@ def run_case(tirc: str, path: str):
 
 def main() -> None:
     tirc = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "target", "debug", "tirc")
-    for folder, refused in (("schedule", False), ("schedule_refused", True)):
+    ok_folder = sys.argv[2] if len(sys.argv) > 2 else "schedule"
+    refused_folder = sys.argv[3] if len(sys.argv) > 3 else "schedule_refused"
+    for folder, refused in ((ok_folder, False), (refused_folder, True)):
         directory = os.path.join(REPO, "tests", folder)
         for entry in sorted(os.listdir(directory)):
             if not entry.endswith(".tir") or entry.endswith((".expected.tir", ".tvm.tir")):

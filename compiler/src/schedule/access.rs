@@ -150,6 +150,81 @@ impl Mutator for ReplaceBuffer {
     }
 }
 
+/// The scope root of a block (TVM's `GetScopeRoot`); the root block has none.
+pub fn scope_root_of(state: &ScheduleState, block: NodeId) -> ScheduleResult<NodeId> {
+    state.scope_root(block).ok_or_else(|| {
+        let mut error = ScheduleError::new(
+            codes::ROOT_BLOCK,
+            "the root block has no scope around it",
+            "pass a block inside the function body",
+        )
+        .at_argument(0);
+        if let Some(sref) = state.sref(block) {
+            error = error.blame(sref.location(), "the root block");
+        }
+        error
+    })
+}
+
+/// The scope root of a block, which must be a stage pipeline.
+pub(crate) fn stage_pipeline_scope(state: &ScheduleState, block: NodeId) -> ScheduleResult<NodeId> {
+    let scope = scope_root_of(state, block)?;
+    if !state.block_flags(scope).is_some_and(|f| f.stage_pipeline) {
+        let sref = state.sref(scope).ok_or_else(removed)?;
+        return Err(ScheduleError::new(
+            codes::NOT_STAGE_PIPELINE,
+            format!(
+                "the blocks of {} are not a stage pipeline: a block overwrites what an earlier one read, or reads what is not produced before it",
+                sref.describe()
+            ),
+            "this primitive moves work between producers and consumers, which needs each buffer written before it is read",
+        )
+        .blame(sref.location(), "this scope"));
+    }
+    Ok(scope)
+}
+
+/// TVM's `CheckNotOutputBlock`: the block writes a function parameter (in
+/// the root scope) or a buffer its scope does not allocate.
+pub(crate) fn check_not_output(
+    state: &ScheduleState,
+    block: NodeId,
+    scope: NodeId,
+    buffer: &Buffer,
+    primitive: &str,
+) -> ScheduleResult<()> {
+    let scope_sref = state.sref(scope).ok_or_else(removed)?;
+    let output = if scope_sref.parent.is_none() {
+        state
+            .function_of(block)
+            .is_some_and(|f| f.buffer_map.iter().any(|(_, b)| b == buffer))
+    } else {
+        !scope_sref
+            .as_block()
+            .is_some_and(|b| b.alloc_buffers.contains(buffer))
+    };
+    if output {
+        let sref = state.sref(block).ok_or_else(removed)?;
+        return Err(ScheduleError::new(
+            codes::OUTPUT_BLOCK,
+            format!(
+                "{} writes `{}`, an output of its scope, so {primitive} cannot move it",
+                sref.describe(),
+                buffer.name()
+            ),
+            if primitive == "compute_inline" {
+                "inline the blocks that compute intermediate buffers; to fold a consumer of the output's producer into it, use `sch.reverse_compute_inline` on the consumer"
+            } else {
+                "move the output block's producers under its loops instead: `sch.reverse_compute_at` on this block, or `sch.compute_at` on a producer"
+            },
+        )
+        .blame(sref.location(), "writes an output")
+        .blame(buffer.span(), format!("`{}` is declared here", buffer.name()))
+        .at_argument(0));
+    }
+    Ok(())
+}
+
 fn removed() -> ScheduleError {
     ScheduleError::new(
         codes::REMOVED_HANDLE,

@@ -5,7 +5,7 @@
 //! inserted just before the first consumer (after the producer) in the
 //! lowest loop or block holding both.
 
-use super::access::{check_storage_scope, nth_access_buffer, AccessKind};
+use super::access::{check_storage_scope, nth_access_buffer, scope_root_of, AccessKind};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::loop_transformation::new_loop;
 use super::region::relax_region;
@@ -50,7 +50,7 @@ pub fn cache_read(
     check_storage_scope(storage_scope).map_err(|e| e.at_argument(2))?;
     let read_buffer = nth_access_buffer(state, block, read_buffer_index, AccessKind::Read)
         .map_err(|e| e.at_argument(1))?;
-    let scope = scope_of(state, block)?;
+    let scope = scope_root_of(state, block)?;
     check_region_cover(state, scope, &read_buffer)?;
     let consumers = with_child_blocks(state, consumer_blocks);
     let (location, cache_region) = match only_writer(state, scope, &read_buffer)? {
@@ -133,7 +133,7 @@ pub fn cache_write(
     check_storage_scope(storage_scope).map_err(|e| e.at_argument(2))?;
     let write_buffer = nth_access_buffer(state, block, write_buffer_index, AccessKind::Write)
         .map_err(|e| e.at_argument(1))?;
-    let scope = scope_of(state, block)?;
+    let scope = scope_root_of(state, block)?;
     if only_writer(state, scope, &write_buffer)? != Some(block) {
         return Err(not_single_writer(state, scope, &write_buffer));
     }
@@ -201,18 +201,6 @@ fn set_stage_flags(state: &mut ScheduleState, stage: NodeId) {
         stage_pipeline: true,
     };
     state.set_block_flags(stage, flags);
-}
-
-/// The scope root of a block; the root block itself has none.
-pub(crate) fn scope_of(state: &ScheduleState, block: NodeId) -> ScheduleResult<NodeId> {
-    state.scope_root(block).ok_or_else(|| {
-        ScheduleError::new(
-            codes::ROOT_BLOCK,
-            "the root block has no scope to insert a stage into",
-            "pass a block inside the function body",
-        )
-        .at_argument(0)
-    })
 }
 
 fn is_block(state: &ScheduleState, id: NodeId) -> bool {

@@ -5,8 +5,8 @@
 //! covering what they write. Where the region is not a whole tile of the
 //! block's domain, the block gets a `T.where`.
 
-use super::cache_read_write::scope_of;
-use super::compute_inline::{check_not_output, leaf_removal, replace_node, stage_pipeline_scope};
+use super::access::{check_not_output, scope_root_of, stage_pipeline_scope};
+use super::compute_inline::{leaf_removal, replace_node};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::region::bindings;
 use super::scope::{complete_block_violation, current_affine_binding, reduction_block_violation};
@@ -70,7 +70,7 @@ fn move_under_loop(
     let realize = block_sref.as_realize().ok_or_else(removed)?.clone();
     let loop_sref = state.sref(loop_id).ok_or_else(removed)?;
     let target_loop = loop_sref.as_for().ok_or_else(removed)?.clone();
-    scope_of(state, block)?;
+    scope_root_of(state, block)?;
     let scope = stage_pipeline_scope(state, block)?;
     let info = state.block_info(scope).ok_or_else(removed)?;
     let producers = info.scope.producers_of(block);
@@ -117,7 +117,7 @@ fn move_under_loop(
     }
     if is_compute_at {
         for write in &realize.block.writes {
-            check_not_output(state, block, scope, &write.buffer)?;
+            check_not_output(state, block, scope, &write.buffer, primitive)?;
         }
     }
     let (holder, new_holder) = leaf_removal(state, block, scope)?;

@@ -3,6 +3,7 @@
 //! `reverse_compute_inline` folds a consumer into its only producer, which
 //! then writes the consumer's output directly.
 
+use super::access::{check_not_output, stage_pipeline_scope};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::region::bindings;
 use super::scope::complete_block_violation;
@@ -27,7 +28,7 @@ pub fn compute_inline(state: &mut ScheduleState, block: NodeId) -> ScheduleResul
     }
     let inlined = single_write(sref, &producer)?;
     let scope = stage_pipeline_scope(state, block)?;
-    check_not_output(state, block, scope, &inlined)?;
+    check_not_output(state, block, scope, &inlined, "compute_inline")?;
     check_complete(state, block, scope)?;
     let Some((index_vars, value)) = inline_pattern(&producer, &inlined) else {
         return Err(body_pattern(sref, false));
@@ -104,24 +105,6 @@ fn has_init(sref: &SRef) -> ScheduleError {
     .at_argument(0)
 }
 
-/// The scope root of a block, which must be a stage pipeline.
-pub(crate) fn stage_pipeline_scope(state: &ScheduleState, block: NodeId) -> ScheduleResult<NodeId> {
-    let scope = super::cache_read_write::scope_of(state, block)?;
-    if !state.block_flags(scope).is_some_and(|f| f.stage_pipeline) {
-        let sref = state.sref(scope).ok_or_else(removed)?;
-        return Err(ScheduleError::new(
-            codes::NOT_STAGE_PIPELINE,
-            format!(
-                "the blocks of {} are not a stage pipeline: a block overwrites what an earlier one read, or reads what is not produced before it",
-                sref.describe()
-            ),
-            "this primitive moves work between producers and consumers, which needs each buffer written before it is read",
-        )
-        .blame(sref.location(), "this scope"));
-    }
-    Ok(scope)
-}
-
 /// The only buffer a block writes (TVM's `GetSingleWrite`).
 fn single_write(sref: &SRef, block: &Block) -> ScheduleResult<Buffer> {
     match block.writes.as_slice() {
@@ -184,42 +167,6 @@ fn single_read(
         .blame(sref.location(), "the block")
         .at_argument(0)
     })
-}
-
-/// TVM's `CheckNotOutputBlock`: the block writes a function parameter (in
-/// the root scope) or a buffer its scope does not allocate.
-pub(crate) fn check_not_output(
-    state: &ScheduleState,
-    block: NodeId,
-    scope: NodeId,
-    buffer: &Buffer,
-) -> ScheduleResult<()> {
-    let scope_sref = state.sref(scope).ok_or_else(removed)?;
-    let output = if scope_sref.parent.is_none() {
-        state
-            .function_of(block)
-            .is_some_and(|f| f.buffer_map.iter().any(|(_, b)| b == buffer))
-    } else {
-        !scope_sref
-            .as_block()
-            .is_some_and(|b| b.alloc_buffers.contains(buffer))
-    };
-    if output {
-        let sref = state.sref(block).ok_or_else(removed)?;
-        return Err(ScheduleError::new(
-            codes::OUTPUT_BLOCK,
-            format!(
-                "{} writes `{}`, an output of its scope, which inlining would never write",
-                sref.describe(),
-                buffer.name()
-            ),
-            "inline the blocks that compute intermediate buffers; to fuse the output's producer into it, use `sch.reverse_compute_inline` on the consumer",
-        )
-        .blame(sref.location(), "writes an output")
-        .blame(buffer.span(), format!("`{}` is declared here", buffer.name()))
-        .at_argument(0));
-    }
-    Ok(())
 }
 
 fn check_complete(state: &ScheduleState, block: NodeId, scope: NodeId) -> ScheduleResult<()> {

@@ -127,23 +127,9 @@ pub fn get_child_blocks(state: &ScheduleState, parent: NodeId) -> Vec<NodeId> {
     state.child_blocks(parent)
 }
 
-fn scope_of(state: &ScheduleState, block: NodeId) -> ScheduleResult<NodeId> {
-    state.scope_root(block).ok_or_else(|| {
-        let mut error = ScheduleError::new(
-            codes::ROOT_BLOCK,
-            "the root block has no producers or consumers",
-            "ask for the producers or consumers of a block inside the function",
-        );
-        if let Some(sref) = state.sref(block) {
-            error = error.blame(sref.location(), "the root block");
-        }
-        error
-    })
-}
-
 /// `sch.get_producers(block)`: the blocks of its scope it depends on.
 pub fn get_producers(state: &ScheduleState, block: NodeId) -> ScheduleResult<Vec<NodeId>> {
-    let scope = scope_of(state, block)?;
+    let scope = super::access::scope_root_of(state, block)?;
     Ok(state
         .block_info(scope)
         .map(|info| info.scope.producers_of(block))
@@ -152,7 +138,7 @@ pub fn get_producers(state: &ScheduleState, block: NodeId) -> ScheduleResult<Vec
 
 /// `sch.get_consumers(block)`: the blocks of its scope that depend on it.
 pub fn get_consumers(state: &ScheduleState, block: NodeId) -> ScheduleResult<Vec<NodeId>> {
-    let scope = scope_of(state, block)?;
+    let scope = super::access::scope_root_of(state, block)?;
     Ok(state
         .block_info(scope)
         .map(|info| info.scope.consumers_of(block))

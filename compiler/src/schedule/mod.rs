@@ -29,6 +29,7 @@ mod random_scripts;
 pub mod reduction;
 pub mod region;
 pub mod report;
+pub mod rfactor;
 pub mod scope;
 pub mod script;
 pub mod state;

@@ -73,7 +73,7 @@ pub fn decompose_reduction(
     let realize = sref.as_realize().ok_or_else(removed)?.clone();
     let loop_sref = state.sref(loop_id).ok_or_else(removed)?;
     let target_loop = loop_sref.as_for().ok_or_else(removed)?.clone();
-    let scope = super::cache_read_write::scope_of(state, block)?;
+    let scope = super::access::scope_root_of(state, block)?;
     let loops = state.enclosing_loops(block);
     let Some(position) = loops.iter().position(|l| *l == loop_id) else {
         return Err(ScheduleError::new(
@@ -282,8 +282,9 @@ fn remake_predicate(predicate: &Expr, discarded: &HashSet<Var>) -> Option<Expr> 
             _ => return None,
         }
     }
+    // TVM 0.27 keeps the conjuncts in their order.
     let mut result = Expr::bool(true);
-    for conjunct in conjuncts {
+    for conjunct in conjuncts.into_iter().rev() {
         let ExprKind::Binary(BinaryOp::Lt, lhs, _) = conjunct.kind() else {
             continue;
         };

@@ -10,7 +10,7 @@ use crate::schedule::state::SRefKind;
 use crate::schedule::trace::{Outputs, Rv, TraceArg};
 use crate::schedule::{
     annotate, block_annotate, cache_read_write, compute_at, compute_inline, for_kind,
-    get_block_loop, loop_transformation, reduction,
+    get_block_loop, loop_transformation, reduction, rfactor,
 };
 
 impl Interpreter<'_> {
@@ -311,6 +311,22 @@ impl Interpreter<'_> {
                     vec![
                         (Some("block"), TraceArg::Rv(block_rv)),
                         (Some("loop"), TraceArg::Rv(loop_rv)),
+                    ],
+                    Outputs::Single(rv),
+                );
+                Ok(Value::Block(rv))
+            }
+            "rfactor" => {
+                let (loop_rv, loop_id) = self.loop_arg(bound, 0, "loop")?;
+                let factor_axis = self.int_arg(bound, 1, "factor_axis", None)?;
+                let rf_block =
+                    rfactor::rfactor(self.state, loop_id, factor_axis).map_err(refused)?;
+                let rv = self.new_rv(SRefKind::Block, rf_block);
+                self.record(
+                    "rfactor",
+                    vec![
+                        (Some("loop"), TraceArg::Rv(loop_rv)),
+                        (Some("factor_axis"), TraceArg::Int(factor_axis)),
                     ],
                     Outputs::Single(rv),
                 );

@@ -132,6 +132,7 @@ pub(super) const PRIMITIVES: &[(&str, Signature)] = &[
         sig(&["block", "loop", "preserve_unit_loops", "index"], 2),
     ),
     ("decompose_reduction", sig(&["block", "loop"], 2)),
+    ("rfactor", sig(&["loop", "factor_axis"], 2)),
     ("compute_inline", sig(&["block"], 1)),
     ("reverse_compute_inline", sig(&["block"], 1)),
     (
@@ -186,7 +187,6 @@ pub(super) const TVM_ONLY_METHODS: &[&str] = &[
     "reindex_cache_write",
     "read_at",
     "write_at",
-    "rfactor",
     "blockize",
     "tensorize",
     "unsafe_set_dtype",

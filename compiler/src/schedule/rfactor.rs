@@ -1,0 +1,545 @@
+//! `rfactor`, after TVM's `reduction.cc`: a reduction loop becomes a
+//! spatial dimension of a buffer of partial results (`C_rf`, the new axis at
+//! `factor_axis`) computed by a block `C_rf`; the original block, now a
+//! write-back, reduces the partial results over that loop.
+
+use super::access::stage_pipeline_scope;
+use super::compute_inline::replace_node;
+use super::error::{codes, ScheduleError, ScheduleResult};
+use super::reduction::require_reduction_block;
+use super::scope::BlockFlags;
+use super::state::ScheduleState;
+use crate::ir::identity::VarMap;
+use crate::ir::mutate::{substitute, substitute_stmt};
+use crate::ir::structural::expr_equal;
+use crate::ir::visit::walk_exprs;
+use crate::ir::{
+    BinaryOp, Block, BlockRealize, BufferRegion, BufferStore, DataType, Expr, ExprKind, For,
+    ForKind, IterKind, IterVar, NodeId, Range, Stmt, StmtKind, Var,
+};
+use std::collections::HashSet;
+
+fn removed() -> ScheduleError {
+    ScheduleError::new(
+        codes::REMOVED_HANDLE,
+        "the loop is no longer in the program",
+        "get it again",
+    )
+}
+
+/// A commutative reducer: how two values combine and its identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reducer {
+    Sum,
+    Product,
+    Min,
+    Max,
+}
+
+impl Reducer {
+    fn combine(self, lhs: Expr, rhs: Expr) -> Expr {
+        let op = match self {
+            Reducer::Sum => BinaryOp::Add,
+            Reducer::Product => BinaryOp::Mul,
+            Reducer::Min => BinaryOp::Min,
+            Reducer::Max => BinaryOp::Max,
+        };
+        Expr::binary(op, lhs, rhs)
+    }
+
+    fn of(op: BinaryOp) -> Option<Reducer> {
+        Some(match op {
+            BinaryOp::Add => Reducer::Sum,
+            BinaryOp::Mul => Reducer::Product,
+            BinaryOp::Min => Reducer::Min,
+            BinaryOp::Max => Reducer::Max,
+            _ => return None,
+        })
+    }
+
+    /// The identity element, as TVM builds it (`max_value` for `min`, ...).
+    fn identity(self, dtype: DataType) -> Expr {
+        match self {
+            Reducer::Sum => Expr::zero(dtype),
+            Reducer::Product => Expr::one(dtype),
+            Reducer::Min => extreme_value(dtype, true),
+            Reducer::Max => extreme_value(dtype, false),
+        }
+    }
+}
+
+/// The largest (or smallest) value of a type.
+fn extreme_value(dtype: DataType, largest: bool) -> Expr {
+    if dtype.is_float() {
+        let max = match dtype.bits {
+            16 => 65504.0,
+            32 => f32::MAX as f64,
+            _ => f64::MAX,
+        };
+        return Expr::float(if largest { max } else { -max }, dtype);
+    }
+    let bits = u32::from(dtype.bits).min(64);
+    let value = match (dtype.is_uint(), largest) {
+        (true, true) if bits >= 64 => -1,
+        (true, true) => (1i64 << bits) - 1,
+        (true, false) => 0,
+        (false, true) if bits >= 64 => i64::MAX,
+        (false, true) => (1i64 << (bits - 1)) - 1,
+        (false, false) if bits >= 64 => i64::MIN,
+        (false, false) => -(1i64 << (bits - 1)),
+    };
+    Expr::int(value, dtype)
+}
+
+/// True when two constants are the same number.
+fn same_constant(a: &Expr, b: &Expr) -> bool {
+    match (a.as_int(), b.as_int(), a.as_float(), b.as_float()) {
+        (Some(x), Some(y), _, _) => x == y,
+        (_, _, Some(x), Some(y)) => x == y || (x as f32) == (y as f32) && a.dtype().bits <= 32,
+        _ => expr_equal(a, b),
+    }
+}
+
+/// The reducer of a block `C[i] = T.init(identity); C[i] = C[i] op rhs`:
+/// the reducer, the store, and the other operand (TVM's
+/// `GetReducerAndCombinerLhsRhs` for one buffer).
+fn match_reducer(block: &Block) -> Option<(Reducer, BufferStore, Expr, Expr)> {
+    let StmtKind::BufferStore(init) = block.init.as_ref()?.kind() else {
+        return None;
+    };
+    let StmtKind::BufferStore(update) = block.body.kind() else {
+        return None;
+    };
+    if init.buffer != update.buffer
+        || init.indices.len() != update.indices.len()
+        || !init
+            .indices
+            .iter()
+            .zip(&update.indices)
+            .all(|(a, b)| expr_equal(a, b))
+    {
+        return None;
+    }
+    let ExprKind::Binary(op, a, b) = update.value.kind() else {
+        return None;
+    };
+    let reducer = Reducer::of(*op)?;
+    if !same_constant(&init.value, &reducer.identity(init.value.dtype())) {
+        return None;
+    }
+    let is_self = |e: &Expr| match e.kind() {
+        ExprKind::Load(load) => {
+            load.buffer == update.buffer
+                && load.indices.len() == update.indices.len()
+                && load
+                    .indices
+                    .iter()
+                    .zip(&update.indices)
+                    .all(|(x, y)| expr_equal(x, y))
+        }
+        _ => false,
+    };
+    let (lhs, rhs) = if is_self(a) {
+        (a.clone(), b.clone())
+    } else if is_self(b) {
+        (b.clone(), a.clone())
+    } else {
+        return None;
+    };
+    Some((reducer, update.clone(), lhs, rhs))
+}
+
+/// The variables of an expression in order of first appearance.
+fn vars_of(expr: &Expr) -> Vec<Var> {
+    let mut vars: Vec<Var> = Vec::new();
+    walk_exprs(expr, &mut |e| {
+        if let ExprKind::Var(v) = e.kind() {
+            if !vars.contains(v) {
+                vars.push(v.clone());
+            }
+        }
+    });
+    vars
+}
+
+/// `sch.rfactor(loop, factor_axis)`: returns the new `C_rf` block.
+pub fn rfactor(
+    state: &mut ScheduleState,
+    loop_id: NodeId,
+    factor_axis: i64,
+) -> ScheduleResult<NodeId> {
+    let loop_sref = state.sref(loop_id).ok_or_else(removed)?;
+    let rf_loop = loop_sref.as_for().ok_or_else(removed)?.clone();
+    let children = state.child_blocks(loop_id);
+    let [block] = children[..] else {
+        return Err(ScheduleError::new(
+            codes::BAD_RFACTOR,
+            format!(
+                "{} holds {} blocks; rfactor needs a loop over exactly one reduction block",
+                loop_sref.describe(),
+                children.len()
+            ),
+            "rfactor a loop of the reduction block alone (split or move the other blocks out first)",
+        )
+        .blame(loop_sref.location(), "the loop")
+        .at_argument(0));
+    };
+    let block_sref = state.sref(block).ok_or_else(removed)?;
+    let realize = block_sref.as_realize().ok_or_else(removed)?.clone();
+    let scope = stage_pipeline_scope(state, block)?;
+    require_reduction_block(state, block, scope, 0)?;
+    let refuse = |message: String, help: &str| {
+        ScheduleError::new(codes::BAD_RFACTOR, message, help)
+            .blame(loop_sref.location(), "the loop")
+            .at_argument(0)
+    };
+    if rf_loop.kind != ForKind::Serial {
+        return Err(refuse(
+            format!("{} is not a serial loop", loop_sref.describe()),
+            "rfactor a loop before parallelizing, vectorizing, unrolling or binding it",
+        ));
+    }
+    // The loop variables each kind of iterator is bound to.
+    let mut spatial_vars: HashSet<Var> = HashSet::new();
+    let mut reduce_vars: HashSet<Var> = HashSet::new();
+    for (iv, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
+        let set = if iv.kind == IterKind::Spatial {
+            &mut spatial_vars
+        } else {
+            &mut reduce_vars
+        };
+        set.extend(vars_of(binding));
+    }
+    let loop_ids = state.enclosing_loops(block);
+    let loops: Vec<For> = loop_ids
+        .iter()
+        .filter_map(|l| state.sref(*l).and_then(|s| s.as_for()).cloned())
+        .collect();
+    // TVM's `CheckLoopProperty`.
+    if let Some(&outermost) = loop_ids.first() {
+        if state.child_blocks(outermost).first() != Some(&block) {
+            return Err(refuse(
+                format!(
+                    "{} is not the first block under the outermost loop around it",
+                    block_sref.describe()
+                ),
+                "move the other blocks out of the reduction's loops first",
+            ));
+        }
+    }
+    let mut met_reduction = false;
+    for (id, l) in loop_ids.iter().zip(&loops) {
+        let spatial = spatial_vars.contains(&l.loop_var);
+        let reduce = reduce_vars.contains(&l.loop_var);
+        let name = l.loop_var.name();
+        if spatial && reduce {
+            return Err(refuse(
+                format!(
+                    "loop `{name}` is bound to both spatial and reduction iterators of {}",
+                    block_sref.describe()
+                ),
+                "split the fused loop back into its spatial and reduction parts",
+            ));
+        } else if spatial {
+            if *id == loop_id {
+                return Err(refuse(
+                    format!(
+                        "{} is bound to a spatial iterator of {}; rfactor factors a reduction loop",
+                        loop_sref.describe(),
+                        block_sref.describe()
+                    ),
+                    "pass a loop that a reduction iterator (`T.axis.reduce`) is bound to",
+                ));
+            }
+        } else if reduce {
+            if !met_reduction && state.child_blocks(*id).len() != 1 {
+                return Err(refuse(
+                    format!("the reduction loop `{name}` holds more than one block"),
+                    "rfactor a reduction whose loops hold only it",
+                ));
+            }
+            met_reduction = true;
+        } else if met_reduction && !l.extent.is_int(1) {
+            return Err(refuse(
+                format!("loop `{name}` is under a reduction loop but bound to no iterator"),
+                "remove loops the block does not use from under its reduction loops",
+            ));
+        }
+    }
+    if !reduce_vars.contains(&rf_loop.loop_var) {
+        return Err(refuse(
+            format!(
+                "{} is not bound to a reduction iterator of {}",
+                loop_sref.describe(),
+                block_sref.describe()
+            ),
+            "pass a loop that a reduction iterator (`T.axis.reduce`) is bound to",
+        ));
+    }
+    let Some((reducer, update, combiner_lhs, combiner_rhs)) = match_reducer(&realize.block) else {
+        return Err(ScheduleError::new(
+            codes::BAD_RFACTOR,
+            format!(
+                "the reduction of {} is not `C[...] = C[...] op value` with op one of +, *, min, max and `T.init()` its identity",
+                block_sref.describe()
+            ),
+            "write the update as `C[i] = C[i] + ...` (or `*`, `T.min`, `T.max`) with the matching initial value",
+        )
+        .blame(block_sref.location(), "the block")
+        .at_argument(0));
+    };
+    let ndim = update.buffer.rank() as i64;
+    if factor_axis < -(ndim + 1) || factor_axis > ndim {
+        return Err(ScheduleError::new(
+            codes::BAD_RFACTOR,
+            format!(
+                "`{}` has {ndim} dimension{}, so `factor_axis` must be in [{}, {ndim}], found {factor_axis}",
+                update.buffer.name(),
+                if ndim == 1 { "" } else { "s" },
+                -(ndim + 1)
+            ),
+            "pass where the new dimension of the partial results goes (0: first)",
+        )
+        .at_argument(1));
+    }
+    let axis = if factor_axis < 0 {
+        (factor_axis + ndim + 1) as usize
+    } else {
+        factor_axis as usize
+    };
+    // The buffer of partial results.
+    let mut rf_shape = update.buffer.shape().to_vec();
+    rf_shape.insert(axis, rf_loop.extent.clone());
+    let rf_name = format!("{}_rf", update.buffer.name());
+    let rf_buffer = update.buffer.with(|node| {
+        node.shape = rf_shape;
+        node.strides = Vec::new();
+        node.name = rf_name.clone();
+        node.data = Var::pointer(&rf_name, node.dtype, &node.scope, node.span);
+    });
+    // The rfactor block: the rfactor loop becomes a spatial iterator.
+    let iter_from_loop = |l: &For, kind: IterKind| IterVar {
+        var: Var::new(
+            format!("v{}", l.loop_var.name()),
+            l.loop_var.dtype(),
+            l.loop_var.span(),
+        ),
+        dom: Range::new(l.min.clone(), l.extent.clone()),
+        kind,
+    };
+    let additional = iter_from_loop(&rf_loop, IterKind::Spatial);
+    let mut loop_to_iter: VarMap<Expr> = VarMap::default();
+    loop_to_iter.insert(rf_loop.loop_var.clone(), additional.var.to_expr());
+    let mut rf_iters = vec![additional.clone()];
+    let mut rf_values = vec![rf_loop.loop_var.to_expr()];
+    let mut var_map: VarMap<Expr> = VarMap::default();
+    for (iv, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
+        let touches = vars_of(binding).contains(&rf_loop.loop_var);
+        if iv.kind == IterKind::Spatial || !touches {
+            rf_iters.push(iv.clone());
+            rf_values.push(binding.clone());
+            continue;
+        }
+        for var in vars_of(binding) {
+            let Some(l) = loops.iter().find(|l| l.loop_var == var) else {
+                continue;
+            };
+            if !loop_to_iter.contains_key(&var) {
+                let new_iter = iter_from_loop(l, IterKind::Reduce);
+                loop_to_iter.insert(var.clone(), new_iter.var.to_expr());
+                rf_values.push(var.to_expr());
+                rf_iters.push(new_iter);
+            }
+        }
+        var_map.insert(iv.var.clone(), substitute(binding, &loop_to_iter));
+    }
+    let mut rf_indices = update.indices.clone();
+    rf_indices.insert(axis, additional.var.to_expr());
+    // Without a reduction iterator left, each partial result is computed once.
+    let has_reduce_iter = rf_iters.iter().any(|iv| iv.kind == IterKind::Reduce);
+    let rf_load = Expr::load(&rf_buffer, rf_indices.clone());
+    let rf_value = if has_reduce_iter {
+        reducer.combine(rf_load, combiner_rhs)
+    } else {
+        combiner_rhs
+    };
+    let rf_body = substitute_stmt(
+        &Stmt::store(&rf_buffer, rf_value, rf_indices.clone()),
+        &var_map,
+    );
+    let rf_init = has_reduce_iter.then(|| {
+        substitute_stmt(
+            &Stmt::store(
+                &rf_buffer,
+                reducer.identity(update.value.dtype()),
+                rf_indices.clone(),
+            ),
+            &var_map,
+        )
+    });
+    let substitute_region = |r: &Range| {
+        Range::new(
+            substitute(&r.min, &var_map),
+            substitute(&r.extent, &var_map),
+        )
+    };
+    let rf_reads = realize
+        .block
+        .reads
+        .iter()
+        .map(|r| BufferRegion {
+            buffer: r.buffer.clone(),
+            region: r.region.iter().map(substitute_region).collect(),
+        })
+        .collect();
+    let rf_writes = realize
+        .block
+        .writes
+        .iter()
+        .map(|w| {
+            let mut region = w.region.clone();
+            region.insert(
+                axis,
+                Range::new(additional.var.to_expr(), Expr::one(additional.var.dtype())),
+            );
+            BufferRegion {
+                buffer: if w.buffer == update.buffer {
+                    rf_buffer.clone()
+                } else {
+                    w.buffer.clone()
+                },
+                region: region.iter().map(substitute_region).collect(),
+            }
+        })
+        .collect();
+    let rf_id = NodeId::fresh();
+    let rf_realize = BlockRealize {
+        iter_values: rf_values,
+        predicate: realize.predicate.clone(),
+        block: Block {
+            id: rf_id,
+            name: format!("{}_rf", realize.block.name),
+            iter_vars: rf_iters,
+            reads: rf_reads,
+            writes: rf_writes,
+            init: rf_init,
+            alloc_buffers: Vec::new(),
+            match_buffers: Vec::new(),
+            annotations: realize.block.annotations.clone(),
+            body: rf_body,
+        },
+    };
+    // The write-back block: the rfactor loop is its only reduction.
+    let wb_additional = iter_from_loop(&rf_loop, IterKind::Reduce);
+    let mut wb_map: VarMap<Expr> = VarMap::default();
+    wb_map.insert(additional.var.clone(), wb_additional.var.to_expr());
+    let mut wb_iters = vec![wb_additional];
+    let mut wb_values = vec![rf_loop.loop_var.to_expr()];
+    for (iv, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
+        if iv.kind == IterKind::Spatial {
+            let var = iv.var.with_name(iv.var.name());
+            wb_map.insert(iv.var.clone(), var.to_expr());
+            wb_iters.push(IterVar {
+                var,
+                dom: iv.dom.clone(),
+                kind: IterKind::Spatial,
+            });
+            wb_values.push(binding.clone());
+        }
+    }
+    let wb_lhs = substitute(&combiner_lhs, &wb_map);
+    let wb_rhs = substitute(&Expr::load(&rf_buffer, rf_indices), &wb_map);
+    let wb_indices: Vec<Expr> = update
+        .indices
+        .iter()
+        .map(|i| substitute(i, &wb_map))
+        .collect();
+    let point_region = |e: &Expr| -> Option<BufferRegion> {
+        let ExprKind::Load(load) = e.kind() else {
+            return None;
+        };
+        Some(BufferRegion {
+            buffer: load.buffer.clone(),
+            region: load
+                .indices
+                .iter()
+                .map(|i| Range::new(i.clone(), Expr::one(i.dtype())))
+                .collect(),
+        })
+    };
+    let wb_block = Block {
+        iter_vars: wb_iters,
+        reads: point_region(&wb_rhs).into_iter().collect(),
+        writes: point_region(&wb_lhs).into_iter().collect(),
+        init: Some(Stmt::store(
+            &update.buffer,
+            reducer.identity(update.value.dtype()),
+            wb_indices.clone(),
+        )),
+        body: Stmt::store(&update.buffer, reducer.combine(wb_lhs, wb_rhs), wb_indices),
+        ..realize.block.clone()
+    };
+    let wb_realize = BlockRealize {
+        iter_values: wb_values,
+        predicate: Expr::bool(true),
+        block: wb_block,
+    };
+    // The rfactor block's loops: copies of all the block's loops.
+    let mut copy_map: VarMap<Expr> = VarMap::default();
+    let copies: Vec<Var> = loops
+        .iter()
+        .map(|l| {
+            let var = l.loop_var.with_name(l.loop_var.name());
+            copy_map.insert(l.loop_var.clone(), var.to_expr());
+            var
+        })
+        .collect();
+    let mut rf_nest = Stmt::block_realize(BlockRealize {
+        iter_values: rf_realize
+            .iter_values
+            .iter()
+            .map(|v| substitute(v, &copy_map))
+            .collect(),
+        predicate: substitute(&rf_realize.predicate, &copy_map),
+        block: rf_realize.block.clone(),
+    });
+    for (l, var) in loops.iter().zip(&copies).rev() {
+        rf_nest = Stmt::for_loop(For {
+            id: NodeId::fresh(),
+            loop_var: var.clone(),
+            body: rf_nest,
+            ..l.clone()
+        });
+    }
+    // The write-back nest: the block's loops without the other reduction loops.
+    let mut wb_nest = Stmt::block_realize(wb_realize);
+    for (id, l) in loop_ids.iter().zip(&loops).rev() {
+        if *id == loop_id || !reduce_vars.contains(&l.loop_var) {
+            let original = state.sref(*id).ok_or_else(removed)?.stmt.clone();
+            wb_nest = original.with_kind(StmtKind::For(For {
+                body: wb_nest,
+                ..l.clone()
+            }));
+        }
+    }
+    let outermost = *loop_ids.first().ok_or_else(removed)?;
+    let scope_stmt = state.sref(scope).ok_or_else(removed)?.stmt.clone();
+    let mut new_scope = replace_node(&scope_stmt, outermost, &Stmt::seq(vec![rf_nest, wb_nest]));
+    if let StmtKind::BlockRealize(scope_realize) = new_scope.kind() {
+        let mut scope_block = scope_realize.block.clone();
+        scope_block.alloc_buffers.push(rf_buffer);
+        new_scope = new_scope.with_kind(StmtKind::BlockRealize(BlockRealize {
+            block: scope_block,
+            ..scope_realize.clone()
+        }));
+    }
+    state.replace(scope, new_scope);
+    let all_true = BlockFlags {
+        affine_binding: true,
+        region_cover: true,
+        stage_pipeline: true,
+    };
+    state.set_block_flags(rf_id, all_true);
+    state.set_block_flags(block, all_true);
+    Ok(rf_id)
+}
