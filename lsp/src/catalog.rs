@@ -165,42 +165,29 @@ pub fn builtin(name: &str) -> Option<Entry> {
     None
 }
 
-/// Every schedule primitive a schedule section may call on `sch`.
+/// Every schedule primitive a schedule section may call on `sch`, from the
+/// engine's table (each name it answers to), then the TVM primitives tirc
+/// does not implement yet, so that completion still knows them.
 pub fn primitives() -> Vec<Entry> {
-    vec![
-        entry("get_block", &["name: str", "func_name=\"main\""], "Returns a handle to the block with this name in the function. The name is the string written in `T.block(\"...\")`. TVM 0.25+ spells it `get_sblock`."),
-        entry("get_sblock", &["name: str", "func_name=\"main\""], "The tirx spelling of `get_block`: returns a handle to the block with this name."),
-        entry("get_loops", &["block"], "Returns handles to the loops above a block, outermost first."),
-        entry("get_child_blocks", &["block_or_loop"], "Returns handles to the blocks directly inside a block or loop."),
-        entry("get_producers", &["block"], "Returns handles to the blocks that write what this block reads."),
-        entry("get_consumers", &["block"], "Returns handles to the blocks that read what this block writes."),
-        entry("split", &["loop", "factors: list", "preserve_unit_iters=True", "disable_predication=False"], "Splits a loop into nested loops whose extents are `factors` (at most one `None`, inferred). The new loops are named `i_0, i_1, ...`. A factor that does not divide the extent adds a `T.where` predicate."),
-        entry("fuse", &["*loops", "preserve_unit_iters=True"], "Fuses perfectly nested consecutive loops into one loop named `i_j_fused`."),
-        entry("reorder", &["*ordered_loops"], "Reorders loops of one nest to the given order; the loops must be in one chain, and a block's iteration bindings must stay affine."),
-        entry("parallel", &["loop"], "Runs the iterations of a loop on a CPU thread pool. The loop must bind only spatial block iterators, and it must not carry a dependence."),
-        entry("vectorize", &["loop"], "Turns the iterations of a loop into vector lanes. The loop must not carry a dependence."),
-        entry("unroll", &["loop"], "Marks a loop to be unrolled by code generation."),
-        entry("bind", &["loop", "thread_axis: str"], "Binds a loop to a GPU thread axis such as `\"blockIdx.x\"` or `\"threadIdx.x\"`."),
-        entry("compute_at", &["block", "loop", "preserve_unit_loops=False", "index=-1"], "Moves a producer block under a loop of its consumer, computing only the region the consumer needs at each iteration."),
-        entry("reverse_compute_at", &["block", "loop", "preserve_unit_loops=False", "index=-1"], "Moves a consumer block under a loop of its producer, consuming only the region produced at each iteration."),
-        entry("compute_inline", &["block"], "Inlines an elementwise producer block into its consumers and removes it."),
-        entry("reverse_compute_inline", &["block"], "Inlines an elementwise consumer block into its producer and removes it."),
-        entry("cache_read", &["block", "read_buffer_index: int", "storage_scope: str"], "Adds a block that copies a buffer the block reads into a new buffer in `storage_scope` (named `A_shared` for `A` into shared) and makes the block read the copy."),
-        entry("cache_write", &["block", "write_buffer_index: int", "storage_scope: str"], "Makes the block write a new buffer in `storage_scope` and adds a block that copies it to the original buffer."),
-        entry("set_scope", &["block", "buffer_index: int", "storage_scope: str"], "Changes the storage scope of a buffer the block writes."),
-        entry("rfactor", &["loop", "factor_axis: int"], "Factorises a reduction along a loop into an intermediate buffer and a final reduction block."),
-        entry("decompose_reduction", &["block", "loop"], "Splits a reduction block's `T.init()` into its own block placed above `loop`."),
-        entry("blockize", &["target", "preserve_unit_iters=True"], "Wraps the subtree under a loop into a new outer block."),
-        entry("tensorize", &["block_or_loop", "tensor_intrin: str", "preserve_unit_iters=True"], "Replaces a block or loop nest with a tensor intrinsic's implementation after matching its description."),
-        entry("annotate", &["block_or_loop", "ann_key: str", "ann_val"], "Adds an annotation to a block or loop."),
-        entry("unannotate", &["block_or_loop", "ann_key: str"], "Removes an annotation from a block or loop."),
-        entry("storage_align", &["block", "buffer_index: int", "axis: int", "factor: int", "offset: int"], "Pads a dimension of a buffer the block writes so that its stride is `factor * k + offset`."),
-        entry("set_axis_separator", &["block", "buffer_index: int", "axis_separators: list"], "Sets the axis separators of a buffer, for multi-dimensional physical memory."),
-        entry("transform_layout", &["block", "buffer", "index_map"], "Rewrites the layout of a buffer by an index map, such as `lambda i, j: (j, i)`."),
-        entry("add_unit_loop", &["block_or_loop"], "Adds a loop of extent 1 above a block or loop."),
-        entry("sample_perfect_tile", &["loop", "n: int", "max_innermost_factor=16", "decision=None"], "Chooses `n` factors whose product is the loop's extent; a trace records the decision."),
-        entry("enter_postproc", &[], "Marks the start of post-processing in a trace; it changes nothing."),
-    ]
+    let mut entries: Vec<Entry> = tirc::schedule::primitive::all()
+        .flat_map(|p| {
+            p.names().map(move |name| Entry {
+                name: name.to_string(),
+                parameters: p.parameter_texts(),
+                doc: p.doc.to_string(),
+            })
+        })
+        .collect();
+    entries.extend(
+        tirc::schedule::primitive::TVM_ONLY_METHODS
+            .iter()
+            .map(|name| Entry {
+                name: name.to_string(),
+                parameters: Vec::new(),
+                doc: "A TVM schedule primitive that tirc does not implement yet: a schedule calling it is refused at this line.".to_string(),
+            }),
+    );
+    entries
 }
 
 /// The primitive named `name` (after `sch.`).

@@ -2,7 +2,10 @@
 //! annotating a key that is already there keeps the old value.
 
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{required, typed, Primitive};
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRef, ScheduleState};
+use super::trace::{Outputs, TraceArg};
 use crate::ir::{Annotations, AttrValue, Block, BlockRealize, For, NodeId, Stmt, StmtKind};
 
 fn annotations_of(sref: &SRef) -> &Annotations {
@@ -88,6 +91,63 @@ pub fn unannotate(state: &mut ScheduleState, target: NodeId, key: &str) -> Sched
     let new_stmt = with_annotations(sref, annotations);
     state.replace(target, new_stmt);
     Ok(())
+}
+
+/// The annotation primitives' descriptors.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "annotate",
+        aliases: &[],
+        params: &[required("block_or_loop"), typed("ann_key", "str"), required("ann_val")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Adds an annotation to a block or loop (a key already there keeps its value, as in TVM).",
+        apply: apply_annotate,
+    },
+    Primitive {
+        name: "unannotate",
+        aliases: &[],
+        params: &[required("block_or_loop"), typed("ann_key", "str")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Removes an annotation from a block or loop.",
+        apply: apply_unannotate,
+    },
+];
+
+fn apply_annotate(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (target_rv, target) = run.handle_arg(bound, 0, "block_or_loop", None)?;
+    let key = run.expect_str(bound, 1, "ann_key")?;
+    let Some(value_arg) = bound.get(2).cloned() else {
+        return Err(run.missing_argument(bound, "ann_val"));
+    };
+    let (attr, trace_value) = run.annotation_value(&value_arg)?;
+    annotate(run.state, target, &key, attr).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "annotate",
+        vec![
+            (Some("block_or_loop"), TraceArg::Rv(target_rv)),
+            (Some("ann_key"), TraceArg::Str(key)),
+            (Some("ann_val"), trace_value),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
+}
+
+fn apply_unannotate(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (target_rv, target) = run.handle_arg(bound, 0, "block_or_loop", None)?;
+    let key = run.expect_str(bound, 1, "ann_key")?;
+    unannotate(run.state, target, &key).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "unannotate",
+        vec![
+            (Some("block_or_loop"), TraceArg::Rv(target_rv)),
+            (Some("ann_key"), TraceArg::Str(key)),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
 }
 
 #[cfg(test)]

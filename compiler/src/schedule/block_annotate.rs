@@ -7,7 +7,10 @@ use super::access::{
     check_storage_scope, nth_access_buffer, require_allocated, AccessKind, ReplaceBuffer,
 };
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{required, typed, Primitive};
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::ScheduleState;
+use super::trace::{Outputs, TraceArg};
 use crate::ir::mutate::Mutator;
 use crate::ir::{AttrValue, Block, BlockRealize, NodeId, StmtKind};
 
@@ -123,4 +126,75 @@ pub fn set_scope(
     .mutate_stmt(&site_stmt);
     state.replace(site, new_stmt);
     Ok(())
+}
+
+/// The buffer-annotation primitives' descriptors.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "storage_align",
+        aliases: &[],
+        params: &[
+            required("block"),
+            typed("buffer_index", "int"),
+            typed("axis", "int"),
+            typed("factor", "int"),
+            typed("offset", "int"),
+        ],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Pads dimension `axis` of the block's `buffer_index`-th written buffer so that its stride is `factor * k + offset` when it is flattened (against shared-memory bank conflicts). The buffer must be allocated by a block.",
+        apply: apply_storage_align,
+    },
+    Primitive {
+        name: "set_scope",
+        aliases: &[],
+        params: &[
+            required("block"),
+            typed("buffer_index", "int"),
+            typed("storage_scope", "str"),
+        ],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Moves the block's `buffer_index`-th written buffer, which a block must allocate, to `storage_scope` (renamed `NAME_scope`, as TVM does).",
+        apply: apply_set_scope,
+    },
+];
+
+fn apply_storage_align(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let buffer_index = run.int_arg(bound, 1, "buffer_index", None)?;
+    let axis = run.int_arg(bound, 2, "axis", None)?;
+    let factor = run.int_arg(bound, 3, "factor", None)?;
+    let offset = run.int_arg(bound, 4, "offset", None)?;
+    storage_align(run.state, block, buffer_index, axis, factor, offset)
+        .map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "storage_align",
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("buffer_index"), TraceArg::Int(buffer_index)),
+            (Some("axis"), TraceArg::Int(axis)),
+            (Some("factor"), TraceArg::Int(factor)),
+            (Some("offset"), TraceArg::Int(offset)),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
+}
+
+fn apply_set_scope(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let buffer_index = run.int_arg(bound, 1, "buffer_index", None)?;
+    let scope = run.expect_str(bound, 2, "storage_scope")?;
+    set_scope(run.state, block, buffer_index, &scope).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "set_scope",
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("buffer_index"), TraceArg::Int(buffer_index)),
+            (Some("storage_scope"), TraceArg::Str(scope)),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
 }

@@ -8,9 +8,12 @@
 use super::access::{check_storage_scope, nth_access_buffer, scope_root_of, AccessKind};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::loop_transformation::new_loop;
+use super::primitive::{optional, required, typed, Primitive};
 use super::region::relax_region;
 use super::scope::{current_affine_binding, BlockFlags, DepKind};
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
+use super::trace::{Outputs, TraceArg};
 use crate::arith::{build, Analyzer};
 use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
@@ -770,4 +773,73 @@ impl Mutator for CacheWriteRewriter<'_> {
         }
         mutate_expr_children(self, expr)
     }
+}
+
+/// The caching primitives' descriptors.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "cache_read",
+        aliases: &[],
+        params: &[
+            required("block"),
+            typed("read_buffer_index", "int"),
+            typed("storage_scope", "str"),
+            optional("consumer_blocks", "None"),
+        ],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Adds a block `A_shared` that copies the block's `read_buffer_index`-th read buffer into a new buffer in `storage_scope`, before its first consumer, and makes the consumers (all readers, or `consumer_blocks`) read the copy. Returns the new block.",
+        apply: apply_cache_read,
+    },
+    Primitive {
+        name: "cache_write",
+        aliases: &[],
+        params: &[
+            required("block"),
+            typed("write_buffer_index", "int"),
+            typed("storage_scope", "str"),
+            optional("consumer_blocks", "None"),
+        ],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Makes the block write its `write_buffer_index`-th buffer into a new buffer in `storage_scope` (`C_local`) and adds a block that copies it back, before the first consumer. Returns the new block.",
+        apply: apply_cache_write,
+    },
+];
+
+fn apply_cache_read(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_cache(run, bound, "cache_read", "read_buffer_index", cache_read)
+}
+
+fn apply_cache_write(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_cache(run, bound, "cache_write", "write_buffer_index", cache_write)
+}
+
+fn apply_cache(
+    run: &mut Interpreter<'_>,
+    bound: &Bound<'_>,
+    name: &'static str,
+    index_param: &'static str,
+    primitive: fn(&mut ScheduleState, NodeId, i64, &str, &[NodeId]) -> ScheduleResult<NodeId>,
+) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let index = run.int_arg(bound, 1, index_param, None)?;
+    let scope = run.expect_str(bound, 2, "storage_scope")?;
+    let (consumers, consumers_trace) = run.block_list_arg(bound, 3, "consumer_blocks")?;
+    let stage = primitive(run.state, block, index, &scope, &consumers)
+        .map_err(|e| run.refused(bound, e))?;
+    let rv = run.new_rv(SRefKind::Block, stage);
+    let mut args = vec![
+        (Some("block"), TraceArg::Rv(block_rv)),
+        (Some(index_param), TraceArg::Int(index)),
+        (Some("storage_scope"), TraceArg::Str(scope)),
+    ];
+    // TVM records `consumer_blocks` only when some are given.
+    if let Some(TraceArg::List(items)) = consumers_trace {
+        if !items.is_empty() {
+            args.push((Some("consumer_blocks"), TraceArg::List(items)));
+        }
+    }
+    run.record(name, args, Outputs::Single(rv));
+    Ok(Value::Block(rv))
 }

@@ -8,9 +8,12 @@
 use super::access::{check_not_output, scope_root_of, stage_pipeline_scope};
 use super::compute_inline::{leaf_removal, replace_node};
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{optional, required, Param, Primitive};
 use super::region::bindings;
 use super::scope::{complete_block_violation, current_affine_binding, reduction_block_violation};
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::ScheduleState;
+use super::trace::{Outputs, TraceArg};
 use crate::arith::int_set::{eval_range, intersect, union};
 use crate::arith::{build, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
@@ -708,4 +711,66 @@ fn make_new_loops(
         body = super::loop_transformation::new_loop(&var, extent, body, Span::NONE);
     }
     body
+}
+
+/// The parameters `compute_at` and `reverse_compute_at` share.
+const MOVE_PARAMS: &[Param] = &[
+    required("block"),
+    required("loop"),
+    optional("preserve_unit_loops", "False"),
+    optional("index", "-1"),
+];
+
+/// The descriptors of `compute_at` and `reverse_compute_at`.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "compute_at",
+        aliases: &[],
+        params: MOVE_PARAMS,
+        varargs: None,
+        keyword_only: &[],
+        doc: "Moves a producer block under a loop of its consumers; its loops (`ax0, ax1, ...`) are regenerated to cover exactly the region the consumers read at each iteration, with a `T.where` where that region overshoots the block's domain. `index` places it among the loop's statements (-1: before the first consumer, -2: after the last producer).",
+        apply: apply_compute_at,
+    },
+    Primitive {
+        name: "reverse_compute_at",
+        aliases: &[],
+        params: MOVE_PARAMS,
+        varargs: None,
+        keyword_only: &[],
+        doc: "Moves a consumer block under a loop of its producers; its loops are regenerated to cover exactly the region the producers write at each iteration.",
+        apply: apply_reverse_compute_at,
+    },
+];
+
+fn apply_compute_at(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_move(run, bound, "compute_at", compute_at)
+}
+
+fn apply_reverse_compute_at(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_move(run, bound, "reverse_compute_at", reverse_compute_at)
+}
+
+fn apply_move(
+    run: &mut Interpreter<'_>,
+    bound: &Bound<'_>,
+    name: &'static str,
+    primitive: fn(&mut ScheduleState, NodeId, NodeId, bool, i64) -> ScheduleResult<()>,
+) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let (loop_rv, loop_id) = run.loop_arg(bound, 1, "loop")?;
+    let preserve = run.bool_arg(bound, 2, "preserve_unit_loops", false)?;
+    let index = run.int_arg(bound, 3, "index", Some(-1))?;
+    primitive(run.state, block, loop_id, preserve, index).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        name,
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("loop"), TraceArg::Rv(loop_rv)),
+            (Some("preserve_unit_loops"), TraceArg::Bool(preserve)),
+            (Some("index"), TraceArg::Int(index)),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
 }

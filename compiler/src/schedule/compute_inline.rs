@@ -5,9 +5,12 @@
 
 use super::access::{check_not_output, stage_pipeline_scope};
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{required, Primitive};
 use super::region::bindings;
 use super::scope::complete_block_violation;
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRef, SRefKind, ScheduleState};
+use super::trace::{Outputs, TraceArg};
 use crate::analysis::access_regions::infer_block_regions;
 use crate::arith::{build, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
@@ -733,4 +736,50 @@ fn single_producer(
             Err(error)
         }
     }
+}
+
+/// The inlining primitives' descriptors.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "compute_inline",
+        aliases: &[],
+        params: &[required("block")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Inlines a block into its consumers: every load of what it writes becomes the value it stores, and the block and its buffer's allocation are removed. The block must be complete, write one intermediate buffer, and store `B[vi, vj] = f(...)` indexed by its iterators.",
+        apply: apply_compute_inline,
+    },
+    Primitive {
+        name: "reverse_compute_inline",
+        aliases: &[],
+        params: &[required("block")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Inlines a consumer block into its only producer: the producer stores straight into the consumer's output, and the consumer and the intermediate buffer are removed. The consumer must read the produced buffer at its own iterators, `D[vi, vj] = f(C[vi, vj])`.",
+        apply: apply_reverse_compute_inline,
+    },
+];
+
+fn apply_inline(
+    run: &mut Interpreter<'_>,
+    bound: &Bound<'_>,
+    name: &'static str,
+    primitive: fn(&mut ScheduleState, NodeId) -> ScheduleResult<()>,
+) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    primitive(run.state, block).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        name,
+        vec![(Some("block"), TraceArg::Rv(block_rv))],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
+}
+
+fn apply_compute_inline(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_inline(run, bound, "compute_inline", compute_inline)
+}
+
+fn apply_reverse_compute_inline(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_inline(run, bound, "reverse_compute_inline", reverse_compute_inline)
 }

@@ -5,8 +5,11 @@
 //! blocks. tirc also refuses thread tags TVM would accept by mistake.
 
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{required, typed, Primitive};
 use super::scope::{complete_block_violation, reduction_block_violation, uses_var};
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::ScheduleState;
+use super::trace::{Outputs, TraceArg};
 use crate::ir::stmt::THREAD_TAGS;
 use crate::ir::{For, ForKind, IterKind, NodeId, StmtKind};
 
@@ -182,6 +185,89 @@ fn parallelize(
     }));
     state.replace(loop_id, new_stmt);
     Ok(())
+}
+
+/// The loop-kind primitives' descriptors.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "parallel",
+        aliases: &[],
+        params: &[required("loop")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Runs the iterations of a loop on a CPU thread pool. The loop must bind only spatial block iterators, and it must not carry a dependence.",
+        apply: apply_parallel,
+    },
+    Primitive {
+        name: "vectorize",
+        aliases: &[],
+        params: &[required("loop")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Turns the iterations of a loop into vector lanes. The loop must not carry a dependence.",
+        apply: apply_vectorize,
+    },
+    Primitive {
+        name: "unroll",
+        aliases: &[],
+        params: &[required("loop")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Marks a loop to be unrolled by code generation.",
+        apply: apply_unroll,
+    },
+    Primitive {
+        name: "bind",
+        aliases: &[],
+        params: &[required("loop"), typed("thread_axis", "str")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Binds a loop to a GPU thread axis such as `\"blockIdx.x\"` or `\"threadIdx.x\"`.",
+        apply: apply_bind,
+    },
+];
+
+fn apply_loop_kind(
+    run: &mut Interpreter<'_>,
+    bound: &Bound<'_>,
+    name: &'static str,
+    change: fn(&mut ScheduleState, NodeId) -> ScheduleResult<()>,
+) -> Eval<Value> {
+    let (loop_rv, loop_id) = run.loop_arg(bound, 0, "loop")?;
+    change(run.state, loop_id).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        name,
+        vec![(Some("loop"), TraceArg::Rv(loop_rv))],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
+}
+
+fn apply_parallel(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_loop_kind(run, bound, "parallel", parallel)
+}
+
+fn apply_vectorize(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_loop_kind(run, bound, "vectorize", vectorize)
+}
+
+fn apply_unroll(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_loop_kind(run, bound, "unroll", unroll)
+}
+
+fn apply_bind(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (loop_rv, loop_id) = run.loop_arg(bound, 0, "loop")?;
+    let axis = run.expect_str(bound, 1, "thread_axis")?;
+    bind(run.state, loop_id, &axis).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "bind",
+        vec![
+            (Some("loop"), TraceArg::Rv(loop_rv)),
+            (Some("thread_axis"), TraceArg::Str(axis)),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 //! They read the state and never change the program.
 
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{optional, required, typed, Primitive};
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
+use super::trace::{Outputs, TraceArg};
 use crate::ir::NodeId;
 
 /// The function a getter works on: the one named, or else the module's only
@@ -148,6 +151,117 @@ pub fn get_consumers(state: &ScheduleState, block: NodeId) -> ScheduleResult<Vec
 /// True when the sref is a loop.
 pub fn is_loop(state: &ScheduleState, id: NodeId) -> bool {
     state.sref(id).map(|s| s.kind) == Some(SRefKind::Loop)
+}
+
+/// The getters' descriptors.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "get_sblock",
+        aliases: &["get_block"],
+        params: &[typed("name", "str"), optional("func_name", "None")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Returns a handle to the block with this name, in the function `func_name` (the module's only function, or `main`, by default). The name is the string written in `T.block(\"...\")`; `get_block` is the classic spelling, `get_sblock` TVM 0.25+'s.",
+        apply: apply_get_block,
+    },
+    Primitive {
+        name: "get_loops",
+        aliases: &[],
+        params: &[required("block")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Returns handles to the loops between a block and its scope root, outermost first.",
+        apply: apply_get_loops,
+    },
+    Primitive {
+        name: "get_child_blocks",
+        aliases: &[],
+        params: &[required("block_or_loop")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Returns handles to the blocks directly inside a block or loop (not those nested in them), in program order.",
+        apply: apply_get_child_blocks,
+    },
+    Primitive {
+        name: "get_producers",
+        aliases: &[],
+        params: &[required("block")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Returns handles to the blocks of the scope whose writes this block reads or overwrites (read-after-write and write-after-write dependences).",
+        apply: apply_get_producers,
+    },
+    Primitive {
+        name: "get_consumers",
+        aliases: &[],
+        params: &[required("block")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Returns handles to the blocks of the scope that read or overwrite what this block writes.",
+        apply: apply_get_consumers,
+    },
+];
+
+fn apply_get_block(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let name = run.expect_str(bound, 0, "name")?;
+    let func_name = match bound.get(1).map(|a| &a.value) {
+        None | Some(Value::None) => None,
+        Some(Value::Str(s)) => Some(s.clone()),
+        Some(other) => return Err(run.wrong_kind(bound, 1, "func_name", "a string", other)),
+    };
+    let (rv, _) = run
+        .get_block(&name, func_name.as_deref())
+        .map_err(|e| run.refused(bound, e))?;
+    Ok(Value::Block(rv))
+}
+
+fn apply_get_loops(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let loops = get_loops(run.state, block);
+    let (rvs, value) = run.new_rvs(SRefKind::Loop, &loops);
+    run.record(
+        "get_loops",
+        vec![(Some("block"), TraceArg::Rv(block_rv))],
+        Outputs::List(rvs),
+    );
+    Ok(value)
+}
+
+fn apply_get_child_blocks(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (parent_rv, parent) = run.handle_arg(bound, 0, "block_or_loop", None)?;
+    let blocks = get_child_blocks(run.state, parent);
+    let (rvs, value) = run.new_rvs(SRefKind::Block, &blocks);
+    run.record(
+        "get_child_blocks",
+        vec![(None, TraceArg::Rv(parent_rv))],
+        Outputs::List(rvs),
+    );
+    Ok(value)
+}
+
+fn apply_get_producers(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_dependence_getter(run, bound, "get_producers", get_producers)
+}
+
+fn apply_get_consumers(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_dependence_getter(run, bound, "get_consumers", get_consumers)
+}
+
+fn apply_dependence_getter(
+    run: &mut Interpreter<'_>,
+    bound: &Bound<'_>,
+    name: &'static str,
+    getter: fn(&ScheduleState, NodeId) -> ScheduleResult<Vec<NodeId>>,
+) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let blocks = getter(run.state, block).map_err(|e| run.refused(bound, e.at_argument(0)))?;
+    let (rvs, value) = run.new_rvs(SRefKind::Block, &blocks);
+    run.record(
+        name,
+        vec![(Some("block"), TraceArg::Rv(block_rv))],
+        Outputs::List(rvs),
+    );
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -6,8 +6,11 @@
 
 use super::binding::{append_predicate, simplify_block_bindings, substitute_loop_vars};
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{optional, required, typed, Primitive};
 use super::scope::uses_var;
+use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{NodeSet, SRef, SRefKind, ScheduleState};
+use super::trace::{Outputs, TraceArg};
 use crate::arith::Analyzer;
 use crate::ir::identity::VarMap;
 use crate::ir::operators;
@@ -757,6 +760,135 @@ fn plan_add_unit_loop(state: &ScheduleState, target: NodeId) -> ScheduleResult<(
     let new_stmt = new_loop(&var, Expr::i32(1), sref.stmt.clone(), sref.span());
     let id = new_stmt.as_for().map(|f| f.id).unwrap_or(NodeId(0));
     Ok((new_stmt, id))
+}
+
+/// The loop transformations' descriptors.
+pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "split",
+        aliases: &[],
+        params: &[
+            required("loop"),
+            typed("factors", "list"),
+            optional("preserve_unit_iters", "True"),
+            optional("disable_predication", "False"),
+        ],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Splits a loop into nested loops whose extents are `factors` (at most one `None`, inferred). The new loops are named `i_0, i_1, ...`. A factor that does not divide the extent adds a `T.where` predicate, unless `disable_predication=True`.",
+        apply: apply_split,
+    },
+    Primitive {
+        name: "fuse",
+        aliases: &[],
+        params: &[],
+        varargs: Some("loops"),
+        keyword_only: &[optional("preserve_unit_iters", "True")],
+        doc: "Fuses perfectly nested consecutive loops into one loop named `i_j_fused`.",
+        apply: apply_fuse,
+    },
+    Primitive {
+        name: "reorder",
+        aliases: &[],
+        params: &[],
+        varargs: Some("ordered_loops"),
+        keyword_only: &[],
+        doc: "Reorders loops of one nest to the given order; the loops must be in one chain, and a block's iteration bindings must stay affine.",
+        apply: apply_reorder,
+    },
+    Primitive {
+        name: "add_unit_loop",
+        aliases: &[],
+        params: &[required("block_or_loop")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Adds a loop of extent 1 above a block or loop and returns it.",
+        apply: apply_add_unit_loop,
+    },
+];
+
+fn apply_split(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (loop_rv, loop_id) = run.loop_arg(bound, 0, "loop")?;
+    let expected = "a list of integers and one `None`";
+    let factors_arg = bound.get(1).cloned();
+    let Some(Value::List(items)) = factors_arg.as_ref().map(|a| &a.value) else {
+        let found = factors_arg.map(|a| a.value).unwrap_or(Value::None);
+        return Err(run.wrong_kind(bound, 1, "factors", expected, &found));
+    };
+    let mut factors = Vec::with_capacity(items.len());
+    let mut trace_factors = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Value::None => {
+                factors.push(None);
+                trace_factors.push(TraceArg::None);
+            }
+            Value::Int(v) => {
+                let dtype = if i32::try_from(*v).is_ok() {
+                    DataType::int32()
+                } else {
+                    DataType::int64()
+                };
+                factors.push(Some(Expr::int(*v, dtype)));
+                trace_factors.push(TraceArg::Int(*v));
+            }
+            other => return Err(run.wrong_kind(bound, 1, "factors", expected, other)),
+        }
+    }
+    let preserve = run.bool_arg(bound, 2, "preserve_unit_iters", true)?;
+    let disable = run.bool_arg(bound, 3, "disable_predication", false)?;
+    let loops = split(run.state, loop_id, &factors, preserve, disable)
+        .map_err(|e| run.refused(bound, e))?;
+    let (rvs, value) = run.new_rvs(SRefKind::Loop, &loops);
+    run.record(
+        "split",
+        vec![
+            (Some("loop"), TraceArg::Rv(loop_rv)),
+            (Some("factors"), TraceArg::List(trace_factors)),
+            (Some("preserve_unit_iters"), TraceArg::Bool(preserve)),
+            (Some("disable_predication"), TraceArg::Bool(disable)),
+        ],
+        Outputs::List(rvs),
+    );
+    Ok(value)
+}
+
+fn apply_fuse(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (rvs, loops) = run.loop_varargs(bound)?;
+    let preserve = match bound.keyword_only.get("preserve_unit_iters") {
+        None => true,
+        Some(arg) => run.as_bool(arg, "preserve_unit_iters")?,
+    };
+    let fused = fuse(run.state, &loops, preserve).map_err(|e| run.refused(bound, e))?;
+    let rv = run.new_rv(SRefKind::Loop, fused);
+    let mut args: Vec<(Option<&'static str>, TraceArg)> =
+        rvs.iter().map(|r| (None, TraceArg::Rv(*r))).collect();
+    args.push((Some("preserve_unit_iters"), TraceArg::Bool(preserve)));
+    run.record("fuse", args, Outputs::Single(rv));
+    Ok(Value::Loop(rv))
+}
+
+fn apply_reorder(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (rvs, loops) = run.loop_varargs(bound)?;
+    reorder(run.state, &loops).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "reorder",
+        rvs.iter().map(|r| (None, TraceArg::Rv(*r))).collect(),
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
+}
+
+fn apply_add_unit_loop(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (target_rv, target) = run.handle_arg(bound, 0, "block_or_loop", None)?;
+    let new_loop = add_unit_loop(run.state, target).map_err(|e| run.refused(bound, e))?;
+    let rv = run.new_rv(SRefKind::Loop, new_loop);
+    run.record(
+        "add_unit_loop",
+        vec![(Some("block_or_loop"), TraceArg::Rv(target_rv))],
+        Outputs::Single(rv),
+    );
+    Ok(Value::Loop(rv))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod explain;
 pub mod for_kind;
 pub mod get_block_loop;
 pub mod loop_transformation;
+pub mod primitive;
 #[cfg(test)]
 mod random_scripts;
 pub mod reduction;
@@ -78,6 +79,37 @@ pub struct ScheduleRun {
     pub diagnostics: Vec<Diagnostic>,
     /// The steps applied, as TVM's trace.
     pub trace: Trace,
+    /// What each name the schedule assigned a loop or block to denoted when
+    /// it was assigned, in order (editors describe handles from this).
+    pub handles: Vec<HandleBinding>,
+}
+
+/// What a handle of the schedule stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandleDenotation {
+    /// A block, by name.
+    Block {
+        /// The block's name.
+        name: String,
+    },
+    /// A loop.
+    Loop {
+        /// The loop variable's name (`i_0`).
+        name: String,
+        /// The extent, printed.
+        extent: String,
+        /// The first block under the loop.
+        block: Option<String>,
+    },
+}
+
+/// A name the schedule assigned a loop or block to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandleBinding {
+    /// The name as written where it is assigned.
+    pub span: Span,
+    /// What it denoted then.
+    pub denotes: HandleDenotation,
 }
 
 impl ScheduleRun {
@@ -134,6 +166,7 @@ pub fn apply_schedule_with(
         steps: Vec::new(),
         diagnostics: Vec::new(),
         trace: Trace::default(),
+        handles: Vec::new(),
     };
     let def = match select_schedule(program, schedule) {
         Ok(Some(def)) => def,
@@ -149,6 +182,7 @@ pub fn apply_schedule_with(
     run.steps = outcome.steps;
     run.diagnostics = outcome.diagnostics;
     run.trace = outcome.trace;
+    run.handles = outcome.handles;
     run
 }
 

@@ -5,8 +5,12 @@
 
 use super::compute_inline::replace_node;
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{required, Primitive};
 use super::scope::reduction_block_violation;
-use super::state::ScheduleState;
+use super::script::{Bound, Eval, Interpreter, Value};
+use super::state::{SRefKind, ScheduleState};
+use super::trace::Outputs;
+use super::trace::TraceArg;
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{substitute, substitute_stmt};
 use crate::ir::visit::expr_uses_var;
@@ -297,4 +301,31 @@ fn remake_predicate(predicate: &Expr, discarded: &HashSet<Var>) -> Option<Expr> 
         }
     }
     Some(result)
+}
+
+/// The descriptor of `decompose_reduction`.
+pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
+    name: "decompose_reduction",
+    aliases: &[],
+    params: &[required("block"), required("loop")],
+    varargs: None,
+    keyword_only: &[],
+    doc: "Splits a reduction block into its initialization, a block `C_init` placed before `loop` under copies of the loops it needs (`i_init`), and its update `C_update`. `loop` must be a loop of the block above every loop its reduction iterators use. Returns the init block.",
+    apply: apply_decompose_reduction,
+}];
+
+fn apply_decompose_reduction(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let (loop_rv, loop_id) = run.loop_arg(bound, 1, "loop")?;
+    let init = decompose_reduction(run.state, block, loop_id).map_err(|e| run.refused(bound, e))?;
+    let rv = run.new_rv(SRefKind::Block, init);
+    run.record(
+        "decompose_reduction",
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("loop"), TraceArg::Rv(loop_rv)),
+        ],
+        Outputs::Single(rv),
+    );
+    Ok(Value::Block(rv))
 }

@@ -4,10 +4,10 @@
 //! `AnalyzeRegionUpperBound`.
 
 use super::state::{SRefKind, ScheduleState};
-use crate::arith::{Analyzer, IntSet};
+use crate::arith::{build, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::substitute;
-use crate::ir::{BlockRealize, BufferRegion, Expr, NodeId, Range};
+use crate::ir::{BinaryOp, BlockRealize, BufferRegion, Expr, NodeId, Range};
 
 /// The domains of the loops from `low` (inclusive) up to `high` (exclusive),
 /// stopping at the first block: the loops a region is relaxed over.
@@ -82,17 +82,41 @@ pub fn relax_ranges(
                 substitute(&range.min, binding),
                 substitute(&range.extent, binding),
             );
-            let fallback = shape
-                .get(dim)
-                .map(|extent| Range::from_extent(extent.clone()))
-                .unwrap_or_else(|| range.clone());
-            range_set(&analyzer, &range, domains).cover_range(&fallback)
+            let Some(extent) = shape.get(dim) else {
+                return range;
+            };
+            let set = range_set(&analyzer, &range, domains);
+            clamp_to_extent(&analyzer, set, extent).cover_range(&Range::from_extent(extent.clone()))
         })
         .collect();
     BufferRegion {
         buffer: region.buffer.clone(),
         region: ranges,
     }
+}
+
+/// A region never reaches past its buffer (a predicate, from a non-dividing
+/// split, keeps the block inside it): bounds provably outside `[0, extent)`
+/// are clamped to it; others are kept as they are.
+fn clamp_to_extent(analyzer: &Analyzer, set: IntSet, extent: &Expr) -> IntSet {
+    let (Some(lo), Some(hi)) = (set.min(), set.max()) else {
+        return set;
+    };
+    let zero = Expr::zero(extent.dtype());
+    let last = build::sub(extent.clone(), Expr::one(extent.dtype()));
+    let below = build::binary(BinaryOp::Lt, lo.clone(), zero.clone());
+    let above = build::binary(BinaryOp::Gt, hi.clone(), last.clone());
+    let lo = if analyzer.can_prove(&below) {
+        zero
+    } else {
+        lo.clone()
+    };
+    let hi = if analyzer.can_prove(&above) {
+        last
+    } else {
+        hi.clone()
+    };
+    IntSet::interval(lo, hi)
 }
 
 /// The values a range `[min, min + extent)` covers when its variables range

@@ -6,9 +6,12 @@
 use super::access::stage_pipeline_scope;
 use super::compute_inline::replace_node;
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{required, typed, Primitive};
 use super::reduction::require_reduction_block;
 use super::scope::BlockFlags;
-use super::state::ScheduleState;
+use super::script::{Bound, Eval, Interpreter, Value};
+use super::state::{SRefKind, ScheduleState};
+use super::trace::{Outputs, TraceArg};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{substitute, substitute_stmt};
 use crate::ir::structural::expr_equal;
@@ -542,4 +545,31 @@ pub fn rfactor(
     state.set_block_flags(rf_id, all_true);
     state.set_block_flags(block, all_true);
     Ok(rf_id)
+}
+
+/// The descriptor of `rfactor`.
+pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
+    name: "rfactor",
+    aliases: &[],
+    params: &[required("loop"), typed("factor_axis", "int")],
+    varargs: None,
+    keyword_only: &[],
+    doc: "Factors a reduction along one of its loops: a block `C_rf` computes partial results into a buffer `C_rf` with a new dimension at `factor_axis`, and the original block reduces them. Returns the `C_rf` block.",
+    apply: apply_rfactor,
+}];
+
+fn apply_rfactor(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (loop_rv, loop_id) = run.loop_arg(bound, 0, "loop")?;
+    let factor_axis = run.int_arg(bound, 1, "factor_axis", None)?;
+    let rf_block = rfactor(run.state, loop_id, factor_axis).map_err(|e| run.refused(bound, e))?;
+    let rv = run.new_rv(SRefKind::Block, rf_block);
+    run.record(
+        "rfactor",
+        vec![
+            (Some("loop"), TraceArg::Rv(loop_rv)),
+            (Some("factor_axis"), TraceArg::Int(factor_axis)),
+        ],
+        Outputs::Single(rv),
+    );
+    Ok(Value::Block(rv))
 }

@@ -10,7 +10,7 @@ use crate::schedule::state::{Missing, SRefKind};
 use crate::schedule::trace::{Rv, TraceArg};
 
 impl Interpreter<'_> {
-    pub(super) fn wrong_kind(
+    pub(crate) fn wrong_kind(
         &self,
         bound: &Bound,
         index: usize,
@@ -28,7 +28,7 @@ impl Interpreter<'_> {
         .into()
     }
 
-    pub(super) fn expect_str(&self, bound: &Bound, index: usize, param: &str) -> Eval<String> {
+    pub(crate) fn expect_str(&self, bound: &Bound, index: usize, param: &str) -> Eval<String> {
         match bound.get(index).map(|a| &a.value) {
             Some(Value::Str(s)) => Ok(s.clone()),
             Some(other) => Err(self.wrong_kind(bound, index, param, "a string", other)),
@@ -42,7 +42,7 @@ impl Interpreter<'_> {
         }
     }
 
-    pub(super) fn bool_arg(
+    pub(crate) fn bool_arg(
         &self,
         bound: &Bound,
         index: usize,
@@ -55,7 +55,7 @@ impl Interpreter<'_> {
         }
     }
 
-    pub(super) fn as_bool(&self, arg: &Arg, param: &str) -> Eval<bool> {
+    pub(crate) fn as_bool(&self, arg: &Arg, param: &str) -> Eval<bool> {
         match &arg.value {
             Value::Bool(b) => Ok(*b),
             Value::Int(i) => Ok(*i != 0),
@@ -73,7 +73,7 @@ impl Interpreter<'_> {
     }
 
     /// An integer argument; `default` when it is not given (`None`: required).
-    pub(super) fn int_arg(
+    pub(crate) fn int_arg(
         &self,
         bound: &Bound,
         index: usize,
@@ -97,7 +97,7 @@ impl Interpreter<'_> {
 
     /// An optional list of block handles (`consumer_blocks=[b1, b2]`), with
     /// its trace form; an empty list when not given or `None`.
-    pub(super) fn block_list_arg(
+    pub(crate) fn block_list_arg(
         &self,
         bound: &Bound,
         index: usize,
@@ -130,7 +130,7 @@ impl Interpreter<'_> {
     }
 
     /// A live loop or block handle of an argument; `kind` restricts the kind.
-    pub(super) fn handle(
+    pub(crate) fn handle(
         &self,
         arg: &Arg,
         param: &str,
@@ -229,7 +229,7 @@ impl Interpreter<'_> {
         }
     }
 
-    pub(super) fn handle_arg(
+    pub(crate) fn handle_arg(
         &self,
         bound: &Bound,
         index: usize,
@@ -248,11 +248,23 @@ impl Interpreter<'_> {
         }
     }
 
-    pub(super) fn loop_arg(&self, bound: &Bound, index: usize, param: &str) -> Eval<(Rv, NodeId)> {
+    pub(crate) fn loop_arg(&self, bound: &Bound, index: usize, param: &str) -> Eval<(Rv, NodeId)> {
         self.handle_arg(bound, index, param, Some(SRefKind::Loop))
     }
 
-    pub(super) fn loop_vararg(&self, bound: &Bound, index: usize) -> Eval<(Rv, NodeId)> {
+    /// The loops of a `*loops` parameter, with their random variables.
+    pub(crate) fn loop_varargs(&self, bound: &Bound) -> Eval<(Vec<Rv>, Vec<NodeId>)> {
+        let mut rvs = Vec::with_capacity(bound.varargs.len());
+        let mut loops = Vec::with_capacity(bound.varargs.len());
+        for index in 0..bound.varargs.len() {
+            let (rv, id) = self.loop_vararg(bound, index)?;
+            rvs.push(rv);
+            loops.push(id);
+        }
+        Ok((rvs, loops))
+    }
+
+    fn loop_vararg(&self, bound: &Bound, index: usize) -> Eval<(Rv, NodeId)> {
         match bound.varargs.get(index) {
             Some(arg) => self.handle(arg, "loops", Some(SRefKind::Loop)),
             None => {
@@ -263,7 +275,7 @@ impl Interpreter<'_> {
 
     /// A block argument; with `allow_name`, a block name works too (TVM's
     /// Python API then calls `get_sblock` first, which the trace records).
-    pub(super) fn block_arg(
+    pub(crate) fn block_arg(
         &mut self,
         bound: &Bound,
         index: usize,
@@ -288,7 +300,7 @@ impl Interpreter<'_> {
     }
 
     /// An annotation value and its trace form.
-    pub(super) fn annotation_value(&self, arg: &Arg) -> Eval<(AttrValue, TraceArg)> {
+    pub(crate) fn annotation_value(&self, arg: &Arg) -> Eval<(AttrValue, TraceArg)> {
         fn convert(value: &Value) -> Option<(AttrValue, TraceArg)> {
             Some(match value {
                 Value::Int(i) => (AttrValue::Int(*i), TraceArg::Int(*i)),

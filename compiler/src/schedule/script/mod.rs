@@ -16,12 +16,13 @@ pub use signatures::Value;
 use super::error::codes;
 use super::state::{SRefKind, ScheduleState};
 use super::trace::{Instruction, Outputs, Rv, Trace, TraceArg};
-use super::AppliedStep;
+use super::{AppliedStep, HandleBinding, HandleDenotation};
 use crate::diagnostics::Diagnostic;
 use crate::frontend::ScheduleDef;
 use crate::ir::NodeId;
+use crate::schedule::primitive::{self, Primitive, TVM_ONLY_METHODS};
 use crate::source::{FileId, Span};
-use signatures::{usage_of, Arg, Bound, Signature, PRIMITIVES, TVM_ONLY_METHODS};
+pub(crate) use signatures::{Arg, Bound};
 use std::collections::HashMap;
 use tirc_grammar::ast;
 
@@ -29,7 +30,7 @@ use tirc_grammar::ast;
 const MAX_LOOP_ITERATIONS: usize = 10_000;
 
 /// Why the run stopped early.
-enum Stop {
+pub(crate) enum Stop {
     /// A step failed; the diagnostic says why.
     Failed(Box<Diagnostic>),
     /// The requested number of steps was applied.
@@ -47,6 +48,7 @@ pub(crate) struct Outcome {
     pub steps: Vec<AppliedStep>,
     pub diagnostics: Vec<Diagnostic>,
     pub trace: Trace,
+    pub handles: Vec<HandleBinding>,
 }
 
 /// Runs a schedule def on the state.
@@ -67,6 +69,7 @@ pub(crate) fn run(
         trace: Trace::default(),
         steps: Vec::new(),
         stop_after,
+        handles: Vec::new(),
     };
     if let Some(first) = def.def.params.first() {
         interpreter
@@ -88,11 +91,14 @@ pub(crate) fn run(
         steps: interpreter.steps,
         diagnostics,
         trace: interpreter.trace,
+        handles: interpreter.handles,
     }
 }
 
-struct Interpreter<'a> {
-    state: &'a mut ScheduleState,
+/// The interpreter of one schedule def: the state it changes, the names it
+/// has bound, the trace and the steps so far.
+pub(crate) struct Interpreter<'a> {
+    pub(crate) state: &'a mut ScheduleState,
     file: FileId,
     def_text: &'a str,
     /// The byte offset of `def_text` in the file.
@@ -103,9 +109,12 @@ struct Interpreter<'a> {
     trace: Trace,
     steps: Vec<AppliedStep>,
     stop_after: Option<usize>,
+    /// What each assigned name denoted.
+    handles: Vec<HandleBinding>,
 }
 
-type Eval<T> = Result<T, Stop>;
+/// The result of evaluating script: a value, or why the run stops.
+pub(crate) type Eval<T> = Result<T, Stop>;
 
 impl Interpreter<'_> {
     fn span(&self, span: ast::Span) -> Span {
@@ -267,6 +276,12 @@ impl Interpreter<'_> {
     fn assign(&mut self, target: &ast::Expr, value: Value) -> Eval<()> {
         match &target.kind {
             ast::ExprKind::Name(name) => {
+                if let Some(denotes) = self.denotation(&value) {
+                    self.handles.push(HandleBinding {
+                        span: self.span(target.span),
+                        denotes,
+                    });
+                }
                 self.env.insert(name.clone(), value);
                 Ok(())
             }
@@ -489,7 +504,7 @@ impl Interpreter<'_> {
             ));
         }
         let method = attr.name.as_str();
-        let Some((_, signature)) = PRIMITIVES.iter().find(|(name, _)| *name == method) else {
+        let Some(primitive) = primitive::find(method) else {
             return Err(self.unknown_primitive(method, attr.span));
         };
         // Arguments are evaluated (and nested calls applied) before the step.
@@ -538,7 +553,7 @@ impl Interpreter<'_> {
             return Err(Stop::Limit);
         }
         let call_span = self.span(expr.span);
-        let bound = self.bind(method, signature, positional, named, call_span)?;
+        let bound = self.bind(method, primitive, positional, named, call_span)?;
         let number = self.steps.len() + 1;
         self.state.begin_step(number);
         let before = self
@@ -548,7 +563,7 @@ impl Interpreter<'_> {
             .iter()
             .map(|f| f.body.clone())
             .collect::<Vec<_>>();
-        let result = self.apply(method, &bound)?;
+        let result = self.apply(primitive, &bound)?;
         let changed = self
             .state
             .module()
@@ -571,7 +586,7 @@ impl Interpreter<'_> {
     }
 
     fn unknown_primitive(&self, method: &str, span: ast::Span) -> Stop {
-        let known: Vec<&str> = PRIMITIVES.iter().map(|(name, _)| *name).collect();
+        let known: Vec<&str> = primitive::all().flat_map(Primitive::names).collect();
         let tvm_only = TVM_ONLY_METHODS.contains(&method);
         let diagnostic = if tvm_only {
             Diagnostic::error(
@@ -605,7 +620,7 @@ impl Interpreter<'_> {
     fn bind<'a>(
         &self,
         method: &str,
-        signature: &Signature,
+        signature: &Primitive,
         positional: Vec<Arg<'a>>,
         named: Vec<(&ast::Ident, Arg<'a>)>,
         call_span: Span,
@@ -621,7 +636,7 @@ impl Interpreter<'_> {
                 .with_help(help)
                 .into()
         };
-        let usage = || usage_of(method, signature);
+        let usage = || signature.usage(method);
         if signature.varargs.is_some() {
             bound.varargs = positional;
         } else {
@@ -644,7 +659,7 @@ impl Interpreter<'_> {
         for (keyword, arg) in named {
             let name = keyword.name.as_str();
             let span = self.span(keyword.span);
-            if let Some(index) = signature.params.iter().position(|p| *p == name) {
+            if let Some(index) = signature.params.iter().position(|p| p.name == name) {
                 if bound.slots[index].is_some() {
                     return Err(bad(
                         format!("argument `{name}` of `sch.{method}` is given twice"),
@@ -653,8 +668,10 @@ impl Interpreter<'_> {
                     ));
                 }
                 bound.slots[index] = Some(arg);
-            } else if let Some(keyword_only) = signature.keyword_only.iter().find(|p| **p == name) {
-                if bound.keyword_only.insert(keyword_only, arg).is_some() {
+            } else if let Some(keyword_only) =
+                signature.keyword_only.iter().find(|p| p.name == name)
+            {
+                if bound.keyword_only.insert(keyword_only.name, arg).is_some() {
                     return Err(bad(
                         format!("argument `{name}` of `sch.{method}` is given twice"),
                         span,
@@ -666,7 +683,7 @@ impl Interpreter<'_> {
                     .params
                     .iter()
                     .chain(signature.keyword_only)
-                    .copied();
+                    .map(|p| p.name);
                 let help = match crate::frontend::suggest(name, candidates) {
                     Some(s) => format!("did you mean `{s}=`?"),
                     None => format!("call it as `{}`", usage()),
@@ -678,11 +695,11 @@ impl Interpreter<'_> {
                 ));
             }
         }
-        if let Some(missing) = (0..signature.required).find(|i| bound.slots[*i].is_none()) {
+        if let Some(missing) = (0..signature.required_count()).find(|i| bound.slots[*i].is_none()) {
             return Err(bad(
                 format!(
                     "`sch.{method}` is missing its argument `{}`",
-                    signature.params[missing]
+                    signature.params[missing].name
                 ),
                 call_span,
                 format!("call it as `{}`", usage()),
@@ -691,14 +708,40 @@ impl Interpreter<'_> {
         Ok(bound)
     }
 
+    /// What a loop or block handle denotes now.
+    fn denotation(&self, value: &Value) -> Option<HandleDenotation> {
+        let (Value::Block(rv) | Value::Loop(rv)) = value else {
+            return None;
+        };
+        let node = *self.rv_nodes.get(*rv)?;
+        let sref = self.state.sref(node)?;
+        match sref.stmt.kind() {
+            crate::ir::StmtKind::BlockRealize(realize) => Some(HandleDenotation::Block {
+                name: realize.block.name.clone(),
+            }),
+            crate::ir::StmtKind::For(for_loop) => Some(HandleDenotation::Loop {
+                name: for_loop.loop_var.name().to_string(),
+                extent: crate::printer::expr_to_string(&for_loop.extent),
+                block: self
+                    .state
+                    .descendant_blocks(node)
+                    .first()
+                    .and_then(|b| self.state.sref(*b))
+                    .and_then(|s| s.as_block())
+                    .map(|b| b.name.clone()),
+            }),
+            _ => None,
+        }
+    }
+
     /// A new random variable for a loop or block.
-    fn new_rv(&mut self, kind: SRefKind, node: NodeId) -> Rv {
+    pub(crate) fn new_rv(&mut self, kind: SRefKind, node: NodeId) -> Rv {
         let rv = self.trace.new_rv(kind);
         self.rv_nodes.push(node);
         rv
     }
 
-    fn record(
+    pub(crate) fn record(
         &mut self,
         method: &'static str,
         args: Vec<(Option<&'static str>, TraceArg)>,
@@ -757,21 +800,10 @@ fn te_stage_lookup(span: Span) -> Diagnostic {
     .with_help("get the block and pass it to the primitive: `b = sch.get_block(\"B\")`, then `sch.compute_at(b, loop)` with `loop` from `sch.get_loops(...)`")
 }
 
-/// The parameter names of each primitive the engine applies, as TVM's
-/// Python API declares them: positional ones, `*varargs`, keyword-only ones.
-/// Editors document primitives from this, so they cannot disagree with it.
+/// The parameter names of each primitive the engine applies, by every name
+/// it may be called: positional ones, `*varargs`, keyword-only ones.
 pub fn primitive_parameters() -> Vec<(&'static str, Vec<String>)> {
-    PRIMITIVES
-        .iter()
-        .map(|(name, signature)| {
-            let names = signature
-                .params
-                .iter()
-                .map(|p| p.to_string())
-                .chain(signature.varargs.map(|v| format!("*{v}")))
-                .chain(signature.keyword_only.iter().map(|p| p.to_string()))
-                .collect();
-            (*name, names)
-        })
+    primitive::all()
+        .flat_map(|p| p.names().map(move |name| (name, p.parameter_names())))
         .collect()
 }
