@@ -16,6 +16,7 @@ pub mod access;
 pub mod annotate;
 mod binding;
 pub mod block_annotate;
+pub mod blockize;
 pub mod cache_read_write;
 pub mod compute_at;
 pub mod compute_inline;

@@ -140,6 +140,7 @@ const FAMILIES: &[&[Primitive]] = &[
     super::block_annotate::PRIMITIVES,
     super::reduction::PRIMITIVES,
     super::rfactor::PRIMITIVES,
+    super::blockize::PRIMITIVES,
 ];
 
 /// Every primitive tirc applies.
@@ -155,7 +156,6 @@ pub fn find(name: &str) -> Option<&'static Primitive> {
 /// TVM schedule methods tirc does not implement (yet), for a precise refusal
 /// and for editors.
 pub const TVM_ONLY_METHODS: &[&str] = &[
-    "blockize",
     "cache_inplace",
     "cache_index",
     "reindex",

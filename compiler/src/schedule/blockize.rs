@@ -1,0 +1,453 @@
+//! `blockize`, after TVM's `blockize_tensorize.cc`: the loops from a given
+//! loop down to a block become the body of a new outer block `C_o`, whose
+//! iterators are the parts of the block's iterators the loops above bind
+//! (`vi_o`), while the block keeps the parts the inner loops bind (`vi_i`).
+//! A reduction's initialization moves to the outer block (`C_init`).
+//!
+//! Each binding must split into an outer part and an inner part: bound by
+//! the outer loops only, by the inner loops only, or `outer * c + inner`
+//! with the inner part spanning `[0, c)` (what `split` produces). TVM also
+//! divides fused bindings (`f // 4`); tirc refuses those.
+
+use super::error::{codes, ScheduleError, ScheduleResult};
+use super::primitive::{optional, required, Primitive};
+use super::script::{Bound, Eval, Interpreter, Value};
+use super::state::{SRefKind, ScheduleState};
+use super::trace::{Outputs, TraceArg};
+use crate::arith::{build, eval_set, Analyzer, IntSet};
+use crate::ir::identity::VarMap;
+use crate::ir::mutate::{substitute, substitute_stmt};
+use crate::ir::visit::expr_uses_var;
+use crate::ir::{
+    BinaryOp, Block, BlockRealize, BufferRegion, Expr, ExprKind, For, IterKind, IterVar, NodeId,
+    Range, Stmt, StmtKind, Var,
+};
+use crate::source::Span;
+use std::collections::HashSet;
+
+fn removed() -> ScheduleError {
+    ScheduleError::new(
+        codes::REMOVED_HANDLE,
+        "the loop is no longer in the program",
+        "get it again",
+    )
+}
+
+/// One binding divided into the part the outer loops bind and the part the
+/// inner loops bind: `binding = outer * inner_extent + inner`.
+struct Division {
+    outer: Expr,
+    outer_extent: Expr,
+    inner: Expr,
+    inner_extent: Expr,
+}
+
+/// `sch.blockize(target, preserve_unit_iters=True)` for a loop. Returns the
+/// new outer block.
+pub fn blockize(
+    state: &mut ScheduleState,
+    loop_id: NodeId,
+    preserve_unit_iters: bool,
+) -> ScheduleResult<NodeId> {
+    let loop_sref = state.sref(loop_id).ok_or_else(removed)?;
+    if loop_sref.kind != SRefKind::Loop {
+        return Err(removed());
+    }
+    let children = state.child_blocks(loop_id);
+    let [block] = children[..] else {
+        return Err(ScheduleError::new(
+            codes::BAD_BLOCKIZE,
+            format!(
+                "{} holds {} blocks; blockize turns the loops above one block into a block",
+                loop_sref.describe(),
+                children.len()
+            ),
+            "blockize a loop whose subtree holds a single block",
+        )
+        .blame(loop_sref.location(), "the loop")
+        .at_argument(0));
+    };
+    let block_sref = state.sref(block).ok_or_else(removed)?;
+    let realize = block_sref.as_realize().ok_or_else(removed)?.clone();
+    // The loops from the block up to `loop` (inner, innermost first) and above it (outer).
+    let mut inner_loops: Vec<For> = Vec::new();
+    let mut outer_vars: HashSet<Var> = HashSet::new();
+    let mut domains: VarMap<IntSet> = VarMap::default();
+    let mut unit_loops: VarMap<Expr> = VarMap::default();
+    let mut inner = true;
+    let mut current = block_sref.parent;
+    while let Some(id) = current {
+        let sref = state.sref(id).ok_or_else(removed)?;
+        let Some(f) = sref.as_for() else { break };
+        if inner {
+            inner_loops.push(f.clone());
+        } else {
+            outer_vars.insert(f.loop_var.clone());
+        }
+        domains.insert(f.loop_var.clone(), IntSet::from_range(&f.range()));
+        if !preserve_unit_iters && f.extent.is_int(1) {
+            unit_loops.insert(f.loop_var.clone(), f.min.clone());
+        }
+        if id == loop_id {
+            inner = false;
+        }
+        current = sref.parent;
+    }
+    let inner_vars: HashSet<Var> = inner_loops.iter().map(|f| f.loop_var.clone()).collect();
+    let not_divisible = |iv: &IterVar| {
+        ScheduleError::new(
+            codes::BAD_BLOCKIZE,
+            format!(
+                "the binding of `{}` in {} does not divide into a part of the loops above {} and a part of the loops inside it",
+                iv.var.name(),
+                block_sref.describe(),
+                loop_sref.describe()
+            ),
+            "blockize at a loop whose inner loops come from `split` (`outer * c + inner`) or bind whole iterators",
+        )
+        .blame(block_sref.location(), "the block")
+        .blame(loop_sref.location(), "the loop")
+        .at_argument(0)
+    };
+    if realize.predicate.as_int() != Some(1) {
+        return Err(ScheduleError::new(
+            codes::BAD_BLOCKIZE,
+            format!(
+                "{} has a `T.where`, which tirc cannot divide between the outer and the inner block",
+                block_sref.describe()
+            ),
+            "blockize loops whose extents divide the block's domain",
+        )
+        .blame(block_sref.location(), "the block")
+        .at_argument(0));
+    }
+    let analyzer = Analyzer::new();
+    let mut divisions = Vec::with_capacity(realize.iter_values.len());
+    for (iv, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
+        let binding = analyzer.simplify(&substitute(binding, &unit_loops));
+        let division = divide(&analyzer, &binding, iv, &inner_vars, &outer_vars, &domains)
+            .ok_or_else(|| not_divisible(iv))?;
+        divisions.push(division);
+    }
+    // The outer and inner iterators, and each old iterator in their terms.
+    let mut outer_iters = Vec::new();
+    let mut outer_values = Vec::new();
+    let mut inner_iters = Vec::new();
+    let mut inner_values = Vec::new();
+    let mut subst: VarMap<Expr> = VarMap::default();
+    for (iv, division) in realize.block.iter_vars.iter().zip(&divisions) {
+        let outer_var = Var::new(
+            format!("{}_o", iv.var.name()),
+            iv.var.dtype(),
+            iv.var.span(),
+        );
+        outer_iters.push(IterVar {
+            var: outer_var.clone(),
+            dom: Range::from_extent(division.outer_extent.clone()),
+            kind: iv.kind,
+        });
+        outer_values.push(division.outer.clone());
+        let value = if division.inner_extent.is_int(1) {
+            if division.outer_extent.is_int(1) && !preserve_unit_iters {
+                Expr::zero(iv.var.dtype())
+            } else {
+                outer_var.to_expr()
+            }
+        } else {
+            let inner_var = Var::new(
+                format!("{}_i", iv.var.name()),
+                iv.var.dtype(),
+                iv.var.span(),
+            );
+            inner_iters.push(IterVar {
+                var: inner_var.clone(),
+                dom: Range::from_extent(division.inner_extent.clone()),
+                kind: iv.kind,
+            });
+            inner_values.push(division.inner.clone());
+            if division.outer_extent.is_int(1) {
+                inner_var.to_expr()
+            } else {
+                build::add(
+                    build::mul(outer_var.to_expr(), division.inner_extent.clone()),
+                    inner_var.to_expr(),
+                )
+            }
+        };
+        subst.insert(iv.var.clone(), value);
+    }
+    let substituted = substitute_block(&realize.block, &subst, &analyzer);
+    let has_outer_reduction =
+        substituted.init.is_some() && outer_iters.iter().any(|iv| iv.kind == IterKind::Reduce);
+    // The inner block: no init; a reduction split across the blocks reads what it writes.
+    let mut inner_block = Block {
+        iter_vars: inner_iters.clone(),
+        init: None,
+        ..substituted.clone()
+    };
+    if has_outer_reduction {
+        let mut reads = substituted.writes.clone();
+        reads.extend(substituted.reads.iter().cloned());
+        inner_block.reads = reads;
+    }
+    let inner_realize = BlockRealize {
+        iter_values: inner_values,
+        predicate: Expr::bool(true),
+        block: inner_block,
+    };
+    let inner_domains: VarMap<IntSet> = inner_iters
+        .iter()
+        .map(|iv| (iv.var.clone(), IntSet::from_range(&iv.dom)))
+        .collect();
+    let outer_init = substituted
+        .init
+        .as_ref()
+        .map(|init| outer_init_nest(init, &inner_realize, &inner_loops, &substituted.name));
+    let mut body = Stmt::block_realize(inner_realize);
+    for f in &inner_loops {
+        let original = state.sref(f.id).ok_or_else(removed)?.stmt.clone();
+        body = original.with_kind(StmtKind::For(For { body, ..f.clone() }));
+    }
+    let outer_id = NodeId::fresh();
+    let outer = Stmt::block_realize(BlockRealize {
+        iter_values: outer_values,
+        predicate: Expr::bool(true),
+        block: Block {
+            id: outer_id,
+            name: format!("{}_o", substituted.name),
+            iter_vars: outer_iters,
+            reads: relax_regions(&substituted.reads, &inner_domains),
+            writes: relax_regions(&substituted.writes, &inner_domains),
+            init: outer_init,
+            alloc_buffers: Vec::new(),
+            match_buffers: Vec::new(),
+            annotations: Vec::new(),
+            body,
+        },
+    });
+    let scope = state.scope_root(loop_id).ok_or_else(removed)?;
+    let scope_affine = state.affine_binding(scope);
+    state.replace(loop_id, outer);
+    // As TVM: the scope's flags are recomputed, its own binding flag kept.
+    state.update_scope_flags(scope);
+    if let Some(mut flags) = state.block_flags(scope) {
+        flags.affine_binding = scope_affine;
+        state.set_block_flags(scope, flags);
+    }
+    Ok(outer_id)
+}
+
+/// Divides a binding into outer and inner parts.
+fn divide(
+    analyzer: &Analyzer,
+    binding: &Expr,
+    iv: &IterVar,
+    inner_vars: &HashSet<Var>,
+    outer_vars: &HashSet<Var>,
+    domains: &VarMap<IntSet>,
+) -> Option<Division> {
+    let uses = |e: &Expr, vars: &HashSet<Var>| expr_uses_var(e, &mut |v| vars.contains(v));
+    let one = Expr::one(iv.dom.extent.dtype());
+    let zero = Expr::zero(iv.dom.extent.dtype());
+    let (uses_outer, uses_inner) = (uses(binding, outer_vars), uses(binding, inner_vars));
+    if !uses_inner {
+        let (outer, outer_extent) = if uses_outer {
+            (binding.clone(), iv.dom.extent.clone())
+        } else {
+            (zero, one.clone())
+        };
+        return Some(Division {
+            outer,
+            outer_extent,
+            inner: Expr::zero(iv.dom.extent.dtype()),
+            inner_extent: one,
+        });
+    }
+    if !uses_outer {
+        return Some(Division {
+            outer: zero,
+            outer_extent: one,
+            inner: binding.clone(),
+            inner_extent: iv.dom.extent.clone(),
+        });
+    }
+    // `outer * c + inner`, the inner part spanning exactly `[0, c)`.
+    let ExprKind::Binary(BinaryOp::Add, a, b) = binding.kind() else {
+        return None;
+    };
+    let (scaled, inner) = if uses(a, inner_vars) { (b, a) } else { (a, b) };
+    if uses(scaled, inner_vars) || uses(inner, outer_vars) {
+        return None;
+    }
+    // `outer + inner` is `outer * 1 + inner` (a split by 1).
+    let unit = Expr::one(scaled.dtype());
+    let (outer, factor) = match scaled.kind() {
+        ExprKind::Binary(BinaryOp::Mul, x, c) if c.is_const() => (x, c),
+        ExprKind::Binary(BinaryOp::Mul, c, x) if c.is_const() => (x, c),
+        _ => (scaled, &unit),
+    };
+    let set = eval_set(inner, domains);
+    let (Some(lo), Some(hi)) = (set.min(), set.max()) else {
+        return None;
+    };
+    let last = build::sub(factor.clone(), Expr::one(factor.dtype()));
+    if !(analyzer.can_prove_equal(lo, &Expr::zero(lo.dtype()))
+        && analyzer.can_prove_equal(hi, &last))
+    {
+        return None;
+    }
+    let outer_extent = analyzer.simplify(&build::floordiv(iv.dom.extent.clone(), factor.clone()));
+    Some(Division {
+        outer: outer.clone(),
+        outer_extent,
+        inner: inner.clone(),
+        inner_extent: factor.clone(),
+    })
+}
+
+/// A block with its iterators replaced by `subst` (simplified, as TVM does).
+fn substitute_block(block: &Block, subst: &VarMap<Expr>, analyzer: &Analyzer) -> Block {
+    let region = |r: &BufferRegion| BufferRegion {
+        buffer: r.buffer.clone(),
+        region: r
+            .region
+            .iter()
+            .map(|range| {
+                Range::new(
+                    analyzer.simplify(&substitute(&range.min, subst)),
+                    analyzer.simplify(&substitute(&range.extent, subst)),
+                )
+            })
+            .collect(),
+    };
+    Block {
+        reads: block.reads.iter().map(region).collect(),
+        writes: block.writes.iter().map(region).collect(),
+        init: block.init.as_ref().map(|s| substitute_stmt(s, subst)),
+        body: substitute_stmt(&block.body, subst),
+        ..block.clone()
+    }
+}
+
+/// TVM's `EvalSetRegions`: regions relaxed over the inner iterators.
+fn relax_regions(regions: &[BufferRegion], domains: &VarMap<IntSet>) -> Vec<BufferRegion> {
+    regions
+        .iter()
+        .map(|r| BufferRegion {
+            buffer: r.buffer.clone(),
+            region: r
+                .region
+                .iter()
+                .zip(r.buffer.shape())
+                .map(|(range, extent)| {
+                    crate::arith::int_set::eval_range(range, domains)
+                        .cover_range(&Range::from_extent(extent.clone()))
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// TVM's `GenerateOuterInit`: the init as a block `C_init` over the inner
+/// spatial iterators it uses, under copies of the inner loops they are bound to.
+fn outer_init_nest(init: &Stmt, inner: &BlockRealize, inner_loops: &[For], name: &str) -> Stmt {
+    let mut subst: VarMap<Expr> = VarMap::default();
+    let mut iters = Vec::new();
+    let mut values = Vec::new();
+    for (iv, value) in inner.block.iter_vars.iter().zip(&inner.iter_values) {
+        let used = {
+            let mut found = false;
+            crate::ir::visit::walk_exprs_in_stmt(init, &mut |e| {
+                if let ExprKind::Var(v) = e.kind() {
+                    found |= *v == iv.var;
+                }
+            });
+            found
+        };
+        if iv.kind == IterKind::Spatial && used {
+            let var = Var::new(
+                format!("{}_init", iv.var.name()),
+                iv.var.dtype(),
+                iv.var.span(),
+            );
+            subst.insert(iv.var.clone(), var.to_expr());
+            iters.push(IterVar {
+                var,
+                dom: iv.dom.clone(),
+                kind: iv.kind,
+            });
+            values.push(value.clone());
+        }
+    }
+    let mut stmt = Stmt::block_realize(BlockRealize {
+        iter_values: values.clone(),
+        predicate: inner.predicate.clone(),
+        block: Block {
+            id: NodeId::fresh(),
+            name: format!("{name}_init"),
+            iter_vars: iters,
+            reads: Vec::new(),
+            writes: inner.block.writes.clone(),
+            init: None,
+            alloc_buffers: Vec::new(),
+            match_buffers: Vec::new(),
+            annotations: Vec::new(),
+            body: init.clone(),
+        },
+    });
+    for f in inner_loops {
+        let used = values
+            .iter()
+            .any(|v| expr_uses_var(v, &mut |x| *x == f.loop_var));
+        if used {
+            let var = f.loop_var.with_name(f.loop_var.name());
+            subst.insert(f.loop_var.clone(), var.to_expr());
+            stmt = Stmt::new(
+                StmtKind::For(For {
+                    id: NodeId::fresh(),
+                    loop_var: var,
+                    body: stmt,
+                    ..f.clone()
+                }),
+                Span::NONE,
+            );
+        }
+    }
+    substitute_stmt(&stmt, &subst)
+}
+
+/// The descriptor of `blockize`.
+pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
+    name: "blockize",
+    aliases: &[],
+    params: &[required("target"), optional("preserve_unit_iters", "True")],
+    varargs: None,
+    keyword_only: &[],
+    doc: "Turns the loops from `target` down to the single block under it into a new outer block `C_o`: its iterators are the parts of the block's iterators bound by the loops above (`vi_o`), the block keeps the parts bound by the loops inside (`vi_i`), and a reduction's initialization moves to the outer block (`C_init`). Returns the outer block. tirc blockizes a loop; TVM also takes a list of blocks.",
+    apply: apply_blockize,
+}];
+
+fn apply_blockize(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    if let Some(Value::List(_)) = bound.get(0).map(|a| &a.value) {
+        let refusal = ScheduleError::new(
+            codes::BAD_BLOCKIZE,
+            "tirc blockizes the loops above one block; blockizing a list of blocks (TVM's other form) is not implemented",
+            "pass the loop whose subtree becomes the new block",
+        )
+        .at_argument(0);
+        return Err(run.refused(bound, refusal));
+    }
+    let (loop_rv, loop_id) = run.loop_arg(bound, 0, "target")?;
+    let preserve = run.bool_arg(bound, 1, "preserve_unit_iters", true)?;
+    let outer = blockize(run.state, loop_id, preserve).map_err(|e| run.refused(bound, e))?;
+    let rv = run.new_rv(SRefKind::Block, outer);
+    run.record(
+        "blockize",
+        vec![
+            (Some("target"), TraceArg::Rv(loop_rv)),
+            (Some("preserve_unit_iters"), TraceArg::Bool(preserve)),
+        ],
+        Outputs::Single(rv),
+    );
+    Ok(Value::Block(rv))
+}
