@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use tirc::check::CheckOptions;
 use tirc::driver::{check, ScheduleChoice, SourceFile};
 use tirc::printer::Dialect;
-use tirc::schedule::{report as steps, step_check, ApplyOptions, Trace};
+use tirc::schedule::check_each::CheckedBy;
+use tirc::schedule::{report as steps, step_check, ApplyOptions, ScheduleRun, Trace};
 
 /// Arguments of `tirc schedule`.
 #[derive(Args, Debug)]
@@ -37,6 +38,12 @@ pub struct ScheduleArgs {
     /// (always on in debug builds).
     #[arg(long)]
     verify_each: bool,
+    /// Run the program and the module after every step that changes it on
+    /// the same seeded random inputs (the reference interpreter, or the LLVM
+    /// build for large shapes) and stop at the first step whose results
+    /// differ, naming it.
+    #[arg(long)]
+    check_each: bool,
 }
 
 /// Runs `tirc schedule`. A refused step prints no module, only the
@@ -92,6 +99,11 @@ pub fn run(args: ScheduleArgs) -> u8 {
             }
         }
     }
+    if args.check_each {
+        if let Some(status) = check_each(run, &args.file) {
+            return status;
+        }
+    }
     if args.trace {
         println!("{}", run.trace.to_python_in(dialect));
     } else if args.steps {
@@ -105,4 +117,38 @@ pub fn run(args: ScheduleArgs) -> u8 {
         print!("{}", scheduled.print(dialect));
     }
     EXIT_OK
+}
+
+/// `--check-each`: a note per outcome on standard error; the exit status
+/// when a step changes the results (a diagnostic at that step's line).
+fn check_each(run: &ScheduleRun, file: &std::path::Path) -> Option<u8> {
+    let changed = run.steps.iter().filter(|s| s.changed).count();
+    match tirc::schedule::check_each::check_each(run) {
+        Ok((how, None)) => {
+            eprintln!(
+                "note: every step computes what the program computes ({changed} changing step{} run by {} on seeded random inputs)",
+                if changed == 1 { "" } else { "s" },
+                match how {
+                    CheckedBy::Interpreter => "the interpreter",
+                    CheckedBy::Compiled => "LLVM-compiled code",
+                }
+            );
+            None
+        }
+        Ok((_, Some(why))) => {
+            eprintln!("note: --check-each did not run the steps: {why}");
+            None
+        }
+        Err(mismatch) => {
+            let step = run.steps.iter().find(|s| s.number == mismatch.step);
+            let text = step.map(|s| s.text.as_str()).unwrap_or("?");
+            eprintln!(
+                "error: step {} (`{text}`) of {} changes what the program computes: {}",
+                mismatch.step,
+                file.display(),
+                mismatch.problem
+            );
+            Some(EXIT_DIAGNOSTICS)
+        }
+    }
 }

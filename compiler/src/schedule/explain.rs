@@ -11,7 +11,7 @@ pub static SCHEDULE_EXPLANATIONS: &[Explanation] = &[
         title: "unknown schedule primitive",
         text: r#"A call on `sch` names a method that is not one of tirc's schedule
 primitives. Close misspellings get a suggestion; TVM primitives tirc does not
-implement yet (`compute_at`, `cache_read`, ...) are named as such."#,
+implement yet (`tensorize`, `transform_layout`, ...) are named as such."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     for i, j, k in T.grid(16, 16, 16):
@@ -839,6 +839,648 @@ def schedule(sch: T.Schedule):
     i, j = sch.get_loops(b0)
     j_0, j_1 = sch.split(j, factors=[None, 1024])
     sch.fuse(j_0, j_1)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0325",
+        title: "buffer index out of range",
+        text: r#"`cache_read`, `cache_write`, `storage_align` and `set_scope` name a buffer by
+its position in the block's `T.reads` (or `T.writes`), counting from 0. The
+index must name one of them; the message lists what the block reads or writes."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.cache_read(c, 1, "shared")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.cache_read(c, 0, "shared")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0326",
+        title: "unknown storage scope",
+        text: r#"A cache or a buffer moves to a storage scope: `global`, `shared`,
+`shared.dyn`, `local`, `warp` or a `wmma.*`/`m16n8k8.*` fragment. TVM also
+takes the empty scope and `texture*` scopes, which nothing in tirc lowers."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.cache_read(c, 0, "sharde")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.cache_read(c, 0, "shared")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0327",
+        title: "buffer not allocated by a block",
+        text: r#"`set_scope` and `storage_align` change how a buffer is allocated, so the
+buffer must be one a block allocates (`T.alloc_buffer`), not a function
+parameter or a `match_buffer`. To stage a parameter in faster memory, cache it."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.set_scope(c, 0, "shared")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.set_scope(b, 0, "shared")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0328",
+        title: "storage alignment out of range",
+        text: r#"`storage_align(block, buffer_index, axis, factor, offset)` pads the stride
+of dimension `axis` to `factor * k + offset`: `axis` must be a dimension of
+the buffer (`-ndim <= axis < ndim`) and `factor` positive."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.storage_align(b, 0, 2, 16, 1)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.storage_align(b, 0, 0, 16, 1)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0329",
+        title: "consumer reads what is not produced",
+        text: r#"Caching a buffer that a block reads needs every reader to read only what
+the producers wrote before it (TVM's region cover). Here `C` reads rows of
+`B` that no block writes."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(8, 16):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            vj = T.axis.spatial(16, j)
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.cache_read(c, 0, "shared")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.cache_read(c, 0, "shared")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0330",
+        title: "several writers of one buffer",
+        text: r#"`cache_write` (and `cache_read` of an intermediate buffer) needs the buffer
+written by one block of the scope: with several writers, there is no single
+place for the copy."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(8, 16):
+        with T.block("top"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj]
+    for i, j in T.grid(8, 16):
+        with T.block("bottom"):
+            vi = T.axis.spatial(16, i + 8)
+            vj = T.axis.spatial(16, j)
+            C[vi, vj] = A[vi, vj]
+
+def schedule(sch: T.Schedule):
+    t = sch.get_block("top")
+    sch.cache_write(t, 0, "local")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.cache_write(c, 0, "local")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0331",
+        title: "block cannot be inlined",
+        text: r#"`compute_inline` replaces every load of a block's output by the value it
+stores, so the block must compute each element once with one store indexed
+by its iterators (`B[vi, vj] = ...`); a reduction is not inlined.
+`reverse_compute_inline` folds a consumer into its only complete producer."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
+    C = T.alloc_buffer((16, 16))
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = T.max(C[vi, vj], T.float32(0))
+
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    sch.compute_inline(c)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
+    C = T.alloc_buffer((16, 16))
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = T.max(C[vi, vj], T.float32(0))
+
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    d = sch.get_block("D")
+    i, j = sch.get_loops(d)
+    sch.compute_at(c, j)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0332",
+        title: "scope is not a stage pipeline",
+        text: r#"Inlining and moving blocks needs the blocks of the scope to form a stage
+pipeline: each buffer written before it is read, and nothing overwritten
+after it is read. Here block `clear` overwrites `A` after `B` read it."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+    for i, j in T.grid(16, 16):
+        with T.block("clear"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            A[vi, vj] = T.float32(0)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.compute_inline(b)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.compute_inline(b)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0333",
+        title: "block writes an output",
+        text: r#"`compute_inline` and `compute_at` move the computation of a buffer into its
+consumers; a block writing a function output (or a buffer its scope does not
+allocate) has none inside the scope. Inline or move its producers instead."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.compute_inline(c)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.compute_inline(b)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0334",
+        title: "block is not complete",
+        text: r#"Inlining and moving a block needs a complete block: spatial iterators only,
+the only writer of its outputs, and not reading what it writes."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = B[vi, vj] + A[vi, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.compute_inline(b)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.compute_inline(b)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0335",
+        title: "only block of the scope",
+        text: r#"Inlining removes a block; the last block of a scope cannot be removed, or
+the scope would be empty."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.compute_inline(b)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    sch.compute_inline(b)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0336",
+        title: "block cannot go under this loop",
+        text: r#"`compute_at` moves a producer under a loop that encloses all of its
+consumers (and not itself); `reverse_compute_at` moves a consumer under a
+loop of all its producers; `decompose_reduction` puts the initialization
+before a loop of the block above its reduction loops. The loop given is not
+such a loop."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    i, j = sch.get_loops(b)
+    sch.compute_at(b, j)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    i, j = sch.get_loops(c)
+    sch.compute_at(b, j)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0337",
+        title: "not a reduction block",
+        text: r#"`decompose_reduction` and `rfactor` work on a reduction block: one with
+`T.init()`, reduction iterators that index only what it reads, and no other
+writer of its output."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    c = sch.get_block("C")
+    i, j = sch.get_loops(b)
+    sch.decompose_reduction(b, i)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
+    C = T.alloc_buffer((16, 16))
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = T.max(C[vi, vj], T.float32(0))
+
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    i, j, k = sch.get_loops(c)
+    sch.decompose_reduction(c, k)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0338",
+        title: "loop cannot be factored",
+        text: r#"`rfactor(loop, factor_axis)` turns a reduction loop into a dimension of
+partial results: the loop must be serial, bound only to reduction iterators
+of the one block under it, the reduction `C = C op value` with op one of
+`+`, `*`, `min`, `max`, and `factor_axis` within the output's rank."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 64):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    i, k = sch.get_loops(b)
+    sch.rfactor(i, 0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 64):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    i, k = sch.get_loops(b)
+    k0, k1 = sch.split(k, factors=[None, 16])
+    sch.rfactor(k1, 0)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0339",
+        title: "loops cannot become a block",
+        text: r#"`blockize(loop)` turns the loops from `loop` down to the one block under it
+into a new outer block: the loop must hold a single block, and each binding
+of the block must divide into a part of the loops outside and a part of the
+loops inside (as `split` makes them)."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
+    C = T.alloc_buffer((16, 16))
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = T.max(C[vi, vj], T.float32(0))
+
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    d = sch.get_block("D")
+    i, j = sch.get_loops(d)
+    sch.compute_at(c, i)
+    sch.blockize(i)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
+    C = T.alloc_buffer((16, 16))
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(16, 16):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = T.max(C[vi, vj], T.float32(0))
+
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    i, j, k = sch.get_loops(c)
+    sch.blockize(j)
 "#,
         from_passes_only: false,
     },

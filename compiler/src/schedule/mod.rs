@@ -18,6 +18,7 @@ mod binding;
 pub mod block_annotate;
 pub mod blockize;
 pub mod cache_read_write;
+pub mod check_each;
 pub mod compute_at;
 pub mod compute_inline;
 pub mod error;

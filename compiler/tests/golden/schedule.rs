@@ -28,10 +28,12 @@ use crate::support::{collect, display_path, tests_root, Failures};
 use std::path::{Path, PathBuf};
 use tirc::diagnostics::render_text;
 use tirc::frontend::{parse_program, Program, ScheduleDef};
-use tirc::interp::{run_function, Arg, Tensor, Tolerance};
 use tirc::ir::structural::module_equal;
-use tirc::ir::{IRModule, PrimFunc, Stmt, StmtKind};
+use tirc::ir::IRModule;
 use tirc::printer::Dialect;
+use tirc::schedule::check_each::{
+    self, compare_steps, module_block_executions, run_interpreted, NotRun, Outputs,
+};
 use tirc::schedule::{
     apply_schedule, print_scheduled, report, step_check, AppliedStep, ScheduleRun,
 };
@@ -87,196 +89,55 @@ fn interpreter_work_limit() -> u64 {
         .unwrap_or(40_000)
 }
 
-/// The outputs of every function of a module run on seeded random inputs:
-/// every buffer argument after the run.
-type Outputs = Vec<(String, Vec<Tensor>)>;
-
-/// Why results were not compared.
-enum NotRun {
-    /// The module is not something the check runs (symbolic shapes, too
-    /// much work): skipped, with the reason.
-    Skipped(String),
-    /// The interpreter refused the module: a failure, with the error.
-    Failed(String),
-}
-
-/// How many block executions running `stmt` takes, when every loop extent
-/// is a constant.
-fn block_executions(stmt: &Stmt) -> Option<u64> {
-    match stmt.kind() {
-        StmtKind::For(for_loop) => {
-            let extent = u64::try_from(for_loop.extent.as_int()?).ok()?;
-            extent.checked_mul(block_executions(&for_loop.body)?)
-        }
-        StmtKind::BlockRealize(realize) => {
-            Some(1 + block_executions(&realize.block.body).unwrap_or(0))
-        }
-        StmtKind::Seq(stmts) => stmts
-            .iter()
-            .try_fold(0u64, |total, s| total.checked_add(block_executions(s)?)),
-        StmtKind::BufferStore(_) | StmtKind::Evaluate(_) => Some(0),
-        _ => None,
-    }
-}
-
-/// Runs every function of `module` on the same seeded random inputs.
+/// Runs every function of `module` in the interpreter, within the test's work limit.
 fn run_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
-    let mut outputs = Vec::new();
-    for func in &module.functions {
-        let work = block_executions(&func.body)
-            .ok_or_else(|| NotRun::Skipped("symbolic or non-block loops".to_string()))?;
-        let limit = interpreter_work_limit();
-        if work > limit {
-            return Err(NotRun::Skipped(format!(
-                "{work} block executions, above {limit}"
-            )));
-        }
-        let mut args = random_arguments(func)?;
-        run_function(func, &mut args)
-            .map_err(|e| NotRun::Failed(format!("`{}` does not run: {e}", func.name)))?;
-        let tensors = args.iter().filter_map(|a| a.tensor().cloned()).collect();
-        outputs.push((func.name.clone(), tensors));
-    }
-    Ok(outputs)
-}
-
-/// Seeded random arrays for every parameter of `func`, the same for every
-/// step of a case.
-fn random_arguments(func: &PrimFunc) -> Result<Vec<Arg>, NotRun> {
-    let mut args = Vec::with_capacity(func.params.len());
-    for (position, param) in func.params.iter().enumerate() {
-        let Some(buffer) = func.buffer_of(param) else {
-            return Err(NotRun::Skipped("a scalar parameter".to_string()));
-        };
-        let shape: Option<Vec<usize>> = buffer
-            .constant_shape()
-            .and_then(|dims| dims.into_iter().map(|d| usize::try_from(d).ok()).collect());
-        let Some(shape) = shape else {
-            return Err(NotRun::Skipped("a symbolic buffer shape".to_string()));
-        };
-        let tensor = Tensor::random(buffer.dtype(), &shape, 17 + position as u64)
-            .map_err(|e| NotRun::Skipped(format!("no random input: {e}")))?;
-        args.push(Arg::Tensor(tensor));
-    }
-    Ok(args)
+    run_interpreted(module, interpreter_work_limit())
 }
 
 /// Block executions above which the JIT compares only the final module
 /// with the program (each run of a naive 1024^3 matmul takes seconds).
-const JIT_EVERY_STEP_LIMIT: u64 = 1 << 22;
-
-/// Runs every function of `module`, lowered and compiled by LLVM, on the
-/// inputs the interpreter gets: the check for cases too large for it.
 #[cfg(feature = "llvm")]
-fn run_compiled_on_random_inputs(module: &IRModule) -> Result<Outputs, NotRun> {
-    use tirc::codegen::llvm::CodegenOptions;
-    use tirc::driver::execute::{run_compiled, CompiledRunError};
-    let mut outputs = Vec::new();
-    for func in &module.functions {
-        let args = random_arguments(func)?;
-        let results = run_compiled(
-            module,
-            &func.name,
-            &args,
-            // With run-time checks: a step that made an access leave its
-            // buffer fails here, and correct steps show they pass.
-            &CodegenOptions {
-                runtime_checks: true,
-                ..CodegenOptions::host()
-            },
-        )
-        .map_err(|error| {
-            match error {
-                // GPU thread bindings and the like.
-                CompiledRunError::Refused(d) => {
-                    NotRun::Skipped(format!("the CPU backend refuses it: {}", d[0].message))
-                }
-                CompiledRunError::Lowering(d) => {
-                    NotRun::Failed(format!("lowering refuses it: {}", d[0].message))
-                }
-                CompiledRunError::Failed(message) => NotRun::Failed(message),
-            }
-        })?;
-        let tensors = results.iter().filter_map(|a| a.tensor().cloned()).collect();
-        outputs.push((func.name.clone(), tensors));
-    }
-    Ok(outputs)
-}
+const JIT_EVERY_STEP_LIMIT: u64 = 1 << 22;
 
 /// Compares, compiled by LLVM, the program before any step with every
 /// changed step (or, for large cases, with the final module). Returns why
 /// results were not compared, when they were not.
 #[cfg(feature = "llvm")]
 fn check_steps_compiled(run: &ScheduleRun) -> Result<Option<String>, String> {
-    let work = run
-        .initial
-        .functions
-        .iter()
-        .map(|f| block_executions(&f.body).unwrap_or(u64::MAX))
-        .max()
-        .unwrap_or(0);
+    let work = module_block_executions(&run.initial).unwrap_or(u64::MAX);
     let changed: Vec<&AppliedStep> = run.steps.iter().filter(|s| s.changed).collect();
     let checked = if work <= JIT_EVERY_STEP_LIMIT {
         changed
     } else {
         changed.last().copied().into_iter().collect()
     };
-    compare_steps(
-        &run.initial,
+    compare(
+        run,
         &checked,
-        run_compiled_on_random_inputs,
+        &check_each::run_compiled,
         ", compiled by LLVM",
     )
 }
 
-/// Runs the program before any step and each of `steps` with `execute` and
-/// compares the results; `how` names the way they ran in messages. Returns
-/// why results were not compared, when they were not.
-fn compare_steps(
-    initial: &IRModule,
+/// [`compare_steps`] with a failing step described for the test report.
+fn compare(
+    run: &ScheduleRun,
     steps: &[&AppliedStep],
-    execute: fn(&IRModule) -> Result<Outputs, NotRun>,
+    execute: &dyn Fn(&IRModule) -> Result<Outputs, NotRun>,
     how: &str,
 ) -> Result<Option<String>, String> {
-    let expected = match execute(initial) {
-        Ok(outputs) => outputs,
-        Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
-        Err(NotRun::Failed(error)) => {
-            return Ok(Some(format!(
-                "the program itself does not run{how}: {error}"
-            )))
-        }
-    };
-    for step in steps {
-        let actual = match execute(&step.module) {
-            Ok(outputs) => outputs,
-            Err(NotRun::Skipped(reason)) => return Ok(Some(reason)),
-            Err(NotRun::Failed(error)) => {
-                return Err(format!(
-                    "after step {} ({}){how}: {error}",
-                    step.number, step.text
-                ))
-            }
-        };
-        same_results(&expected, &actual).map_err(|difference| {
-            format!(
-                "after step {} ({}){how}, the results differ: {difference}",
-                step.number, step.text
-            )
-        })?;
-    }
-    Ok(None)
-}
-
-/// Compares the outputs of a step with those of the program before any step.
-fn same_results(expected: &Outputs, actual: &Outputs) -> Result<(), String> {
-    for ((name, wanted), (_, found)) in expected.iter().zip(actual) {
-        for (position, (w, f)) in wanted.iter().zip(found).enumerate() {
-            f.check_close(w, Tolerance::for_dtype(w.dtype()))
-                .map_err(|e| format!("`{name}` argument {position}: {e}"))?;
-        }
-    }
-    Ok(())
+    compare_steps(&run.initial, steps, execute).map_err(|mismatch| {
+        let text = run
+            .steps
+            .iter()
+            .find(|s| s.number == mismatch.step)
+            .map(|s| s.text.as_str())
+            .unwrap_or("?");
+        format!(
+            "after step {} ({text}){how}: {}",
+            mismatch.step, mismatch.problem
+        )
+    })
 }
 
 /// Checks every step of a run: the verifier accepts it (but for the codes
@@ -304,7 +165,7 @@ fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<String>, S
     }
     // A step that changes the program must not change what it computes.
     let changed: Vec<&AppliedStep> = run.steps.iter().filter(|s| s.changed).collect();
-    compare_steps(&run.initial, &changed, run_on_random_inputs, "")
+    compare(run, &changed, &run_on_random_inputs, "")
 }
 
 /// Runs the printed trace on the program again; it must give the same module.
