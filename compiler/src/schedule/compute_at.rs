@@ -468,10 +468,17 @@ impl VarDomain {
         }
     }
     fn union(&mut self, other: &VarDomain) {
-        self.dom = union(&[self.dom.clone(), other.dom.clone()]);
-        self.bound = union(&[self.bound.clone(), other.bound.clone()]);
+        self.dom = union_of(&self.dom, &other.dom);
+        self.bound = union_of(&self.bound, &other.bound);
     }
     fn simplify(&mut self, analyzer: &Analyzer) {
+        // Constant bounds (the common case) intersect without the simplifier.
+        if let (Some([d0, d1]), Some([b0, b1])) = (constant(&self.dom), constant(&self.bound)) {
+            let dtype = self.dom.min().map(Expr::dtype).unwrap_or(DataType::int32());
+            self.dom = IntSet::interval(Expr::int(d0.max(b0), dtype), Expr::int(d1.min(b1), dtype));
+            self.bound = IntSet::Nothing;
+            return;
+        }
         let simplified = |set: &IntSet| match (set.min(), set.max()) {
             (Some(lo), Some(hi)) => IntSet::interval(analyzer.simplify(lo), analyzer.simplify(hi)),
             _ => set.clone(),
@@ -485,6 +492,22 @@ impl VarDomain {
         }
         self.dom = simplified(&self.dom);
         self.bound = simplified(&self.bound);
+        // The usual case: the domain provably inside a constant bound.
+        if let (Some([b0, b1]), Some(d0), Some(d1)) =
+            (constant(&self.bound), self.dom.min(), self.dom.max())
+        {
+            let inside = |value: &Expr, op: BinaryOp, limit: i64| {
+                analyzer.can_prove(&build::binary(
+                    op,
+                    value.clone(),
+                    Expr::int(limit, value.dtype()),
+                ))
+            };
+            if inside(d0, BinaryOp::Ge, b0) && inside(d1, BinaryOp::Le, b1) {
+                self.bound = IntSet::Nothing;
+                return;
+            }
+        }
         let both = simplified(&intersect(&[self.dom.clone(), self.bound.clone()]));
         let same = |a: &IntSet, b: &IntSet| match (a.min(), a.max(), b.min(), b.max()) {
             (Some(a0), Some(a1), Some(b0), Some(b1)) => {
@@ -501,6 +524,22 @@ impl VarDomain {
             self.dom = both;
             self.bound = IntSet::Nothing;
         }
+    }
+}
+
+/// The bounds of a set when both are integer constants.
+fn constant(set: &IntSet) -> Option<[i64; 2]> {
+    Some([set.min()?.as_int()?, set.max()?.as_int()?])
+}
+
+/// The union of two sets; numerically when both are constant intervals.
+fn union_of(a: &IntSet, b: &IntSet) -> IntSet {
+    match (constant(a), constant(b), a.min()) {
+        (Some([a0, a1]), Some([b0, b1]), Some(min)) => {
+            let dtype = min.dtype();
+            IntSet::interval(Expr::int(a0.min(b0), dtype), Expr::int(a1.max(b1), dtype))
+        }
+        _ => union(&[a.clone(), b.clone()]),
     }
 }
 
@@ -531,18 +570,14 @@ fn block_var_domains(
         let provided_list = &provided[buffer];
         let rank = buffer.rank();
         for dim in 0..rank {
-            let provided_set = union(
-                &provided_list
-                    .iter()
+            let union_at = |list: &[Vec<IntSet>]| {
+                list.iter()
                     .map(|r| r[dim].clone())
-                    .collect::<Vec<_>>(),
-            );
-            let required_set = union(
-                &required_list
-                    .iter()
-                    .map(|r| r[dim].clone())
-                    .collect::<Vec<_>>(),
-            );
+                    .reduce(|a, b| union_of(&a, &b))
+                    .unwrap_or(IntSet::Nothing)
+            };
+            let provided_set = union_at(provided_list);
+            let required_set = union_at(required_list);
             let extent = buffer.shape()[dim].clone();
             let dim_max = build::max(
                 build::sub(extent.clone(), Expr::one(extent.dtype())),
@@ -569,10 +604,13 @@ fn block_var_domains(
     for iv in iter_vars {
         let mut info = doms[&iv.var].clone();
         let full = IntSet::from_range(&iv.dom);
-        info.bound = if info.bound.is_nothing() {
-            full
-        } else {
-            intersect(&[info.bound.clone(), full])
+        info.bound = match (constant(&info.bound), constant(&full)) {
+            _ if info.bound.is_nothing() => full,
+            (Some([a0, a1]), Some([b0, b1])) if a0.max(b0) <= a1.min(b1) => {
+                let dtype = iv.dom.extent.dtype();
+                IntSet::interval(Expr::int(a0.max(b0), dtype), Expr::int(a1.min(b1), dtype))
+            }
+            _ => intersect(&[info.bound.clone(), full]),
         };
         info.simplify(analyzer);
         if info.dom.is_nothing() {
