@@ -84,11 +84,7 @@ pub fn run(args: ScheduleArgs) -> u8 {
         return EXIT_OK;
     };
     if args.verify_each || cfg!(debug_assertions) {
-        let tolerated: &[&str] = if run.disabled_predication() {
-            &[tirc::verify::codes::BINDING_OUT_OF_DOMAIN]
-        } else {
-            &[]
-        };
+        let tolerated = run.tolerated_verifier_codes();
         for step in &run.steps {
             if let Err(problem) = step_check::check_module(&step.module, dialect, tolerated) {
                 eprintln!(

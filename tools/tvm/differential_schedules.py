@@ -3,11 +3,16 @@
 
 Each trial takes the module of a tests/schedule case, an example or a te_ or
 sched_ workload of the TVM corpus (tests/roundtrip/tvm), writes a
-random schedule script of the loop primitives tirc implements (split with
-every kind of factor list, fuse, reorder, parallel, vectorize, unroll, bind,
-annotate, unannotate, add_unit_loop, the getters), and runs it step by step in
-TVM, stopping at the first step TVM refuses.  tirc then applies the same
-file.  The two agree when
+random schedule script of the primitives tirc implements (split with every
+kind of factor list, fuse, reorder, parallel, vectorize, unroll, bind,
+annotate, unannotate, add_unit_loop, the getters; compute_inline,
+reverse_compute_inline, cache_read, cache_write, storage_align, set_scope,
+decompose_reduction, compute_at, reverse_compute_at, rfactor), with arguments
+that are mostly valid (a block's real buffer indices, a consumer's loop for
+compute_at, a reduction loop for rfactor) and sometimes wrong (indices out of
+range, misspelt scopes, loops of unrelated blocks, spatial loops for rfactor),
+and runs it step by step in TVM, stopping at the first step TVM refuses.
+tirc then applies the same file.  The two agree when
 
   * TVM applies every step, tirc does too (and its verifier accepts the
     module after every step), and `tirc diff` finds tirc's module
@@ -16,6 +21,15 @@ file.  The two agree when
 
 and, when both apply every step, TVM replaying the trace `tirc schedule
 --trace` prints gives TVM's module again.
+
+Known deliberate differences count apart (see tools/tvm/NOTES.md §14) and are
+kept in OUT/deliberate/: tirc refusing an unknown thread tag or an
+overflowing fused extent (E0318, E0324) or the scopes "" and `texture*`
+(E0326); TVM dropping the allocation of a buffer still in use (seen after
+reverse_compute_inline of one of two consumers; its module then declares
+`X = T.Buffer(...)` in a body); TVM's compute_inline leaving an unsimplified index (`vj + 1 - 1`) in T.reads.
+TVM crashing (a segfault in a primitive) counts apart too (tvm_crash): each
+script runs in TVM in a child process, so a crash ends only that trial.
 
 Disagreements are written to OUT/NAME.tir with what each tool said
 (OUT/NAME.txt) so they can become golden cases.
@@ -28,6 +42,7 @@ Run from the repository root, after building tirc:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -43,6 +58,26 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # What tirc refuses on purpose where TVM goes on (tools/tvm/NOTES.md §13):
 # an unknown thread tag, a fused extent that overflows its type.
 STRICTER_THAN_TVM = ("E0318", "E0324")
+# tirc refuses the empty storage scope and `texture*` scopes, which TVM takes.
+SCOPE_REFUSED_ON_PURPOSE = "E0326"
+SCOPES = ["shared", "local", "global", "shared.dyn"]
+# Scopes both refuse (typos), "" and "texture" (TVM takes those two, tirc
+# refuses them on purpose) and an unknown tag both take ("shared.dny").
+BAD_SCOPES = ["sharde", "sharde", "", "texture", "lokal", "shared.dny"]
+COMM_REDUCE = 2  # tirx.IterVar.CommReduce
+# A body-level buffer declaration (`    X = T.Buffer((4,), "float32")`).
+BODY_BUFFER = re.compile(r"^\s+\w+ = T\.Buffer\(", re.M)
+# An index compute_inline left unsimplified in T.reads (`vj + 1 - 1`).
+UNSIMPLIFIED = re.compile(r" \+ (\d+) - \1\b| - (\d+) \+ \2\b")
+
+
+def simplify_reads(module_text: str) -> str:
+    """TVM's module with `x + c - c` in T.reads lines made `x`."""
+    return "\n".join(
+        UNSIMPLIFIED.sub("", line) if "T.reads(" in line else line for line in module_text.split("\n")
+    )
+
+
 THREAD_TAGS = [
     "blockIdx.x",
     "blockIdx.y",
@@ -83,6 +118,25 @@ def block_names(module_text: str) -> list[str]:
     return [n for i, n in enumerate(names) if names.count(n) == 1 and n != "root" and n not in names[:i]]
 
 
+def find_realize(stmt, block):
+    """The SBlockRealize of `block` in `stmt`, not looking inside other blocks."""
+    if stmt is None:
+        return None
+    if isinstance(stmt, s_tir.SBlockRealize):
+        return stmt if stmt.block.same_as(block) else None
+    if isinstance(stmt, tirx.SeqStmt):
+        children = list(stmt.seq)
+    elif isinstance(stmt, tirx.IfThenElse):
+        children = [stmt.then_case, stmt.else_case]
+    else:
+        children = [getattr(stmt, "body", None)]
+    for child in children:
+        found = find_realize(child, block)
+        if found is not None:
+            return found
+    return None
+
+
 class Trial:
     """One random script, built and run in TVM one line at a time."""
 
@@ -94,9 +148,12 @@ class Trial:
         self.lines: list[str] = []
         self.counter = 0
         self.blocks: dict[str, str] = {}  # block name -> handle name
+        self.removed: list[str] = []  # handles of blocks inlined away
         self.loops: list[str] = []  # the loops of the latest get_loops
+        self.loops_owner: str | None = None  # the name of their block
         self.stale: list[str] = []  # loop handles from earlier steps
         self.refused: tuple[int, str] | None = None
+        self.report = lambda line: None  # told each line before TVM runs it
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -105,18 +162,88 @@ class Trial:
     def run(self, line: str) -> bool:
         """Runs one line in TVM; False (and the trial ends) when TVM refuses it."""
         self.lines.append(line)
+        self.report(line)
         try:
             exec(line, self.namespace)  # noqa: S102
         except Exception as error:  # noqa: BLE001
-            self.refused = (len(self.lines) - 1, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+            text = str(error)
+            first = text.splitlines()[0] if text else ""
+            message = first if first.startswith(type(error).__name__) else f"{type(error).__name__}: {first}"
+            detail = re.search(r"^Error message: (.*)$", text, re.M)
+            if detail:
+                message += " " + detail.group(1)
+            self.refused = (len(self.lines) - 1, message)
             return False
         return True
 
-    def block_handle(self) -> str | None:
-        names = block_names(self.sch.mod.script())
-        if not names:
+    # What TVM's schedule knows about a block, by name; emits no line.
+    def info(self, name: str):
+        try:
+            return self.sch.get(self.sch.get_sblock(name))
+        except Exception:  # noqa: BLE001
             return None
-        name = self.rng.choice(names)
+
+    def related(self, name: str, getter: str) -> list[str]:
+        """Names of the consumers ("get_consumers") or producers of a block."""
+        try:
+            found = getattr(self.sch, getter)(self.sch.get_sblock(name))
+            return [self.sch.get(rv).name_hint for rv in found]
+        except Exception:  # noqa: BLE001
+            return []
+
+    def regions(self, name: str | None, kind: str) -> list[tuple[str, int]]:
+        """(buffer name, rank) of each of a block's reads or writes."""
+        block = self.info(name) if name else None
+        if block is None:
+            return []
+        return [(str(region.source.name), len(region.region)) for region in getattr(block, kind)]
+
+    def is_reduction(self, name: str) -> bool:
+        block = self.info(name)
+        return block is not None and any(int(v.iter_type) == COMM_REDUCE for v in block.iter_vars)
+
+    def has_init(self, name: str) -> bool:
+        block = self.info(name)
+        return block is not None and block.init is not None
+
+    def preferred(self, op: str):
+        """What makes a block a likely-valid first argument of `op`."""
+        if op in ("compute_inline", "compute_at"):
+            return lambda n: bool(self.related(n, "get_consumers")) and (op == "compute_at" or not self.is_reduction(n))
+        if op in ("reverse_compute_inline", "reverse_compute_at"):
+            return lambda n: bool(self.related(n, "get_producers")) and (op == "reverse_compute_at" or not self.is_reduction(n))
+        if op in ("cache_read", "cache_write"):
+            kind = "reads" if op == "cache_read" else "writes"
+            return lambda n: bool(self.regions(n, kind))
+        if op in ("storage_align", "set_scope"):
+            allocated = self.allocated()
+            return lambda n: any(b in allocated for b, _ in self.regions(n, "writes"))
+        return self.has_init  # decompose_reduction, rfactor
+
+    def allocated(self) -> set[str]:
+        return set(re.findall(r"(\w+) = T\.(?:sblock_)?alloc_buffer\(", self.sch.mod.script()))
+
+    def reduction_loops(self, block: str, loops: list[str]) -> list[str]:
+        """The loops of `loops` a reduction block variable of `block` is bound to."""
+        try:
+            rv = self.namespace[block]
+            sblock = self.sch.get(rv)
+            realize = find_realize(self.sch.get_sref(rv).parent.stmt, sblock)
+            used = []
+            for var, value in zip(sblock.iter_vars, realize.iter_values):
+                if int(var.iter_type) == COMM_REDUCE:
+                    used.extend(tirx.analysis.undefined_vars(value, []))
+            return [
+                loop
+                for loop in loops
+                if any(v.same_as(self.sch.get(self.namespace[loop]).loop_var) for v in used)
+            ]
+        except Exception:  # noqa: BLE001
+            return []
+
+    # Handles.
+    def handle(self, name: str) -> str | None:
+        """A handle of the block named `name`, reusing one or getting a fresh one."""
         if name not in self.blocks or self.rng.random() < 0.3:
             handle = self.fresh("b")
             if not self.run(f'{handle} = sch.get_sblock("{name}")'):
@@ -124,18 +251,63 @@ class Trial:
             self.blocks[name] = handle
         return self.blocks[name]
 
+    def register(self, handle: str) -> None:
+        """Records the block handle a primitive returned."""
+        try:
+            self.blocks[self.sch.get(self.namespace[handle]).name_hint] = handle
+        except Exception:  # noqa: BLE001
+            pass
+
+    def forget(self, name: str | None, handle: str) -> None:
+        """The block was inlined away, or moved (its loops are gone)."""
+        if self.loops_owner is not None and self.loops_owner == name:
+            self.stale.extend(self.loops)
+            self.loops = []
+            self.loops_owner = None
+
+    def pick(self, prefer=None, liked: list[str] | None = None) -> tuple[str | None, str | None]:
+        """(name, handle) of a block, mostly one `prefer` likes (or one of
+        `liked`); now and then the handle of a block inlined away (name None)."""
+        names = block_names(self.sch.mod.script())
+        if self.removed and self.rng.random() < 0.03:
+            return None, self.rng.choice(self.removed)
+        if not names:
+            return None, None
+        if (prefer is not None or liked is not None) and self.rng.random() < 0.9:
+            if liked is None:
+                liked = [n for n in names if prefer(n)]
+            if liked:
+                names = liked
+        name = self.rng.choice(names)
+        return name, self.handle(name)
+
+    def block_handle(self) -> str | None:
+        return self.pick()[1]
+
+    def loops_for(self, block: str) -> list[str] | None:
+        """Gets the loops of a block (a line); None when TVM refuses it."""
+        try:
+            rv = self.namespace[block]
+            count = len(self.sch.get_loops(rv))
+            owner = self.sch.get(rv).name_hint
+        except Exception:  # noqa: BLE001
+            count, owner = 0, None  # a removed block: TVM refuses the line
+        if count == 0:
+            return [] if self.run(f"_ = sch.get_loops({block})") else None
+        names = [self.fresh("l") for _ in range(count)]
+        target = names[0] + "," if count == 1 else ", ".join(names)
+        if not self.run(f"{target} = sch.get_loops({block})"):
+            return None
+        self.stale.extend(self.loops)
+        self.loops = names
+        self.loops_owner = owner
+        return names
+
     def get_loops(self) -> bool:
         block = self.block_handle()
         if block is None:
             return False
-        count = len(self.sch.get_loops(self.namespace[block]))
-        if count == 0:
-            return self.run(f"_ = sch.get_loops({block})")
-        names = [self.fresh("l") for _ in range(count)]
-        self.stale.extend(self.loops)
-        self.loops = names
-        target = names[0] + "," if count == 1 else ", ".join(names)
-        return self.run(f"{target} = sch.get_loops({block})")
+        return self.loops_for(block) is not None
 
     def loop(self) -> str:
         if self.stale and self.rng.random() < 0.05:
@@ -170,17 +342,38 @@ class Trial:
             parts = [rng.choice([None, 0, -2, 1, 2, 64, n + 1]), rng.choice([None, 1, 4, 2 * n])]
         return "[" + ", ".join("None" if p is None else str(p) for p in parts) + "]"
 
+    def index(self, count: int) -> int:
+        """A buffer index: mostly one of `count`, sometimes out of range."""
+        if count and self.rng.random() < 0.94:
+            return self.rng.randrange(count)
+        return self.rng.choice([-1, count, count + 1, 7])
+
+    def scope(self) -> str:
+        return self.rng.choice(SCOPES) if self.rng.random() < 0.93 else self.rng.choice(BAD_SCOPES)
+
     def step(self) -> bool:
         rng = self.rng
-        if not self.loops or rng.random() < 0.15:
-            return self.get_loops()
         op = rng.choice(
             ["split"] * 5
             + ["fuse"] * 3
             + ["reorder"] * 3
             + ["parallel", "vectorize", "unroll", "bind", "bind"]
             + ["annotate", "unannotate", "add_unit_loop", "getters"]
+            + ["compute_inline"] * 2
+            + ["reverse_compute_inline"] * 2
+            + ["cache_read"] * 3
+            + ["cache_write"] * 3
+            + ["storage_align"] * 2
+            + ["set_scope"] * 2
+            + ["decompose_reduction"] * 2
+            + ["compute_at"] * 3
+            + ["reverse_compute_at"] * 3
+            + ["rfactor"] * 3
         )
+        if op in DATAFLOW:
+            return self.dataflow(op)
+        if not self.loops or rng.random() < 0.15:
+            return self.get_loops()
         flag = lambda: rng.choice(["True", "False"])  # noqa: E731
         if op == "split":
             loop = self.loop()
@@ -244,6 +437,7 @@ class Trial:
             ok = self.run(f"{name} = sch.add_unit_loop({target})")
             self.stale.extend(self.loops)
             self.loops = []
+            self.loops_owner = None
             return ok
         block = self.block_handle()
         if block is None:
@@ -251,6 +445,246 @@ class Trial:
         getter = rng.choice(["get_child_blocks", "get_producers", "get_consumers"])
         argument = self.loop() if getter == "get_child_blocks" and rng.random() < 0.5 else block
         return self.run(f"_ = sch.{getter}({argument})")
+
+    def other_loop(self, avoid: str | None) -> str | None:
+        """A loop of a block other than `avoid` (a line), or an old handle."""
+        names = [n for n in block_names(self.sch.mod.script()) if n != avoid]
+        if names and self.rng.random() < 0.8:
+            handle = self.handle(self.rng.choice(names))
+            if handle is None:
+                return None
+            loops = self.loops_for(handle)
+            if loops is None:
+                return None
+            if loops:
+                return self.rng.choice(loops)
+        if self.stale:
+            return self.rng.choice(self.stale)
+        return self.rng.choice(self.loops) if self.loops else ""
+
+    def dataflow(self, op: str) -> bool:
+        """One of the block primitives; True (nothing done) when there is no candidate."""
+        rng = self.rng
+        flag = lambda: rng.choice(["True", "False"])  # noqa: E731
+        liked = [n for n in block_names(self.sch.mod.script()) if self.preferred(op)(n)]
+        if not liked and rng.random() < 0.75:
+            # Nothing fits: make a block that does (a cache block reads or
+            # writes an allocated buffer and has a producer or a consumer).
+            if op in ("decompose_reduction", "rfactor"):
+                return True
+            if op not in ("cache_read", "cache_write"):
+                return self.dataflow("cache_write" if op.startswith("reverse") or rng.random() < 0.5 else "cache_read")
+        if op in ("compute_inline", "reverse_compute_inline"):
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            ok = self.run(f"sch.{op}({block})")
+            if ok:
+                self.forget(name, block)
+                self.blocks.pop(name, None)
+                self.removed.append(block)
+            return ok
+        if op in ("cache_read", "cache_write"):
+            kind = "reads" if op == "cache_read" else "writes"
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            regions = self.regions(name, kind)
+            index = self.index(len(regions))
+            scope = self.scope()
+            options = ""
+            if name is not None and rng.random() < 0.3:
+                if op == "cache_read":
+                    # Other readers of the same buffer.
+                    buffer = regions[index][0] if 0 <= index < len(regions) else None
+                    pool = [
+                        n
+                        for n in block_names(self.sch.mod.script())
+                        if n != name and any(b == buffer for b, _ in self.regions(n, "reads"))
+                    ]
+                else:
+                    pool = self.related(name, "get_consumers")
+                chosen = rng.sample(pool, rng.randint(0, len(pool))) if pool else []
+                if op == "cache_read" and rng.random() < 0.7:
+                    chosen.insert(rng.randint(0, len(chosen)), name)
+                if op == "cache_write" and rng.random() < 0.1:
+                    chosen.append(name)
+                if rng.random() < 0.15:  # an unrelated block
+                    chosen.append(rng.choice(block_names(self.sch.mod.script())))
+                handles = []
+                for n in chosen:
+                    handle = self.handle(n)
+                    if handle is None:
+                        return False
+                    handles.append(handle)
+                options = f", consumer_blocks=[{', '.join(handles)}]"
+            target = self.fresh("b")
+            keyword = "read_buffer_index" if op == "cache_read" else "write_buffer_index"
+            if rng.random() < 0.15:
+                arguments = f'{block}, {keyword}={index}, storage_scope="{scope}"'
+            else:
+                arguments = f'{block}, {index}, "{scope}"'
+            ok = self.run(f"{target} = sch.{op}({arguments}{options})")
+            if ok:
+                self.register(target)
+            return ok
+        if op in ("storage_align", "set_scope"):
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            writes = self.regions(name, "writes")
+            index = self.index(len(writes))
+            if op == "set_scope":
+                return self.run(f'sch.set_scope({block}, {index}, "{self.scope()}")')
+            rank = writes[index][1] if 0 <= index < len(writes) else 2
+            if rank and rng.random() < 0.92:
+                axis = rng.randrange(rank)
+            else:
+                axis = rng.choice([-1, rank, -rank - 1])
+            factor = rng.choice([16, 32, 8, 4, 2, 1]) if rng.random() < 0.94 else rng.choice([0, -4])
+            offset = rng.choice([0, 1, 1, 8, 3, 17, -1])
+            return self.run(f"sch.storage_align({block}, {index}, {axis}, {factor}, {offset})")
+        if op == "decompose_reduction":
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            if rng.random() < 0.85:
+                loops = self.loops_for(block)
+                if loops is None:
+                    return False
+                loop = rng.choice(loops) if loops else self.other_loop(name)
+            else:
+                loop = self.other_loop(name)
+            if not loop:
+                return loop is not None
+            target = self.fresh("b")
+            ok = self.run(f"{target} = sch.decompose_reduction({block}, {loop})")
+            if ok:
+                self.register(target)
+            return ok
+        if op in ("compute_at", "reverse_compute_at"):
+            getter = "get_consumers" if op == "compute_at" else "get_producers"
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            related = self.related(name, getter) if name else []
+            kind = rng.random()
+            if related and kind < 0.88:
+                other = self.handle(rng.choice(related))
+                if other is None:
+                    return False
+                loops = self.loops_for(other)
+                if loops is None:
+                    return False
+                loop = rng.choice(loops) if loops else self.other_loop(name)
+            elif name is not None and kind < 0.94:
+                loops = self.loops_for(block)  # its own loop
+                if loops is None:
+                    return False
+                loop = rng.choice(loops) if loops else self.other_loop(name)
+            else:
+                loop = self.other_loop(name)
+            if not loop:
+                return loop is not None
+            options = ""
+            if rng.random() < 0.3:
+                options += f", preserve_unit_loops={flag()}"
+            if rng.random() < 0.2:
+                options += f", index={rng.choice([-1, 0, 1, -2, 2, 5])}"
+            ok = self.run(f"sch.{op}({block}, {loop}{options})")
+            if ok:
+                self.forget(name, block)
+            return ok
+        # rfactor
+        name, block = self.pick(liked=liked)
+        if block is None:
+            return name is None and not self.refused
+        loops = self.loops_for(block)
+        if loops is None:
+            return False
+        if not loops:
+            loop = self.other_loop(name)
+            if not loop:
+                return loop is not None
+        else:
+            reduction = self.reduction_loops(block, loops)
+            loop = rng.choice(reduction if reduction and rng.random() < 0.8 else loops)
+        writes = self.regions(name, "writes")
+        rank = writes[0][1] if writes else 1
+        kind = rng.random()
+        if kind < 0.75:
+            axis = rng.randrange(rank + 1)
+        elif kind < 0.92:
+            axis = -rng.randint(1, rank + 1)
+        else:
+            axis = rng.choice([rank + 1, -rank - 2, 9])
+        target = self.fresh("b")
+        ok = self.run(f"{target} = sch.rfactor({loop}, {axis})")
+        if ok:
+            self.register(target)
+        return ok
+
+
+DATAFLOW = (
+    "compute_inline",
+    "reverse_compute_inline",
+    "cache_read",
+    "cache_write",
+    "storage_align",
+    "set_scope",
+    "decompose_reduction",
+    "compute_at",
+    "reverse_compute_at",
+    "rfactor",
+)
+
+
+class TvmRun:
+    """What TVM did with one random script: its lines, the step it refused
+    (index, message), its module after the last step it applied, and whether
+    it crashed (the process died, e.g. a segfault, running the last line)."""
+
+    def __init__(self, lines, refused, module, crashed):
+        self.lines = lines
+        self.refused = tuple(refused) if refused else None
+        self.module = module
+        self.crashed = crashed
+
+
+def run_trial(seed: int, module_text: str, steps: int) -> TvmRun:
+    """Draws and runs one random script in a child process, so that a TVM
+    crash ends the child, not the whole run."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: draw and run the script, reporting each line first
+        os.close(read_end)
+        with os.fdopen(write_end, "w") as pipe:
+            try:
+                rng = random.Random(seed)
+                trial = Trial(rng, module_text)
+                trial.report = lambda line: (pipe.write(json.dumps({"line": line}) + "\n"), pipe.flush())
+                for _ in range(rng.randint(1, steps)):
+                    if not trial.step():
+                        break
+                for _ in range(20):  # a trial that drew nothing to do: draw again
+                    if trial.lines or not trial.step():
+                        break
+                pipe.write(json.dumps({"refused": trial.refused, "module": trial.sch.mod.script()}) + "\n")
+            except BaseException as error:  # noqa: BLE001
+                pipe.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
+            pipe.flush()
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        messages = [json.loads(line) for line in pipe if line.endswith("\n")]
+    os.waitpid(pid, 0)
+    lines = [m["line"] for m in messages if "line" in m]
+    final = next((m for m in messages if "refused" in m or "error" in m), None)
+    if final is not None and "error" in final:
+        raise RuntimeError("the trial generator failed: " + final["error"])
+    if final is None:
+        return TvmRun(lines, None, "", True)
+    return TvmRun(lines, final["refused"], final["module"], False)
 
 
 def tirc_outcome(tirc: str, path: str) -> tuple[str, str]:
@@ -289,6 +723,31 @@ def replay_trace(tirc: str, path: str, module_text: str, expected: str) -> str |
     return None
 
 
+def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, module_text: str, verdict: str) -> str | None:
+    """The kind of a known, deliberate difference (tools/tvm/NOTES.md §14), or None."""
+    if trial.crashed:
+        return "tvm_crash"
+    applied = trial.refused[0] if trial.refused is not None else len(trial.lines)  # steps TVM applied
+    if outcome == "refused":
+        located = re.search(r"\S+\.tir:(\d+):\d+", output)
+        step = int(located.group(1)) - first_step_line if located else -1
+        if 0 <= step < applied:  # tirc refuses a step TVM applied
+            if any(f"error[{code}]" in output for code in STRICTER_THAN_TVM):
+                return "tirc_stricter"
+            if f"error[{SCOPE_REFUSED_ON_PURPOSE}]" in output and re.search(r'"(texture[^"]*)?"', trial.lines[step]):
+                return "tirc_refuses_scope"
+    tvm_module = trial.module
+    if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
+        # TVM lost the allocation of a buffer still in use.  tirc may do the
+        # same and then fail its own verifier (E0212); any other crash stays
+        # a disagreement.
+        if outcome != "crash" or "error[E0212]" in output:
+            return "tvm_drops_allocation"
+    if verdict.startswith("modules differ only in TVM's unsimplified T.reads"):
+        return "tvm_unsimplified_reads"
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tirc", default=os.path.join(REPO, "target", "release", "tirc"))
@@ -318,11 +777,9 @@ def main() -> None:
     work = tempfile.mkdtemp()
     for trial_index in range(args.trials):
         name, module_text = rng.choice(sources)
-        trial = Trial(rng, module_text)
-        for _ in range(rng.randint(1, args.steps)):
-            if not trial.step():
-                break
+        trial = run_trial(rng.getrandbits(64), module_text, args.steps)
         if not trial.lines:
+            counts["empty"] = counts.get("empty", 0) + 1
             continue
         script = "def schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in trial.lines)
         text = module_text + "\n" + script
@@ -332,24 +789,30 @@ def main() -> None:
             f.write(text)
         outcome, output = tirc_outcome(args.tirc, path)
         verdict = None
-        if outcome == "crash":
+        if trial.crashed:
+            verdict = f"TVM crashed running step {len(trial.lines)}"
+        elif outcome == "crash":
             verdict = "tirc crashed or failed to run"
         elif trial.refused is None:
-            if outcome != "ok" and any(f"error[{code}]" in output for code in STRICTER_THAN_TVM):
-                counts["tirc_stricter"] += 1
-                continue
             if outcome != "ok":
                 verdict = "TVM applies every step; tirc refuses"
             else:
                 expected = os.path.join(work, f"trial{trial_index}.tvm.tir")
                 with open(expected, "w") as f:
-                    f.write(trial.sch.mod.script())
+                    f.write(trial.module)
                 actual = os.path.join(work, f"trial{trial_index}.tirc.tir")
                 with open(actual, "w") as f:
                     f.write(output)
                 diff = subprocess.run([args.tirc, "diff", actual, expected], capture_output=True, text=True)
                 if diff.returncode != 0:
                     verdict = "modules differ:\n" + diff.stdout + diff.stderr
+                    simplified = simplify_reads(trial.module)
+                    if simplified != trial.module:
+                        with open(expected, "w") as f:
+                            f.write(simplified)
+                        again = subprocess.run([args.tirc, "diff", actual, expected], capture_output=True, text=True)
+                        if again.returncode == 0:
+                            verdict = "modules differ only in TVM's unsimplified T.reads:\n" + diff.stdout
                 else:
                     verdict = replay_trace(args.tirc, path, module_text, expected)
         else:
@@ -367,14 +830,27 @@ def main() -> None:
         if verdict is None:
             counts["agree_ok" if trial.refused is None else "agree_refused"] += 1
             continue
-        counts["disagree"] += 1
-        stem = os.path.join(args.out, f"s{args.seed}_{trial_index}_{name[:-4]}")
+        kind = deliberate(trial, outcome, output, first_step_line, module_text, verdict)
+        if kind is not None:
+            counts[kind] = counts.get(kind, 0) + 1
+            folder = os.path.join(args.out, "deliberate")
+            os.makedirs(folder, exist_ok=True)
+            stem = os.path.join(folder, f"{kind}_s{args.seed}_{trial_index}_{name[:-4]}")
+        else:
+            counts["disagree"] += 1
+            stem = os.path.join(args.out, f"s{args.seed}_{trial_index}_{name[:-4]}")
         with open(stem + ".tir", "w") as f:
             f.write(text)
         with open(stem + ".txt", "w") as f:
-            tvm_said = "applies every step" if trial.refused is None else f"refuses step {trial.refused[0] + 1}: {trial.refused[1]}"
+            if trial.crashed:
+                tvm_said = f"crashes running step {len(trial.lines)}"
+            elif trial.refused is None:
+                tvm_said = "applies every step"
+            else:
+                tvm_said = f"refuses step {trial.refused[0] + 1}: {trial.refused[1]}"
             f.write(f"TVM {tvm_said}\n{verdict}\n--- tirc said ---\n{output if outcome != 'ok' else ''}")
-        print(f"trial {trial_index} ({name}): {verdict.splitlines()[0]}", flush=True)
+        if kind is None:
+            print(f"trial {trial_index} ({name}): {verdict.splitlines()[0]}", flush=True)
     print(counts)
 
 

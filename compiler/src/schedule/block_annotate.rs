@@ -113,10 +113,11 @@ pub fn set_scope(
     let buffer = nth_access_buffer(state, block, buffer_index, AccessKind::Write)
         .map_err(|e| e.at_argument(1))?;
     check_storage_scope(storage_scope).map_err(|e| e.at_argument(2))?;
-    let site = require_allocated(state, block, &buffer).map_err(|e| e.at_argument(1))?;
+    // As TVM: a buffer already in the scope is left alone, even a parameter.
     if buffer.scope() == storage_scope {
         return Ok(());
     }
+    let site = require_allocated(state, block, &buffer).map_err(|e| e.at_argument(1))?;
     let new_buffer = super::cache_read_write::buffer_in_scope(&buffer, storage_scope);
     let site_stmt = state.sref(site).expect("a live block").stmt.clone();
     let new_stmt = ReplaceBuffer {

@@ -11,6 +11,7 @@
 
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{optional, required, Primitive};
+use super::region::clamp_to_extent;
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
@@ -69,6 +70,22 @@ pub fn blockize(
     };
     let block_sref = state.sref(block).ok_or_else(removed)?;
     let realize = block_sref.as_realize().ok_or_else(removed)?.clone();
+    // A block as the root block's whole body reads back as the root block
+    // itself, so that program cannot be printed faithfully.
+    let scope = state.scope_root(loop_id).ok_or_else(removed)?;
+    let scope_sref = state.sref(scope).ok_or_else(removed)?;
+    if scope_sref.parent.is_none() && scope_sref.children == [loop_id] {
+        return Err(ScheduleError::new(
+            codes::BAD_BLOCKIZE,
+            format!(
+                "{} is the function's only loop nest: the new block would be the whole body, which reads back as the root block",
+                loop_sref.describe()
+            ),
+            "blockize an inner loop, or give the function a second statement",
+        )
+        .blame(loop_sref.location(), "the loop")
+        .at_argument(0));
+    }
     // The loops from the block up to `loop` (inner, innermost first) and above it (outer).
     let mut inner_loops: Vec<For> = Vec::new();
     let mut outer_vars: HashSet<Var> = HashSet::new();
@@ -208,6 +225,21 @@ pub fn blockize(
         let original = state.sref(f.id).ok_or_else(removed)?.stmt.clone();
         body = original.with_kind(StmtKind::For(For { body, ..f.clone() }));
     }
+    let outside = |buffer: String| {
+        ScheduleError::new(
+            codes::BAD_BLOCKIZE,
+            format!(
+                "the region of `{buffer}` that {} touches under {} reaches outside `{buffer}` (a guarded access), so the new block cannot declare it",
+                block_sref.describe(),
+                loop_sref.describe()
+            ),
+            "blockize loops whose accesses stay inside their buffers, or inline the guarded block first",
+        )
+        .blame(block_sref.location(), "the block")
+        .at_argument(0)
+    };
+    let reads = relax_regions(&substituted.reads, &inner_domains).map_err(outside)?;
+    let writes = relax_regions(&substituted.writes, &inner_domains).map_err(outside)?;
     let outer_id = NodeId::fresh();
     let outer = Stmt::block_realize(BlockRealize {
         iter_values: outer_values,
@@ -216,8 +248,8 @@ pub fn blockize(
             id: outer_id,
             name: format!("{}_o", substituted.name),
             iter_vars: outer_iters,
-            reads: relax_regions(&substituted.reads, &inner_domains),
-            writes: relax_regions(&substituted.writes, &inner_domains),
+            reads,
+            writes,
             init: outer_init,
             alloc_buffers: Vec::new(),
             match_buffers: Vec::new(),
@@ -225,7 +257,6 @@ pub fn blockize(
             body,
         },
     });
-    let scope = state.scope_root(loop_id).ok_or_else(removed)?;
     let scope_affine = state.affine_binding(scope);
     state.replace(loop_id, outer);
     // As TVM: the scope's flags are recomputed, its own binding flag kept.
@@ -329,21 +360,38 @@ fn substitute_block(block: &Block, subst: &VarMap<Expr>, analyzer: &Analyzer) ->
     }
 }
 
-/// TVM's `EvalSetRegions`: regions relaxed over the inner iterators.
-fn relax_regions(regions: &[BufferRegion], domains: &VarMap<IntSet>) -> Vec<BufferRegion> {
+/// TVM's `EvalSetRegions`: regions relaxed over the inner iterators; the
+/// buffer named when one provably reaches outside it (a guarded access, as
+/// in padding), which the outer block could not declare.
+fn relax_regions(
+    regions: &[BufferRegion],
+    domains: &VarMap<IntSet>,
+) -> Result<Vec<BufferRegion>, String> {
+    let analyzer = Analyzer::new();
     regions
         .iter()
-        .map(|r| BufferRegion {
-            buffer: r.buffer.clone(),
-            region: r
+        .map(|r| {
+            let ranges = r
                 .region
                 .iter()
                 .zip(r.buffer.shape())
                 .map(|(range, extent)| {
-                    crate::arith::int_set::eval_range(range, domains)
-                        .cover_range(&Range::from_extent(extent.clone()))
+                    let set = crate::arith::int_set::eval_range(range, domains);
+                    let clamped = clamp_to_extent(&analyzer, set.clone(), extent);
+                    let same = |a: Option<&Expr>, b: Option<&Expr>| match (a, b) {
+                        (Some(a), Some(b)) => a.same_as(b),
+                        (a, b) => a.is_none() && b.is_none(),
+                    };
+                    if !same(clamped.min(), set.min()) || !same(clamped.max(), set.max()) {
+                        return Err(r.buffer.name().to_string());
+                    }
+                    Ok(set.cover_range(&Range::from_extent(extent.clone())))
                 })
-                .collect(),
+                .collect::<Result<Vec<Range>, String>>()?;
+            Ok(BufferRegion {
+                buffer: r.buffer.clone(),
+                region: ranges,
+            })
         })
         .collect()
 }

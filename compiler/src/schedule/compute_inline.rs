@@ -64,6 +64,29 @@ pub fn reverse_compute_inline(state: &mut ScheduleState, block: NodeId) -> Sched
     let inlined = single_read(state, sref, consumer, scope)?;
     check_complete(state, block, scope)?;
     let producer_id = single_producer(state, block, scope, &inlined)?;
+    // The producer will no longer write the buffer: no other block may read it.
+    for other in state.descendant_blocks(scope) {
+        let Some(other_sref) = state.sref(other) else {
+            continue;
+        };
+        let reads = other_sref
+            .as_block()
+            .is_some_and(|b| b.reads.iter().any(|r| r.buffer == inlined));
+        if other != block && reads {
+            return Err(ScheduleError::new(
+                codes::NOT_INLINABLE,
+                format!(
+                    "`{}` is also read by {}, which would be left reading a buffer nothing writes",
+                    inlined.name(),
+                    other_sref.describe()
+                ),
+                "reverse-inline a consumer that is the buffer's only reader (TVM drops the buffer here and leaves the other reader dangling)",
+            )
+            .blame(other_sref.location(), "also reads it")
+            .blame(sref.location(), "the consumer")
+            .at_argument(0));
+        }
+    }
     let producer_realize = state
         .sref(producer_id)
         .and_then(|s| s.as_realize())

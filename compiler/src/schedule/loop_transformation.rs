@@ -835,6 +835,30 @@ fn apply_split(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
             other => return Err(run.wrong_kind(bound, 1, "factors", expected, other)),
         }
     }
+    // A factor must fit the loop variable's type (TVM would wrap it around).
+    let loop_dtype = run
+        .state
+        .sref(loop_id)
+        .and_then(|s| s.as_for())
+        .map(|f| f.loop_var.dtype());
+    if let Some(dtype) = loop_dtype.filter(|d| d.bits <= 32) {
+        if let Some(too_big) = factors
+            .iter()
+            .flatten()
+            .find(|f| f.as_int().is_some_and(|v| i32::try_from(v).is_err()))
+        {
+            let refusal = ScheduleError::new(
+                codes::BAD_FACTORS,
+                format!(
+                    "the factor {} does not fit the loop variable's type `{dtype}`",
+                    crate::printer::expr_to_string(too_big)
+                ),
+                "use factors at most 2147483647 for an int32 loop",
+            )
+            .at_argument(1);
+            return Err(run.refused(bound, refusal));
+        }
+    }
     let preserve = run.bool_arg(bound, 2, "preserve_unit_iters", true)?;
     let disable = run.bool_arg(bound, 3, "disable_predication", false)?;
     let loops = split(run.state, loop_id, &factors, preserve, disable)

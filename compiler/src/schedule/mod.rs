@@ -128,6 +128,21 @@ impl ScheduleRun {
         !self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// The verifier codes the modules of this run may show on purpose: with
+    /// `disable_predication=True`, block iterators bound outside their
+    /// domains and, inside a block made by `blockize`, accesses outside the
+    /// region it declares.
+    pub fn tolerated_verifier_codes(&self) -> &'static [&'static str] {
+        if self.disabled_predication() {
+            &[
+                crate::verify::codes::BINDING_OUT_OF_DOMAIN,
+                crate::verify::codes::LOAD_OUTSIDE_READS,
+            ]
+        } else {
+            &[]
+        }
+    }
+
     /// True when a step split a loop with `disable_predication=True`, which
     /// leaves block iterators bound outside their domains on purpose.
     pub fn disabled_predication(&self) -> bool {

@@ -98,7 +98,7 @@ pub fn relax_ranges(
 /// A region never reaches past its buffer (a predicate, from a non-dividing
 /// split, keeps the block inside it): bounds provably outside `[0, extent)`
 /// are clamped to it; others are kept as they are.
-fn clamp_to_extent(analyzer: &Analyzer, set: IntSet, extent: &Expr) -> IntSet {
+pub fn clamp_to_extent(analyzer: &Analyzer, set: IntSet, extent: &Expr) -> IntSet {
     let (Some(lo), Some(hi)) = (set.min(), set.max()) else {
         return set;
     };

@@ -218,6 +218,35 @@ pub fn rfactor(
         .iter()
         .filter_map(|l| state.sref(*l).and_then(|s| s.as_for()).cloned())
         .collect();
+    // The write-back keeps the block's loops without its other reduction
+    // loops: a sibling under those loops would be lost, so it is refused
+    // (TVM keeps sibling loops and stops on sibling blocks).
+    for id in &loop_ids {
+        let Some(sref) = state.sref(*id) else {
+            continue;
+        };
+        if sref.children.len() > 1 {
+            return Err(refuse(
+                format!(
+                    "{} shares {} with other loops or blocks",
+                    block_sref.describe(),
+                    sref.describe()
+                ),
+                "rfactor a reduction whose loops hold only it (move the other blocks out first)",
+            ));
+        }
+    }
+    // The rfactor block keeps the predicate, the write-back has none (as in
+    // TVM): a predicate on spatial loops would let it run outside the domain.
+    if crate::ir::visit::expr_uses_var(&realize.predicate, &mut |v| spatial_vars.contains(v)) {
+        return Err(refuse(
+            format!(
+                "{} has a `T.where` on its spatial loops; its write-back would write outside the buffer",
+                block_sref.describe()
+            ),
+            "rfactor before splitting loops by factors that do not divide them",
+        ));
+    }
     // TVM's `CheckLoopProperty`.
     if let Some(&outermost) = loop_ids.first() {
         if state.child_blocks(outermost).first() != Some(&block) {
@@ -313,7 +342,8 @@ pub fn rfactor(
     // The buffer of partial results.
     let mut rf_shape = update.buffer.shape().to_vec();
     rf_shape.insert(axis, rf_loop.extent.clone());
-    let rf_name = format!("{}_rf", update.buffer.name());
+    // TVM names the buffer `C.rf` (printed `C_rf`); caches of it are `C.rf_local`.
+    let rf_name = format!("{}.rf", update.buffer.name());
     let rf_buffer = update.buffer.with(|node| {
         node.shape = rf_shape;
         node.strides = Vec::new();
