@@ -110,18 +110,14 @@ pub fn cache_read(
             )
         }
     };
-    let full = !is_block(state, location.location)
-        || !all_readers_under(state, &read_buffer, scope, location.location);
-    let mut cache = buffer_in_scope(&read_buffer, storage_scope);
-    if !full {
-        cache = cache.with(|node| {
-            node.shape = cache_region
-                .region
-                .iter()
-                .map(|r| r.extent.clone())
-                .collect();
-        });
-    }
+    let (cache, full) = cache_buffer(
+        state,
+        &read_buffer,
+        storage_scope,
+        scope,
+        &location,
+        &cache_region,
+    );
     let (stage, stage_id) = make_cache_stage(
         &cache_region,
         &read_buffer,
@@ -180,18 +176,14 @@ pub fn cache_write(
     } else {
         region
     };
-    let full = !is_block(state, location.location)
-        || !all_readers_under(state, &write_buffer, scope, location.location);
-    let mut cache = buffer_in_scope(&write_buffer, storage_scope);
-    if !full {
-        cache = cache.with(|node| {
-            node.shape = cache_region
-                .region
-                .iter()
-                .map(|r| r.extent.clone())
-                .collect();
-        });
-    }
+    let (cache, full) = cache_buffer(
+        state,
+        &write_buffer,
+        storage_scope,
+        scope,
+        &location,
+        &cache_region,
+    );
     let (stage, stage_id) = make_cache_stage(
         &cache_region,
         &cache,
@@ -231,6 +223,33 @@ fn set_stage_flags(state: &mut ScheduleState, stage: NodeId) {
 
 fn is_block(state: &ScheduleState, id: NodeId) -> bool {
     state.sref(id).map(|s| s.kind) == Some(SRefKind::Block)
+}
+
+/// The cache of `buffer` in `storage_scope` and whether it holds the whole
+/// buffer: TVM caches only the region when the stage goes into a block
+/// holding every reader of the buffer.
+fn cache_buffer(
+    state: &ScheduleState,
+    buffer: &Buffer,
+    storage_scope: &str,
+    scope: NodeId,
+    location: &StageLocation,
+    cache_region: &BufferRegion,
+) -> (Buffer, bool) {
+    let full = !is_block(state, location.location)
+        || !all_readers_under(state, buffer, scope, location.location);
+    let cache = buffer_in_scope(buffer, storage_scope);
+    if full {
+        return (cache, true);
+    }
+    let region_only = cache.with(|node| {
+        node.shape = cache_region
+            .region
+            .iter()
+            .map(|r| r.extent.clone())
+            .collect();
+    });
+    (region_only, false)
 }
 
 /// TVM's `CheckRegionCover`: every block of the scope that reads the buffer

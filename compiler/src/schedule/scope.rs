@@ -3,6 +3,7 @@
 //! (affine binding, region cover, stage pipeline), after TVM's `SBlockScope`
 //! and `SBlockInfo`.
 
+use super::region::{loop_domains, range_set};
 use super::state::{NodeMap, NodeSet, SRefKind, ScheduleState};
 use crate::arith::{is_affine_binding, Analyzer, IntSet};
 use crate::ir::identity::{BufferMap, VarMap};
@@ -283,30 +284,6 @@ fn unbound_regions(realize: &BlockRealize, regions: &[BufferRegion]) -> Vec<Buff
         .collect()
 }
 
-/// The domains of the loops from `low` (inclusive) up to `high` (exclusive),
-/// stopping at the first block.
-fn loop_domains(state: &ScheduleState, low: NodeId, high: NodeId) -> VarMap<IntSet> {
-    let mut domains = VarMap::default();
-    let mut current = Some(low);
-    while let Some(id) = current {
-        if id == high {
-            break;
-        }
-        let Some(sref) = state.sref(id) else {
-            break;
-        };
-        let Some(for_loop) = sref.as_for() else {
-            break;
-        };
-        domains.insert(
-            for_loop.loop_var.clone(),
-            IntSet::from_min_extent(for_loop.min.clone(), for_loop.extent.clone()),
-        );
-        current = sref.parent;
-    }
-    domains
-}
-
 /// Whether what `consumer` reads of its producers' buffers is written by
 /// them before it runs.
 ///
@@ -353,7 +330,7 @@ fn region_cover(
         };
         let consumer_parent = state.sref(consumer).and_then(|s| s.parent);
         let consumed_domains = consumer_parent
-            .map(|p| loop_domains(state, p, lca))
+            .map(|p| loop_domains(state, Some(p), lca))
             .unwrap_or_default();
         for read in &consumer_reads {
             let mut produced_any = false;
@@ -375,7 +352,7 @@ fn region_cover(
                     }
                     let produced_domains = producer_sref
                         .parent
-                        .map(|p| loop_domains(state, p, lca))
+                        .map(|p| loop_domains(state, Some(p), lca))
                         .unwrap_or_default();
                     if covers(&analyzer, write, &produced_domains, read, &consumed_domains) {
                         covered = true;
@@ -437,21 +414,6 @@ fn covers(
 
 fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
     operators::binary(op, a, b).ok()
-}
-
-/// The values a range `[min, min + extent)` covers when its variables range
-/// over `domains`.
-fn range_set(analyzer: &Analyzer, range: &crate::ir::Range, domains: &VarMap<IntSet>) -> IntSet {
-    let min_set = analyzer.eval_set(&range.min, domains);
-    if range.extent.as_int() == Some(1) {
-        return min_set;
-    }
-    let last = range.last().unwrap_or_else(|_| range.min.clone());
-    let max_set = analyzer.eval_set(&last, domains);
-    match (min_set.min(), max_set.max()) {
-        (Some(lo), Some(hi)) => IntSet::interval(lo.clone(), hi.clone()),
-        _ => IntSet::everything(),
-    }
 }
 
 /// Why a block is not a complete block of a scope, by TVM's condition number
