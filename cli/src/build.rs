@@ -16,6 +16,13 @@ pub enum EmitArg {
     Obj,
     /// A shared library, plus `<stem>.h` beside it.
     So,
+    /// CUDA C (`--target cuda`).
+    Cu,
+    /// PTX from NVRTC (`--target cuda`).
+    Ptx,
+    /// A cubin from `ptxas` (`--target cuda`); prints each kernel's
+    /// registers and shared memory.
+    Cubin,
 }
 
 /// Arguments of `tirc build`.
@@ -23,12 +30,13 @@ pub enum EmitArg {
 pub struct BuildArgs {
     /// The `.tir` file (`-` for standard input).
     file: PathBuf,
-    /// The target in TVM's syntax (`llvm`, `llvm -mcpu=znver3 -mattr=+avx2`).
+    /// The target in TVM's syntax (`llvm`, `llvm -mcpu=znver3 -mattr=+avx2`,
+    /// `cuda -arch=sm_90`).
     #[arg(long, default_value = "llvm")]
     target: String,
-    /// What to write.
-    #[arg(long, value_enum, default_value = "so")]
-    emit: EmitArg,
+    /// What to write (default: `so` for llvm, `ptx` for cuda).
+    #[arg(long, value_enum)]
+    emit: Option<EmitArg>,
     /// The output file.
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
@@ -54,18 +62,95 @@ pub struct BuildArgs {
 }
 
 /// Runs `tirc build`.
-#[cfg(feature = "llvm")]
+#[cfg(any(feature = "llvm", feature = "cuda"))]
 pub fn run(args: BuildArgs) -> u8 {
-    use super::output::{emit_diagnostics, report, DiagnosticFormat};
+    use super::output::{report, DiagnosticFormat};
     use super::EXIT_OK;
-    use tirc::driver::build::{build, BuildRequest, Emit};
-    use tirc::driver::{
-        lower_file, ApplicationErrorKind, DriverError, ScheduleChoice, SourceFile, Target,
-    };
+    use tirc::driver::{ApplicationErrorKind, DriverError, Target};
 
     let outcome = Target::parse(&args.target)
         .map_err(|message| DriverError::application(ApplicationErrorKind::Usage, message))
-        .and_then(|target| {
+        .and_then(|target| match target {
+            Target::Cuda(target) => build_cuda(&args, &target),
+            Target::Llvm(_) => build_llvm(&args, target),
+        });
+    match outcome {
+        Ok(()) => EXIT_OK,
+        Err(error) => report(error, DiagnosticFormat::Text),
+    }
+}
+
+#[cfg(feature = "cuda")]
+fn build_cuda(
+    args: &BuildArgs,
+    target: &tirc::codegen::target::CudaTarget,
+) -> Result<(), tirc::driver::DriverError> {
+    use tirc::driver::cuda::{build_cuda, CudaEmit};
+    use tirc::driver::{
+        lower_file_for, ApplicationErrorKind, DriverError, ScheduleChoice, SourceFile, Target,
+    };
+    let emit = match args.emit.unwrap_or(EmitArg::Ptx) {
+        EmitArg::Cu => CudaEmit::Cu,
+        EmitArg::Ptx => CudaEmit::Ptx,
+        EmitArg::Cubin => CudaEmit::Cubin,
+        other => {
+            return Err(DriverError::application(
+                ApplicationErrorKind::Usage,
+                format!("`--emit {other:?}` is for the llvm target; cuda writes cu, ptx or cubin")
+                    .to_lowercase(),
+            ))
+        }
+    };
+    let source = SourceFile::read(&args.file)?;
+    let lowered = lower_file_for(
+        &source,
+        &ScheduleChoice::from_flags(args.schedule.clone(), args.no_schedule),
+        &Target::Cuda(target.clone()),
+    )?;
+    let output = build_cuda(&lowered, target, emit, &args.output)?;
+    if args.verbose || emit == CudaEmit::Cubin {
+        for kernel in &output.resources {
+            eprintln!(
+                "{} ({}): {} registers, {} bytes shared memory, {} bytes spilled",
+                kernel.name,
+                output.arch,
+                kernel.registers,
+                kernel.shared_bytes,
+                kernel.spill_stores
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(all(feature = "llvm", not(feature = "cuda")))]
+fn build_cuda(
+    _args: &BuildArgs,
+    target: &tirc::codegen::target::CudaTarget,
+) -> Result<(), tirc::driver::DriverError> {
+    Err(tirc::driver::missing_backend(&tirc::driver::Target::Cuda(
+        target.clone(),
+    )))
+}
+
+#[cfg(all(feature = "cuda", not(feature = "llvm")))]
+fn build_llvm(
+    _args: &BuildArgs,
+    target: tirc::driver::Target,
+) -> Result<(), tirc::driver::DriverError> {
+    Err(tirc::driver::missing_backend(&target))
+}
+
+#[cfg(feature = "llvm")]
+fn build_llvm(
+    args: &BuildArgs,
+    target: tirc::driver::Target,
+) -> Result<(), tirc::driver::DriverError> {
+    use super::output::{emit_diagnostics, DiagnosticFormat};
+    use tirc::driver::build::{build, BuildRequest, Emit};
+    use tirc::driver::{lower_file, ApplicationErrorKind, DriverError, ScheduleChoice, SourceFile};
+    {
+        {
             let source = SourceFile::read(&args.file)?;
             let lowered = lower_file(
                 &source,
@@ -73,11 +158,18 @@ pub fn run(args: BuildArgs) -> u8 {
             )?;
             let request = BuildRequest {
                 target,
-                emit: match args.emit {
+                emit: match args.emit.unwrap_or(EmitArg::So) {
                     EmitArg::Ll => Emit::LlvmIr,
                     EmitArg::Asm => Emit::Assembly,
                     EmitArg::Obj => Emit::Object,
                     EmitArg::So => Emit::SharedLibrary,
+                    other => {
+                        return Err(DriverError::application(
+                            ApplicationErrorKind::Usage,
+                            format!("`--emit {other:?}` is for the cuda target; llvm writes ll, asm, obj or so")
+                                .to_lowercase(),
+                        ))
+                    }
                 },
                 output: args.output.clone(),
                 symbol_prefix: args.prefix.clone(),
@@ -92,16 +184,13 @@ pub fn run(args: BuildArgs) -> u8 {
                     DiagnosticFormat::Text,
                 );
             }
-            Ok(output)
-        });
-    match outcome {
-        Ok(_) => EXIT_OK,
-        Err(error) => report(error, DiagnosticFormat::Text),
+            Ok(())
+        }
     }
 }
 
-/// Without the LLVM backend, `tirc build` explains how to get it.
-#[cfg(not(feature = "llvm"))]
+/// Without a backend, `tirc build` explains how to get one.
+#[cfg(not(any(feature = "llvm", feature = "cuda")))]
 pub fn run(_args: BuildArgs) -> u8 {
     super::output::report_application(
         tirc::driver::ApplicationErrorKind::Toolchain,

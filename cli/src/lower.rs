@@ -37,6 +37,11 @@ pub struct LowerArgs {
     /// unchanged (always on in debug builds).
     #[arg(long)]
     verify_each: bool,
+    /// The target whose pipeline runs: `llvm`, or `cuda`, which adds
+    /// `split-host-device` (the host function and its kernels) and
+    /// `thread-sync` (barriers).
+    #[arg(long, default_value = "llvm")]
+    target: String,
 }
 
 /// Runs `tirc lower`.
@@ -54,6 +59,10 @@ pub fn run(args: LowerArgs) -> u8 {
         };
         print_after.push(pass);
     }
+    let target = match tirc::driver::Target::parse(&args.target) {
+        Ok(target) => target,
+        Err(message) => return report_application(ApplicationErrorKind::Usage, message),
+    };
     let scheduled = SourceFile::read(&args.file)
         .and_then(|source| check(&source, &CheckOptions::default()))
         .and_then(|checked| {
@@ -86,7 +95,7 @@ pub fn run(args: LowerArgs) -> u8 {
             out.push('\n');
         }
     };
-    let lowered = scheduled.lower_observed(&mut observe);
+    let lowered = scheduled.lower_observed(&target, &mut observe);
     let print_passes = args.print_after_all || !args.print_after.is_empty();
     print!("{out}");
     if !internal_errors.is_empty() {

@@ -49,9 +49,16 @@ pub struct RunArgs {
     /// Threads for parallel loops (default: `TIRC_NUM_THREADS`, else every core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// The target in TVM's syntax (`llvm -mcpu=znver3`); default: this machine.
+    /// The target in TVM's syntax (`llvm -mcpu=znver3`, `cuda -arch=sm_90`);
+    /// default: this machine's CPU.
     #[arg(long, default_value = "llvm")]
     target: String,
+    /// With `--target cuda`: run the kernels on the CPU under tirc's
+    /// emulation of CUDA (blocks in turn, threads as fibers meeting at
+    /// barriers, shared-memory races and barrier divergence reported)
+    /// instead of on a GPU.
+    #[arg(long)]
+    emulate: bool,
     /// Print one JSON object on standard output for every outcome, errors included.
     #[arg(long)]
     json: bool,
@@ -82,7 +89,7 @@ pub enum CheckWith {
 
 /// The values of `--shape`, in the order given.
 #[derive(Clone, Debug)]
-#[cfg_attr(not(feature = "llvm"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "llvm", feature = "cuda")), allow(dead_code))]
 pub struct ShapeValues(Vec<(String, i64)>);
 
 /// Reads `m=128,n=64`.
@@ -114,14 +121,14 @@ fn format_number(value: f64) -> String {
 }
 
 /// Runs `tirc run`.
-#[cfg(feature = "llvm")]
+#[cfg(any(feature = "llvm", feature = "cuda"))]
 pub fn run(args: RunArgs) -> u8 {
     use super::output::{report, DiagnosticFormat};
     use super::{EXIT_DIAGNOSTICS, EXIT_OK};
     use std::time::Instant;
     use tirc::driver::run::{run, CheckReference, RunRequest};
     use tirc::driver::{
-        lower_file, ApplicationErrorKind, DriverError, ScheduleChoice, SourceFile, Target,
+        lower_file_for, ApplicationErrorKind, DriverError, ScheduleChoice, SourceFile, Target,
     };
 
     let format = if args.json {
@@ -135,7 +142,14 @@ pub fn run(args: RunArgs) -> u8 {
         .and_then(|target| {
             let source = SourceFile::read(&args.file)?;
             let choice = ScheduleChoice::from_flags(args.schedule.clone(), args.no_schedule);
-            Ok((target, lower_file(&source, &choice)?))
+            if args.emulate && !matches!(target, Target::Cuda(_)) {
+                return Err(DriverError::application(
+                    ApplicationErrorKind::Usage,
+                    "`--emulate` runs CUDA kernels on the CPU; it needs `--target cuda`",
+                ));
+            }
+            let lowered = lower_file_for(&source, &choice, &target)?;
+            Ok((target, lowered))
         });
     let (target, lowered) = match prepared {
         Ok(prepared) => prepared,
@@ -157,6 +171,12 @@ pub fn run(args: RunArgs) -> u8 {
         bench: args.bench,
         threads: args.threads,
         runtime_checks: !args.no_runtime_checks,
+        emulate: args.emulate,
+    };
+    let backend = match (&request.target, args.emulate) {
+        (Target::Cuda(_), true) => "CUDA C (emulated)",
+        (Target::Cuda(_), false) => "NVRTC",
+        (Target::Llvm(_), _) => "LLVM",
     };
     let report_of_run = match run(&lowered, &request) {
         Ok(report) => report,
@@ -199,7 +219,7 @@ pub fn run(args: RunArgs) -> u8 {
         None => "no schedule".to_string(),
     };
     println!(
-        "{}: `{}` ({schedule_text}); front end {front_end_ms:.1} ms, LLVM {:.1} ms",
+        "{}: `{}` ({schedule_text}); front end {front_end_ms:.1} ms, {backend} {:.1} ms",
         args.file.display(),
         report.entry,
         report.compile_ms
@@ -238,8 +258,8 @@ pub fn run(args: RunArgs) -> u8 {
     code
 }
 
-/// Without the LLVM backend, `tirc run` explains how to get it.
-#[cfg(not(feature = "llvm"))]
+/// Without a backend, `tirc run` explains how to get one.
+#[cfg(not(any(feature = "llvm", feature = "cuda")))]
 pub fn run(_args: RunArgs) -> u8 {
     let _ = format_number;
     super::output::report_application(

@@ -7,6 +7,8 @@
 //! writes assembly, objects and shared libraries.
 
 pub mod c_header;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod explain;
 #[cfg(feature = "llvm")]
 pub mod llvm;

@@ -2,9 +2,11 @@
 //! inputs from `.npy` files or seeded random data, one call, a comparison of
 //! every output with the interpreter's, and timed repetitions.
 
+#[cfg(feature = "llvm")]
 use super::arguments::KernelCall;
 use super::npy::read_npy;
 use super::shape_binding::{bind_shape_vars, evaluate_integer};
+#[cfg(feature = "llvm")]
 use crate::codegen::llvm::{CodegenOptions, JitFunction, JitModule};
 use crate::diagnostics::Diagnostic;
 use crate::interp::{
@@ -12,9 +14,12 @@ use crate::interp::{
 };
 use crate::ir::identity::{VarMap, VarSet};
 use crate::ir::visit::walk_stmts;
-use crate::ir::{IRModule, PrimFunc, StmtKind, Var};
+#[cfg(feature = "llvm")]
+use crate::ir::IRModule;
+use crate::ir::{PrimFunc, StmtKind, Var};
 use crate::source::Span;
 use std::path::Path;
+#[cfg(feature = "llvm")]
 use std::time::Instant;
 
 /// The most random input data `prepare_inputs` makes for one run: past it,
@@ -291,11 +296,13 @@ impl std::fmt::Display for KernelFailure {
 }
 
 /// A prepared call of a JIT kernel, reusable for timing.
+#[cfg(feature = "llvm")]
 pub struct PreparedRun<'m> {
     function: JitFunction<'m>,
     call: KernelCall,
 }
 
+#[cfg(feature = "llvm")]
 impl<'m> PreparedRun<'m> {
     /// Binds `args` (parameter order) to the kernel of `func`.
     pub fn new(
@@ -427,6 +434,7 @@ pub enum CompiledRunError {
 /// its function `name` once on `inputs`: the arguments after the run. The
 /// reference that `tirc run --check-with unscheduled` and the schedule
 /// golden tests compare with.
+#[cfg(feature = "llvm")]
 pub fn run_compiled(
     module: &IRModule,
     name: &str,

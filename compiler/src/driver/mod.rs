@@ -21,11 +21,13 @@
 pub mod arguments;
 #[cfg(feature = "llvm")]
 pub mod build;
-#[cfg(feature = "llvm")]
+#[cfg(feature = "cuda")]
+pub mod cuda;
+#[cfg(any(feature = "llvm", feature = "cuda"))]
 pub mod execute;
 pub mod flop_count;
 pub mod npy;
-#[cfg(feature = "llvm")]
+#[cfg(any(feature = "llvm", feature = "cuda"))]
 pub mod run;
 pub mod shape_binding;
 pub mod toolchain;
@@ -338,13 +340,33 @@ impl ScheduledProgram {
         self.into_lowered(lowered)
     }
 
-    /// Runs every lowering pass over the whole module, calling `observe`
-    /// after each (`tirc lower --print-after`).
+    /// Lowers for `target`: for CUDA, the common passes and then
+    /// `split-host-device` and `thread-sync`.
+    pub fn lower_for(self, target: &Target) -> Result<LoweredProgram, DriverError> {
+        match target {
+            Target::Llvm(_) => self.lower(),
+            Target::Cuda(_) => self.lower_observed(target, &mut |_, _| {}),
+        }
+    }
+
+    /// Runs every lowering pass of `target` over the whole module, calling
+    /// `observe` after each (`tirc lower --print-after`).
     pub fn lower_observed(
         self,
+        target: &Target,
         observe: &mut dyn FnMut(&Pass, &IRModule),
     ) -> Result<LoweredProgram, DriverError> {
-        let lowered = lower_module_observed(self.module(), &LowerOptions::default(), observe);
+        let lowered = match target {
+            Target::Llvm(_) => {
+                lower_module_observed(self.module(), &LowerOptions::default(), observe)
+            }
+            Target::Cuda(_) => crate::transform::run_passes(
+                &crate::transform::pipeline_for(target),
+                self.module(),
+                &crate::transform::options_for(target),
+                observe,
+            ),
+        };
         self.into_lowered(lowered)
     }
 
@@ -446,4 +468,30 @@ pub fn lower_file(
     check(source, &CheckOptions::default())?
         .schedule(choice, &ApplyOptions::default())?
         .lower()
+}
+
+/// [`lower_file`] for a target.
+pub fn lower_file_for(
+    source: &SourceFile,
+    choice: &ScheduleChoice,
+    target: &Target,
+) -> Result<LoweredProgram, DriverError> {
+    check(source, &CheckOptions::default())?
+        .schedule(choice, &ApplyOptions::default())?
+        .lower_for(target)
+}
+
+/// The error for a target whose backend this build lacks.
+pub fn missing_backend(target: &Target) -> DriverError {
+    let (name, feature) = match target {
+        Target::Llvm(_) => ("LLVM", "llvm14"),
+        Target::Cuda(_) => ("CUDA", "cuda"),
+    };
+    DriverError::application(
+        ApplicationErrorKind::Toolchain,
+        format!("this tirc was built without the {name} backend"),
+    )
+    .with_help(format!(
+        "rebuild with the `{feature}` feature (`cargo install --path cli --features {feature}`)"
+    ))
 }

@@ -3,21 +3,28 @@
 //! a reference and timed. The result is a [`RunReport`]; printing it (text
 //! or JSON) is the caller's business.
 
+use super::execute::OutputCheck;
+#[cfg(feature = "llvm")]
 use super::execute::{
     compare_outputs, interpreter_outputs, output_positions, prepare_inputs, run_compiled,
-    shape_values, CompiledRunError, InputSource, KernelFailure, OutputCheck, PreparedRun,
-    KERNEL_FAILED,
+    shape_values, CompiledRunError, InputSource, KernelFailure, PreparedRun, KERNEL_FAILED,
 };
+#[cfg(feature = "llvm")]
 use super::flop_count::count_flops;
 use super::npy::write_npy;
 use super::{ApplicationErrorKind, DriverError, Entry, LoweredProgram, Target};
+#[cfg(feature = "llvm")]
 use crate::codegen::llvm::{CodegenOptions, JitModule, TargetSpec};
+#[cfg(feature = "llvm")]
 use crate::diagnostics::Diagnostic;
 use crate::interp::Arg;
+#[cfg(feature = "llvm")]
 use crate::ir::IRModule;
+#[cfg(feature = "llvm")]
 use crate::runtime::thread_pool;
 use serde::Serialize;
 use std::path::PathBuf;
+#[cfg(feature = "llvm")]
 use std::time::Instant;
 
 /// What `--check` compares the outputs with.
@@ -61,6 +68,9 @@ pub struct RunRequest {
     pub threads: Option<usize>,
     /// Check accesses and divisions at run time in the reported run.
     pub runtime_checks: bool,
+    /// For CUDA: run the kernels on the CPU under tirc's emulation of CUDA
+    /// (with its race detector) instead of on a GPU.
+    pub emulate: bool,
 }
 
 /// One output compared with the reference.
@@ -126,28 +136,35 @@ pub struct RunReport {
     pub llvm_notes: Vec<crate::diagnostics::Diagnostic>,
 }
 
+#[cfg(feature = "llvm")]
 fn usage(message: impl Into<String>) -> DriverError {
     DriverError::application(ApplicationErrorKind::Usage, message)
 }
 
+#[cfg(feature = "llvm")]
 fn failed(message: impl Into<String>) -> DriverError {
     DriverError::application(ApplicationErrorKind::Failed, message)
 }
 
 /// Runs the chosen function of `lowered` as `request` says.
 pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, DriverError> {
-    let target = match &request.target {
-        Target::Llvm(target) => TargetSpec::resolve(target).map_err(usage)?,
-        Target::Cuda(_) => {
-            return Err(DriverError::application(
-                ApplicationErrorKind::Toolchain,
-                "tirc cannot run CUDA kernels yet: the CUDA backend is not written",
-            )
-            .with_help(
-                "run on the CPU with `--target llvm`: GPU thread bindings run as CPU loops",
-            ))
-        }
-    };
+    match &request.target {
+        #[cfg(feature = "llvm")]
+        Target::Llvm(target) => run_llvm(lowered, request, target),
+        #[cfg(feature = "cuda")]
+        Target::Cuda(target) => super::cuda::run_cuda(lowered, request, target),
+        #[allow(unreachable_patterns)]
+        target => Err(super::missing_backend(target)),
+    }
+}
+
+#[cfg(feature = "llvm")]
+fn run_llvm(
+    lowered: &LoweredProgram,
+    request: &RunRequest,
+    target: &crate::codegen::target::LlvmTarget,
+) -> Result<RunReport, DriverError> {
+    let target = TargetSpec::resolve(target).map_err(usage)?;
     if !target.runs_on_host() {
         return Err(usage(format!(
             "code for `{}` does not run on this machine",
@@ -258,29 +275,78 @@ pub fn run(lowered: &LoweredProgram, request: &RunRequest) -> Result<RunReport, 
         Some(runs) => Some(kernel.benchmark(runs).map_err(|f| kernel_failed(&f))?),
         None => None,
     };
-    let checks: Vec<CheckReport> = checks.into_iter().map(CheckReport::from).collect();
-    let applied = lowered.scheduled.applied();
-    Ok(RunReport {
-        entry: entry.lowered.name.clone(),
-        schedule: applied.as_ref().map(|(name, _)| name.clone()),
-        schedule_steps: applied.map_or(0, |(_, steps)| steps),
-        threads,
-        compile_ms,
-        flops,
-        reference,
-        reference_note,
-        max_abs_err: (!checks.is_empty())
-            .then(|| checks.iter().map(|c| c.max_abs_err).fold(0.0, f64::max)),
-        ok: checks.iter().all(|c| c.ok),
-        checks,
-        runs: timing.map_or(0, |t| t.runs),
-        median_ms: timing.map(|t| t.median_ms),
-        min_ms: timing.map(|t| t.min_ms),
-        gflops: timing.map(|t| flops / (t.median_ms * 1e-3) / 1e9),
-        outputs_saved: request.save_outputs.clone(),
-        notes: compiler_notes.notes,
-        llvm_notes: compiler_notes.llvm_notes,
-    })
+    Ok(RunReport::assemble(
+        lowered,
+        entry,
+        request,
+        Measurements {
+            threads,
+            compile_ms,
+            flops,
+            reference,
+            reference_note,
+            checks,
+            timing,
+        },
+        compiler_notes.notes,
+        compiler_notes.llvm_notes,
+    ))
+}
+
+/// What a backend measured in one `tirc run`.
+pub(crate) struct Measurements {
+    /// Threads parallel loops ran on.
+    pub threads: usize,
+    /// Milliseconds of compilation.
+    pub compile_ms: f64,
+    /// Operations of one run.
+    pub flops: f64,
+    /// The reference of `--check`.
+    pub reference: Option<CheckReference>,
+    /// Why that reference.
+    pub reference_note: Option<String>,
+    /// Each output compared.
+    pub checks: Vec<OutputCheck>,
+    /// The timed runs.
+    pub timing: Option<super::execute::Timing>,
+}
+
+impl RunReport {
+    /// The report of a run of `entry` that measured `measured`.
+    pub(crate) fn assemble(
+        lowered: &LoweredProgram,
+        entry: Entry<'_>,
+        request: &RunRequest,
+        measured: Measurements,
+        notes: Vec<crate::diagnostics::Diagnostic>,
+        llvm_notes: Vec<crate::diagnostics::Diagnostic>,
+    ) -> RunReport {
+        let checks: Vec<CheckReport> = measured.checks.into_iter().map(CheckReport::from).collect();
+        let applied = lowered.scheduled.applied();
+        let timing = measured.timing;
+        let flops = measured.flops;
+        RunReport {
+            entry: entry.lowered.name.clone(),
+            schedule: applied.as_ref().map(|(name, _)| name.clone()),
+            schedule_steps: applied.map_or(0, |(_, steps)| steps),
+            threads: measured.threads,
+            compile_ms: measured.compile_ms,
+            flops,
+            reference: measured.reference,
+            reference_note: measured.reference_note,
+            max_abs_err: (!checks.is_empty())
+                .then(|| checks.iter().map(|c| c.max_abs_err).fold(0.0, f64::max)),
+            ok: checks.iter().all(|c| c.ok),
+            checks,
+            runs: timing.map_or(0, |t| t.runs),
+            median_ms: timing.map(|t| t.median_ms),
+            min_ms: timing.map(|t| t.min_ms),
+            gflops: timing.map(|t| flops / (t.median_ms * 1e-3) / 1e9),
+            outputs_saved: request.save_outputs.clone(),
+            notes,
+            llvm_notes,
+        }
+    }
 }
 
 impl From<OutputCheck> for CheckReport {
@@ -298,7 +364,7 @@ impl From<OutputCheck> for CheckReport {
 }
 
 /// The reference `--check` uses and, when the choice needs saying, why.
-fn choose_reference(
+pub(crate) fn choose_reference(
     lowered: &LoweredProgram,
     entry: Entry<'_>,
     chosen: CheckReference,
@@ -338,7 +404,8 @@ fn choose_reference(
 
 /// Runs the function as written (no schedule), lowered and JIT-compiled, on
 /// the same inputs and compares its outputs with `results`.
-fn check_against_unscheduled(
+#[cfg(feature = "llvm")]
+pub(crate) fn check_against_unscheduled(
     lowered: &LoweredProgram,
     entry: Entry<'_>,
     options: &CodegenOptions,
@@ -369,7 +436,7 @@ fn check_against_unscheduled(
 }
 
 /// Writes every buffer parameter as `DIR/<buffer name>.npy`.
-fn save_outputs(
+pub(crate) fn save_outputs(
     dir: &std::path::Path,
     entry: Entry<'_>,
     results: &[Arg],

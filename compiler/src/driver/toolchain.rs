@@ -102,7 +102,7 @@ pub fn probe_llvm() -> Probe {
 
 /// Directories where pip's NVIDIA wheels put libraries and tools: every
 /// `site-packages/nvidia/*/{lib,bin}` of the active and the user's Pythons.
-fn nvidia_wheel_directories(leaf: &str) -> Vec<PathBuf> {
+pub(crate) fn nvidia_wheel_directories(leaf: &str) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
     if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
         roots.push(PathBuf::from(venv).join("lib"));
@@ -179,7 +179,7 @@ pub fn probe_nvrtc() -> Probe {
 }
 
 /// Finds an executable on `PATH` or in pip's NVIDIA wheels.
-fn find_executable(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_executable(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain(nvidia_wheel_directories("bin"))

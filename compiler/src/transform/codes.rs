@@ -9,3 +9,11 @@ pub const WRONG_STAGE: &str = "E0502";
 pub const MATCH_BUFFER_MISMATCH: &str = "E0503";
 /// Operand types that no operator accepts while rebuilding an expression.
 pub const TYPE_MISMATCH: &str = "E0504";
+/// A load or store outside every GPU-bound loop of a CUDA program.
+pub const HOST_ACCESS: &str = "E0505";
+/// Loops bound to one thread tag of a kernel with different extents.
+pub const THREAD_EXTENT: &str = "E0506";
+/// A block of more threads than CUDA allows.
+pub const TOO_MANY_THREADS: &str = "E0507";
+/// More static shared memory than a block has.
+pub const SHARED_MEMORY: &str = "E0508";

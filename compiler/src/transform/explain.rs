@@ -112,4 +112,101 @@ def main(A: T.Buffer((T.int64(16),), "float32")):
 "#,
         from_passes_only: true,
     },
+    Explanation {
+        code: "E0505",
+        title: "a buffer accessed on the host of a CUDA program",
+        text: r#"For `--target cuda`, every outermost loop nest bound to `blockIdx`/`threadIdx`
+becomes a GPU kernel; what is outside those nests runs on the host CPU, which
+cannot read or write GPU memory. A store or load left outside means a loop
+nest was not bound. Bind its loops (`sch.bind(i, "blockIdx.x")`,
+`sch.bind(j, "threadIdx.x")`), as TVM requires ("Did you forget to bind?")."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32")):
+    for i in range(64):
+        A[i] = T.float32(0.0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32")):
+    for i_0 in T.thread_binding(2, thread="blockIdx.x"):
+        for i_1 in T.thread_binding(32, thread="threadIdx.x"):
+            A[i_0 * 32 + i_1] = T.float32(0.0)
+"#,
+        from_passes_only: true,
+    },
+    Explanation {
+        code: "E0506",
+        title: "one thread tag bound with two extents in a kernel",
+        text: r#"A kernel is launched with one extent per thread tag: every loop bound to
+`threadIdx.x` in it runs over the same threads. Two loops bound to one tag
+with different extents cannot both be right. Split the loops so their
+extents match (a cooperative fetch usually splits its fused loop by the
+block's thread count)."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            A[bx * 32 + tx] = T.float32(0.0)
+        for tx in T.thread_binding(16, thread="threadIdx.x"):
+            B[bx * 32 + tx] = T.float32(0.0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            A[bx * 32 + tx] = T.float32(0.0)
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            B[bx * 32 + tx] = T.float32(0.0)
+"#,
+        from_passes_only: true,
+    },
+    Explanation {
+        code: "E0507",
+        title: "more than 1,024 threads in a block",
+        text: r#"CUDA launches at most 1,024 threads per block: the product of the extents of
+the loops bound to `threadIdx.x`, `threadIdx.y` and `threadIdx.z`. Split the
+bound loops further and bind the outer parts to `blockIdx`."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((2048,), "float32")):
+    for tx in T.thread_binding(2048, thread="threadIdx.x"):
+        A[tx] = T.float32(0.0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((2048,), "float32")):
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        for tx in T.thread_binding(1024, thread="threadIdx.x"):
+            A[bx * 1024 + tx] = T.float32(0.0)
+"#,
+        from_passes_only: true,
+    },
+    Explanation {
+        code: "E0508",
+        title: "more shared memory than a block has",
+        text: r#"A block has 48 KiB of static shared memory on every CUDA GPU. The `shared`
+buffers a kernel allocates (after lowering shrank them to what is used) add
+up to more. Use smaller tiles; tirc does not allocate dynamic shared memory
+(which can reach 227 KiB on recent GPUs) yet."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16384,), "float32")):
+    for bx in T.thread_binding(1, thread="blockIdx.x"):
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            with T.block("copy"):
+                A_shared = T.alloc_buffer((16384,), scope="shared")
+                for i in range(128):
+                    A_shared[i * 128 + tx] = A[i * 128 + tx]
+                for i in range(128):
+                    A[i * 128 + tx] = A_shared[i * 128 + tx]
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16384,), "float32")):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            with T.block("copy"):
+                A_shared = T.alloc_buffer((4096,), scope="shared")
+                for i in range(32):
+                    A_shared[i * 128 + tx] = A[bx * 4096 + i * 128 + tx]
+                for i in range(32):
+                    A[bx * 4096 + i * 128 + tx] = A_shared[i * 128 + tx]
+"#,
+        from_passes_only: true,
+    },
 ];

@@ -90,9 +90,11 @@ pub mod lower_opaque_block;
 pub mod plan_buffer_allocation;
 pub mod reuse_storage;
 pub mod simplify;
+pub mod split_host_device;
 mod support;
 #[cfg(test)]
 mod tests;
+pub mod thread_sync;
 pub mod unroll_loop;
 pub mod vectorize_loop;
 
@@ -125,6 +127,18 @@ impl Default for LowerOptions {
 /// The signature of a pass over one function.
 pub type PassFunction = fn(&PrimFunc, &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>>;
 
+/// The signature of a pass over a whole module (it may add functions).
+pub type ModulePassFunction = fn(&IRModule, &LowerOptions) -> Result<IRModule, Vec<Diagnostic>>;
+
+/// How a pass runs: on each function alone, or on the module.
+#[derive(Clone, Copy)]
+pub enum PassRun {
+    /// Each function in turn.
+    Function(PassFunction),
+    /// The whole module at once (`split-host-device` adds kernels).
+    Module(ModulePassFunction),
+}
+
 /// One pass of the pipeline.
 #[derive(Clone, Copy)]
 pub struct Pass {
@@ -133,7 +147,7 @@ pub struct Pass {
     /// One line saying what the pass does.
     pub summary: &'static str,
     /// The pass itself.
-    pub run: PassFunction,
+    pub run: PassRun,
 }
 
 impl std::fmt::Debug for Pass {
@@ -149,75 +163,112 @@ pub const PIPELINE: &[Pass] = &[
         name: "lower-init-block",
         summary:
             "T.init() becomes a store guarded by the reduction variables being at their first value",
-        run: lower_init_block::lower_init_block,
+        run: PassRun::Function(lower_init_block::lower_init_block),
     },
     Pass {
         name: "plan-buffer-allocation",
         summary:
             "each block-allocated buffer moves to the innermost loop or block covering its uses",
-        run: plan_buffer_allocation::plan_buffer_allocation,
+        run: PassRun::Function(plan_buffer_allocation::plan_buffer_allocation),
     },
     Pass {
         name: "convert-blocks-to-opaque",
         summary: "block iteration variables are replaced by their bindings",
-        run: convert_blocks_to_opaque::convert_blocks_to_opaque,
+        run: PassRun::Function(convert_blocks_to_opaque::convert_blocks_to_opaque),
     },
     Pass {
         name: "compact-buffer-allocation",
         summary: "allocated buffers shrink to the region used; storage_align pads their strides",
-        run: compact_buffer_allocation::compact_buffer_allocation,
+        run: PassRun::Function(compact_buffer_allocation::compact_buffer_allocation),
     },
     Pass {
         name: "lower-match-buffer",
         summary: "T.match_buffer views are replaced by accesses to the buffer they view",
-        run: lower_match_buffer::lower_match_buffer,
+        run: PassRun::Function(lower_match_buffer::lower_match_buffer),
     },
     Pass {
         name: "lower-opaque-block",
         summary: "blocks disappear: allocations become statements, predicates become ifs",
-        run: lower_opaque_block::lower_opaque_block,
+        run: PassRun::Function(lower_opaque_block::lower_opaque_block),
     },
     Pass {
         name: "flatten-buffer",
         summary: "every buffer access becomes one-dimensional",
-        run: flatten_buffer::flatten_buffer,
+        run: PassRun::Function(flatten_buffer::flatten_buffer),
     },
     Pass {
         name: "simplify",
         summary: "index arithmetic simplified, provable conditions and unit loops removed",
-        run: simplify::simplify,
+        run: PassRun::Function(simplify::simplify),
     },
     Pass {
         name: "vectorize",
         summary: "vectorized loops become Ramp/Broadcast vector expressions",
-        run: vectorize_loop::vectorize_loop,
+        run: PassRun::Function(vectorize_loop::vectorize_loop),
     },
     Pass {
         name: "unroll",
         summary: "unrolled loops with constant extents are replaced by copies of their body",
-        run: unroll_loop::unroll_loop,
+        run: PassRun::Function(unroll_loop::unroll_loop),
     },
     Pass {
         name: "simplify",
         summary: "index arithmetic simplified, provable conditions and unit loops removed",
-        run: simplify::simplify,
+        run: PassRun::Function(simplify::simplify),
     },
     Pass {
         name: "lower-intrin",
         summary: "floordiv/floormod and math builtins lowered to what the back end implements",
-        run: lower_intrin::lower_intrin,
+        run: PassRun::Function(lower_intrin::lower_intrin),
     },
     Pass {
         name: "reuse-storage",
         summary: "buffers allocated together whose lifetimes do not overlap share storage",
-        run: reuse_storage::reuse_storage,
+        run: PassRun::Function(reuse_storage::reuse_storage),
     },
 ];
+
+/// The passes the CUDA target runs after [`PIPELINE`], in order.
+pub const CUDA_PIPELINE: &[Pass] = &[
+    Pass {
+        name: "split-host-device",
+        summary:
+            "each GPU-bound loop nest becomes a kernel the host launches; launches are checked",
+        run: PassRun::Module(split_host_device::split_host_device),
+    },
+    Pass {
+        name: "thread-sync",
+        summary: "__syncthreads() barriers wherever threads of a block share memory unsafely",
+        run: PassRun::Function(thread_sync::thread_sync),
+    },
+];
+
+/// The passes a target runs, in order.
+pub fn pipeline_for(target: &crate::codegen::Target) -> Vec<Pass> {
+    let mut passes = PIPELINE.to_vec();
+    if matches!(target, crate::codegen::Target::Cuda(_)) {
+        passes.extend_from_slice(CUDA_PIPELINE);
+    }
+    passes
+}
+
+/// The lowering options a target needs.
+pub fn options_for(target: &crate::codegen::Target) -> LowerOptions {
+    match target {
+        // Vector loads and stores (`float4`) are not written for CUDA yet:
+        // vectorized loops stay loops, which the CUDA writer unrolls.
+        crate::codegen::Target::Cuda(_) => LowerOptions {
+            disable_vectorize: true,
+            ..LowerOptions::default()
+        },
+        crate::codegen::Target::Llvm(_) => LowerOptions::default(),
+    }
+}
 
 /// The distinct pass names, in pipeline order.
 pub fn pass_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
-    for pass in PIPELINE {
+    for pass in PIPELINE.iter().chain(CUDA_PIPELINE) {
         if !names.contains(&pass.name) {
             names.push(pass.name);
         }
@@ -227,7 +278,10 @@ pub fn pass_names() -> Vec<&'static str> {
 
 /// True when `name` names a pass of the pipeline.
 pub fn is_pass_name(name: &str) -> bool {
-    PIPELINE.iter().any(|pass| pass.name == name)
+    PIPELINE
+        .iter()
+        .chain(CUDA_PIPELINE)
+        .any(|pass| pass.name == name)
 }
 
 /// TVM's names of passes whose tirc name is not their kebab-case spelling.
@@ -260,6 +314,7 @@ pub fn canonical_pass_name(name: &str) -> Option<&'static str> {
     };
     PIPELINE
         .iter()
+        .chain(CUDA_PIPELINE)
         .map(|pass| pass.name)
         .find(|pass| *pass == kebab)
 }
@@ -278,8 +333,18 @@ pub fn lower_module_observed(
     options: &LowerOptions,
     observe: &mut dyn FnMut(&Pass, &IRModule),
 ) -> Result<IRModule, Vec<Diagnostic>> {
+    run_passes(PIPELINE, module, options, observe)
+}
+
+/// Runs `passes` in order over `module`, calling `observe` after each.
+pub fn run_passes(
+    passes: &[Pass],
+    module: &IRModule,
+    options: &LowerOptions,
+    observe: &mut dyn FnMut(&Pass, &IRModule),
+) -> Result<IRModule, Vec<Diagnostic>> {
     let mut current = module.clone();
-    for pass in PIPELINE {
+    for pass in passes {
         current = run_pass(pass, &current, options)?;
         observe(pass, &current);
     }
@@ -293,6 +358,21 @@ pub fn run_pass(
     module: &IRModule,
     options: &LowerOptions,
 ) -> Result<IRModule, Vec<Diagnostic>> {
+    if let PassRun::Module(run) = pass.run {
+        let lowered = run(module, options)?;
+        let functions = lowered
+            .functions
+            .iter()
+            .map(|func| PrimFunc {
+                body: support::normalize_sequences(&func.body),
+                ..func.clone()
+            })
+            .collect();
+        return Ok(IRModule {
+            functions,
+            ..lowered
+        });
+    }
     let mut diagnostics = Vec::new();
     let mut functions = Vec::with_capacity(module.functions.len());
     for func in &module.functions {
@@ -339,7 +419,21 @@ pub fn apply(
     func: &PrimFunc,
     options: &LowerOptions,
 ) -> Result<PrimFunc, Vec<Diagnostic>> {
-    let lowered = (pass.run)(func, options)?;
+    let lowered = match pass.run {
+        PassRun::Function(run) => run(func, options)?,
+        PassRun::Module(run) => {
+            let module = IRModule {
+                name: String::new(),
+                functions: vec![func.clone()],
+                attrs: Vec::new(),
+            };
+            let lowered = run(&module, options)?;
+            match lowered.functions.into_iter().next() {
+                Some(func) => func,
+                None => return Ok(func.clone()),
+            }
+        }
+    };
     let body = support::normalize_sequences(&lowered.body);
     Ok(PrimFunc { body, ..lowered })
 }

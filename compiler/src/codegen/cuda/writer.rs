@@ -1,0 +1,796 @@
+//! The CUDA C writer: one `extern "C" __global__` function per device
+//! kernel of a module that `split-host-device` produced.
+//!
+//! The text is meant to be read next to the `.tir` program: loop variables,
+//! buffers and parameters keep their names (made unique where two differ
+//! only by identity), a loop bound to a thread becomes `int i_1 =
+//! ((int)threadIdx.y);`, and every binary operation is parenthesised so
+//! precedence never needs checking. Shared buffers are `__shared__` arrays,
+//! other allocations are arrays local to the thread.
+
+use super::codes;
+use super::{CudaModule, KernelInfo, KernelParam};
+use crate::diagnostics::Diagnostic;
+use crate::ir::identity::VarMap;
+use crate::ir::{
+    BinaryOp, Buffer, DataType, Expr, ExprKind, ForKind, IRModule, PrimFunc, Stmt, StmtKind,
+    TypeCode, Var,
+};
+use crate::source::Span;
+use crate::transform::split_host_device::{is_kernel, launch_tags};
+use std::collections::{BTreeSet, HashSet};
+use std::fmt::Write;
+
+/// How the text is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriterOptions {
+    /// For the CPU emulation: `__shared__` arrays become tirc's checked
+    /// shared arrays and CUDA's headers are left to the emulation header.
+    pub emulation: bool,
+}
+
+/// Writes every kernel of `module` as CUDA C.
+pub fn write_cuda(
+    module: &IRModule,
+    options: WriterOptions,
+) -> Result<CudaModule, Vec<Diagnostic>> {
+    let mut kernels = Vec::new();
+    let mut bodies = String::new();
+    let mut helpers: BTreeSet<&'static str> = BTreeSet::new();
+    let mut diagnostics = Vec::new();
+    for func in module.functions.iter().filter(|f| is_kernel(f)) {
+        let mut writer = KernelWriter {
+            out: String::new(),
+            indent: 1,
+            names: Default::default(),
+            taken: HashSet::new(),
+            data_names: Default::default(),
+            helpers: BTreeSet::new(),
+            diagnostics: Vec::new(),
+            options,
+        };
+        if let Some(info) = writer.kernel(func) {
+            bodies.push_str(&writer.out);
+            bodies.push('\n');
+            kernels.push(info);
+        }
+        helpers.extend(writer.helpers);
+        diagnostics.extend(writer.diagnostics);
+    }
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    let mut source = String::from("// CUDA C written by tirc.\n");
+    let uses = |name: &str| bodies.contains(name);
+    if !options.emulation {
+        if uses("half") {
+            source.push_str("#include <cuda_fp16.h>\n");
+        }
+        if uses("nv_bfloat16") {
+            source.push_str("#include <cuda_bf16.h>\n");
+        }
+    }
+    source.push('\n');
+    for helper in helpers {
+        source.push_str(helper);
+        source.push('\n');
+    }
+    source.push_str(&bodies);
+    Ok(CudaModule { source, kernels })
+}
+
+const FLOORDIV_INT: &str = "static __device__ __forceinline__ int tirc_floordiv(int a, int b) {\n  int q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\nstatic __device__ __forceinline__ long long tirc_floordiv(long long a, long long b) {\n  long long q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n";
+const FLOORMOD_INT: &str = "static __device__ __forceinline__ int tirc_floormod(int a, int b) {\n  int r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\nstatic __device__ __forceinline__ long long tirc_floormod(long long a, long long b) {\n  long long r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n";
+
+/// C words a name must not take.
+const RESERVED: &[&str] = &[
+    "auto",
+    "bool",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "half",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+    "min",
+    "max",
+    "true",
+    "false",
+    "new",
+    "delete",
+    "class",
+    "this",
+    "template",
+    "namespace",
+    "operator",
+    "private",
+    "public",
+    "protected",
+    "virtual",
+];
+
+/// The C type of a scalar `dtype`, if CUDA C has one.
+pub fn c_type(dtype: DataType) -> Option<&'static str> {
+    if dtype.lanes != 1 {
+        return None;
+    }
+    Some(match (dtype.code, dtype.bits) {
+        (TypeCode::Float, 32) => "float",
+        (TypeCode::Float, 64) => "double",
+        (TypeCode::Float, 16) => "half",
+        (TypeCode::BFloat, 16) => "nv_bfloat16",
+        (TypeCode::Int, 8) => "signed char",
+        (TypeCode::Int, 16) => "short",
+        (TypeCode::Int, 32) => "int",
+        (TypeCode::Int, 64) => "long long",
+        (TypeCode::UInt, 8) => "unsigned char",
+        (TypeCode::UInt, 16) => "unsigned short",
+        (TypeCode::UInt, 32) => "unsigned int",
+        (TypeCode::UInt, 64) => "unsigned long long",
+        (TypeCode::Bool, _) => "bool",
+        _ => return None,
+    })
+}
+
+struct KernelWriter {
+    out: String,
+    indent: usize,
+    names: VarMap<String>,
+    taken: HashSet<String>,
+    /// The C name of each buffer's storage, by data variable.
+    data_names: VarMap<String>,
+    helpers: BTreeSet<&'static str>,
+    diagnostics: Vec<Diagnostic>,
+    options: WriterOptions,
+}
+
+impl KernelWriter {
+    fn unsupported(&mut self, what: impl Into<String>, span: Span) {
+        self.diagnostics.push(Diagnostic::error(
+            codes::CUDA_UNSUPPORTED,
+            format!("the CUDA writer cannot emit {}", what.into()),
+            span,
+        ));
+    }
+
+    /// A C identifier for `hint` not used yet in this kernel.
+    fn fresh_name(&mut self, hint: &str) -> String {
+        let mut base: String = hint
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+            base.insert(0, 'v');
+        }
+        if RESERVED.contains(&base.as_str()) {
+            base.push('_');
+        }
+        let mut name = base.clone();
+        let mut n = 1;
+        while !self.taken.insert(name.clone()) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        name
+    }
+
+    fn define(&mut self, var: &Var) -> String {
+        let name = self.fresh_name(var.name());
+        self.names.insert(var.clone(), name.clone());
+        name
+    }
+
+    fn var_name(&mut self, var: &Var) -> String {
+        if let Some(name) = self.names.get(var) {
+            return name.clone();
+        }
+        // A variable never defined in the kernel: an earlier error said so,
+        // or it is a parameter met out of order.
+        self.define(var)
+    }
+
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn type_of(&mut self, dtype: DataType, span: Span) -> &'static str {
+        match c_type(dtype) {
+            Some(name) => name,
+            None => {
+                self.unsupported(format!("values of type {dtype}"), span);
+                "int"
+            }
+        }
+    }
+
+    fn kernel(&mut self, func: &PrimFunc) -> Option<KernelInfo> {
+        let tags = launch_tags(func);
+        let mut params = Vec::new();
+        let mut signature = Vec::new();
+        for param in &func.params {
+            match func.buffer_of(param) {
+                Some(buffer) => {
+                    let name = self.fresh_name(param.name());
+                    self.data_names.insert(buffer.data().clone(), name.clone());
+                    let ty = self.type_of(buffer.dtype(), buffer.span());
+                    signature.push(format!("{ty}* __restrict__ {name}"));
+                    params.push(KernelParam::Buffer {
+                        name,
+                        dtype: buffer.dtype(),
+                    });
+                }
+                None => {
+                    let name = self.define(param);
+                    let ty = self.type_of(param.dtype(), param.span());
+                    signature.push(format!("{ty} {name}"));
+                    params.push(KernelParam::Scalar {
+                        name,
+                        dtype: param.dtype(),
+                    });
+                }
+            }
+        }
+        let threads = thread_count(&func.body);
+        let bounds = match threads {
+            Some(threads) => format!("__launch_bounds__({threads}) "),
+            None => String::new(),
+        };
+        let name = self.fresh_name(&func.name);
+        let _ = writeln!(
+            self.out,
+            "extern \"C\" __global__ void {bounds}{name}({}) {{",
+            signature.join(", ")
+        );
+        self.stmt(&func.body);
+        self.out.push_str("}\n");
+        self.diagnostics.is_empty().then_some(KernelInfo {
+            name,
+            params,
+            launch_tags: tags,
+            threads_per_block: threads,
+        })
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt.kind() {
+            StmtKind::Seq(stmts) => {
+                for s in stmts {
+                    self.stmt(s);
+                }
+            }
+            StmtKind::For(for_loop) => {
+                let ty = self.type_of(for_loop.loop_var.dtype(), stmt.span());
+                if for_loop.kind == ForKind::ThreadBinding {
+                    let tag = for_loop.thread.clone().unwrap_or_default();
+                    let min = self.expr(&for_loop.min);
+                    let name = self.define(&for_loop.loop_var);
+                    let value = if for_loop.min.is_int(0) {
+                        format!("(({ty}){tag})")
+                    } else {
+                        format!("({min} + (({ty}){tag}))")
+                    };
+                    self.line(&format!("{ty} {name} = {value};"));
+                    self.stmt(&for_loop.body);
+                    return;
+                }
+                if for_loop.kind == ForKind::Parallel {
+                    self.unsupported(
+                        "a parallel loop inside a GPU kernel (bind it to threads instead)",
+                        stmt.span(),
+                    );
+                    return;
+                }
+                let min = self.expr(&for_loop.min);
+                let end = match (for_loop.min.as_int(), for_loop.extent.as_int()) {
+                    (Some(min), Some(extent)) => {
+                        literal_int(min + extent, for_loop.loop_var.dtype())
+                    }
+                    _ => {
+                        let extent = self.expr(&for_loop.extent);
+                        format!("({min} + {extent})")
+                    }
+                };
+                let name = self.define(&for_loop.loop_var);
+                if matches!(for_loop.kind, ForKind::Unrolled | ForKind::Vectorized) {
+                    self.line("#pragma unroll");
+                }
+                self.line(&format!(
+                    "for ({ty} {name} = {min}; {name} < {end}; ++{name}) {{"
+                ));
+                self.indent += 1;
+                self.stmt(&for_loop.body);
+                self.indent -= 1;
+                self.line("}");
+            }
+            StmtKind::BufferStore(store) => {
+                let target = self.access(&store.buffer, &store.indices, stmt.span());
+                let value = self.expr(&store.value);
+                self.line(&format!("{target} = {value};"));
+            }
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => {
+                let condition = self.expr(condition);
+                self.line(&format!("if ({}) {{", strip_parens(&condition)));
+                self.indent += 1;
+                self.stmt(then_case);
+                self.indent -= 1;
+                match else_case {
+                    Some(else_case) => {
+                        self.line("} else {");
+                        self.indent += 1;
+                        self.stmt(else_case);
+                        self.indent -= 1;
+                        self.line("}");
+                    }
+                    None => self.line("}"),
+                }
+            }
+            StmtKind::LetStmt { var, value, body } => {
+                let ty = self.type_of(var.dtype(), stmt.span());
+                let value = self.expr(value);
+                let name = self.define(var);
+                self.line(&format!("{ty} {name} = {value};"));
+                self.stmt(body);
+            }
+            StmtKind::Evaluate(expr) => {
+                if crate::transform::thread_sync::is_barrier(stmt) {
+                    self.line("__syncthreads();");
+                } else if !expr.is_const() {
+                    let text = self.expr(expr);
+                    self.line(&format!("{text};"));
+                }
+            }
+            StmtKind::AllocBuffer { buffer, body, .. } => {
+                self.allocation(buffer, stmt.span());
+                self.stmt(body);
+            }
+            StmtKind::DeclBuffer { buffer, body } => {
+                self.declaration(buffer, stmt.span());
+                self.stmt(body);
+            }
+            StmtKind::AttrStmt(attr) => self.stmt(&attr.body),
+            StmtKind::While { condition, body } => {
+                let condition = self.expr(condition);
+                self.line(&format!("while ({}) {{", strip_parens(&condition)));
+                self.indent += 1;
+                self.stmt(body);
+                self.indent -= 1;
+                self.line("}");
+            }
+            StmtKind::Assert { .. } => {
+                self.unsupported("an assert inside a GPU kernel", stmt.span())
+            }
+            StmtKind::Allocate(_) => {
+                self.unsupported("a `T.allocate` (use `T.alloc_buffer`)", stmt.span())
+            }
+            StmtKind::BlockRealize(_) => {
+                self.unsupported("a block (lower the program first)", stmt.span())
+            }
+        }
+    }
+
+    fn allocation(&mut self, buffer: &Buffer, span: Span) {
+        let ty = self.type_of(buffer.dtype(), span);
+        let Some(shape) = buffer.constant_shape() else {
+            self.unsupported(
+                format!(
+                    "`{}`, an allocation whose size is known only at run time",
+                    buffer.name()
+                ),
+                span,
+            );
+            return;
+        };
+        let elements: i64 = shape.iter().product::<i64>().max(1);
+        let name = self.fresh_name(buffer.name());
+        self.data_names.insert(buffer.data().clone(), name.clone());
+        if buffer.scope().starts_with("shared") {
+            if self.options.emulation {
+                self.line(&format!(
+                    "static tirc_emu::Shared<{ty}, {elements}> {name}(\"{}\");",
+                    buffer.name()
+                ));
+            } else {
+                self.line(&format!("__shared__ {ty} {name}[{elements}];"));
+            }
+        } else {
+            self.line(&format!("{ty} {name}[{elements}];"));
+        }
+    }
+
+    fn declaration(&mut self, buffer: &Buffer, span: Span) {
+        // A view of storage already named: same element type reads it by
+        // that name; another type casts the pointer.
+        let Some(storage) = self.data_names.get(buffer.data()).cloned() else {
+            self.unsupported(
+                format!("`{}`, a view of storage outside the kernel", buffer.name()),
+                span,
+            );
+            return;
+        };
+        let _ = storage;
+    }
+
+    fn access(&mut self, buffer: &Buffer, indices: &[Expr], span: Span) -> String {
+        let Some(storage) = self.data_names.get(buffer.data()).cloned() else {
+            self.unsupported(
+                format!(
+                    "an access to `{}`, which the kernel does not have",
+                    buffer.name()
+                ),
+                span,
+            );
+            return "0".to_string();
+        };
+        if indices.len() != 1 {
+            self.unsupported(
+                format!(
+                    "a {}-dimensional access to `{}` (buffers are flat after lowering)",
+                    indices.len(),
+                    buffer.name()
+                ),
+                span,
+            );
+            return "0".to_string();
+        }
+        if indices[0].dtype().lanes != 1 {
+            self.unsupported(format!("a vector access to `{}`", buffer.name()), span);
+            return "0".to_string();
+        }
+        let mut index = self.expr(&indices[0]);
+        let offset = &buffer.node().elem_offset;
+        if !offset.is_int(0) {
+            let offset = self.expr(offset);
+            index = format!("({offset} + {index})");
+        }
+        format!("{storage}[{}]", strip_parens(&index))
+    }
+
+    fn expr(&mut self, expr: &Expr) -> String {
+        let dtype = expr.dtype();
+        if dtype.lanes != 1 {
+            self.unsupported(format!("the vector value `{expr}`"), expr.span());
+            return "0".to_string();
+        }
+        match expr.kind() {
+            ExprKind::Var(var) => self.var_name(var),
+            ExprKind::Int(value) => literal_int(*value, dtype),
+            ExprKind::Float(value) => literal_float(*value, dtype),
+            ExprKind::Str(text) => format!("{text:?}"),
+            ExprKind::Cast(value) => {
+                let ty = self.type_of(dtype, expr.span());
+                let value = self.expr(value);
+                format!("(({ty}){value})")
+            }
+            ExprKind::Binary(op, a, b) => {
+                let operand_type = a.dtype();
+                let (a, b) = (self.expr(a), self.expr(b));
+                self.binary(*op, operand_type, a, b)
+            }
+            ExprKind::Not(value) => {
+                let value = self.expr(value);
+                format!("(!{value})")
+            }
+            ExprKind::Select(condition, a, b) => {
+                let (c, a, b) = (self.expr(condition), self.expr(a), self.expr(b));
+                format!("({c} ? {a} : {b})")
+            }
+            ExprKind::Load(load) => self.access(&load.buffer, &load.indices, expr.span()),
+            ExprKind::Call { op, args } => self.call(op.name(), args, dtype, expr),
+            ExprKind::Let { .. } => {
+                self.unsupported("a `T.Let` expression", expr.span());
+                "0".to_string()
+            }
+            ExprKind::Ramp { .. } | ExprKind::Broadcast { .. } | ExprKind::Shuffle { .. } => {
+                self.unsupported("vector expressions", expr.span());
+                "0".to_string()
+            }
+            ExprKind::CallFunction { name, .. } => {
+                self.unsupported(
+                    format!("a call of the module's function `{name}`"),
+                    expr.span(),
+                );
+                "0".to_string()
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, operand: DataType, a: String, b: String) -> String {
+        let low_precision = matches!(
+            (operand.code, operand.bits),
+            (TypeCode::Float, 16) | (TypeCode::BFloat, 16)
+        );
+        let symbol = match op {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Mod => "%",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+            BinaryOp::Min | BinaryOp::Max => {
+                let name = if op == BinaryOp::Min { "min" } else { "max" };
+                if low_precision {
+                    let ty = c_type(operand).unwrap_or("half");
+                    return format!("(({ty}){name}((float){a}, (float){b}))");
+                }
+                return format!("{name}({a}, {b})");
+            }
+            BinaryOp::FloorDiv | BinaryOp::FloorMod if operand.is_float() => {
+                return if op == BinaryOp::FloorDiv {
+                    format!("floor({a} / {b})")
+                } else {
+                    format!("({a} - floor({a} / {b}) * {b})")
+                };
+            }
+            BinaryOp::FloorDiv => {
+                self.helpers.insert(FLOORDIV_INT);
+                return format!("tirc_floordiv({a}, {b})");
+            }
+            BinaryOp::FloorMod => {
+                self.helpers.insert(FLOORMOD_INT);
+                return format!("tirc_floormod({a}, {b})");
+            }
+        };
+        format!("({a} {symbol} {b})")
+    }
+
+    fn call(&mut self, name: &str, args: &[Expr], dtype: DataType, expr: &Expr) -> String {
+        let texts: Vec<String> = match name {
+            "call_extern" | "call_pure_extern" => {
+                args.iter().skip(1).map(|a| self.expr(a)).collect()
+            }
+            _ => args.iter().map(|a| self.expr(a)).collect(),
+        };
+        let arg = |i: usize| texts.get(i).cloned().unwrap_or_default();
+        match name {
+            "if_then_else" => format!("({} ? {} : {})", arg(0), arg(1), arg(2)),
+            "likely" => arg(0),
+            "shift_left" => format!("({} << {})", arg(0), arg(1)),
+            "shift_right" => format!("({} >> {})", arg(0), arg(1)),
+            "bitwise_and" => format!("({} & {})", arg(0), arg(1)),
+            "bitwise_or" => format!("({} | {})", arg(0), arg(1)),
+            "bitwise_xor" => format!("({} ^ {})", arg(0), arg(1)),
+            "bitwise_not" => format!("(~{})", arg(0)),
+            "popcount" => format!("__popc({})", arg(0)),
+            "clz" => format!("__clz({})", arg(0)),
+            "isnan" | "isinf" | "isfinite" => format!("{name}((float){})", arg(0)),
+            "call_extern" | "call_pure_extern" => {
+                let callee = args.first().and_then(|a| match a.kind() {
+                    ExprKind::Str(s) => Some(s.clone()),
+                    _ => None,
+                });
+                match callee {
+                    Some(callee) => format!("{callee}({})", texts.join(", ")),
+                    None => {
+                        self.unsupported("an extern call without a name", expr.span());
+                        "0".to_string()
+                    }
+                }
+            }
+            _ => match math_function(name) {
+                Some(base) if dtype.is_float() || dtype.code == TypeCode::BFloat => {
+                    match (dtype.code, dtype.bits) {
+                        (TypeCode::Float, 64) => format!("{base}({})", texts.join(", ")),
+                        (TypeCode::Float, 32) => format!("{base}f({})", texts.join(", ")),
+                        _ => {
+                            let ty = c_type(dtype).unwrap_or("half");
+                            let floats: Vec<String> =
+                                texts.iter().map(|t| format!("(float){t}")).collect();
+                            format!("(({ty}){base}f({}))", floats.join(", "))
+                        }
+                    }
+                }
+                _ => {
+                    self.unsupported(format!("`T.{name}`"), expr.span());
+                    "0".to_string()
+                }
+            },
+        }
+    }
+}
+
+/// The C math function (double precision name) for a TIR math builtin.
+fn math_function(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "exp" => "exp",
+        "exp2" => "exp2",
+        "exp10" => "exp10",
+        "log" => "log",
+        "log2" => "log2",
+        "log10" => "log10",
+        "log1p" => "log1p",
+        "sqrt" => "sqrt",
+        "rsqrt" => "rsqrt",
+        "sin" => "sin",
+        "cos" => "cos",
+        "tan" => "tan",
+        "sinh" => "sinh",
+        "cosh" => "cosh",
+        "tanh" => "tanh",
+        "asin" => "asin",
+        "acos" => "acos",
+        "atan" => "atan",
+        "asinh" => "asinh",
+        "acosh" => "acosh",
+        "atanh" => "atanh",
+        "erf" => "erf",
+        "floor" => "floor",
+        "ceil" => "ceil",
+        "round" => "round",
+        "trunc" => "trunc",
+        "nearbyint" => "rint",
+        "fabs" => "fabs",
+        "pow" => "pow",
+        "atan2" => "atan2",
+        "fmod" => "fmod",
+        "hypot" => "hypot",
+        "copysign" => "copysign",
+        "nextafter" => "nextafter",
+        "fma" => "fma",
+        _ => return None,
+    })
+}
+
+/// Removes one pair of parentheses around a whole expression.
+fn strip_parens(text: &str) -> &str {
+    let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) else {
+        return text;
+    };
+    // Only when the outer pair encloses everything: `(a) + (b)` keeps them.
+    let mut depth = 0i32;
+    for c in inner.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return text;
+                }
+            }
+            _ => {}
+        }
+    }
+    if depth == 0 {
+        inner
+    } else {
+        text
+    }
+}
+
+fn literal_int(value: i64, dtype: DataType) -> String {
+    match (dtype.code, dtype.bits) {
+        (TypeCode::Bool, _) => (if value != 0 { "true" } else { "false" }).to_string(),
+        (TypeCode::Int, 64) => {
+            if value < 0 {
+                format!("({value}LL)")
+            } else {
+                format!("{value}LL")
+            }
+        }
+        (TypeCode::UInt, 64) => format!("{}ULL", value as u64),
+        (TypeCode::UInt, _) => format!("{}U", value as u64),
+        (TypeCode::Int, 32) => {
+            if value == i32::MIN as i64 {
+                "(-2147483647 - 1)".to_string()
+            } else if value < 0 {
+                format!("({value})")
+            } else {
+                value.to_string()
+            }
+        }
+        _ => match c_type(dtype) {
+            Some(ty) => format!("(({ty}){value})"),
+            None => value.to_string(),
+        },
+    }
+}
+
+fn literal_float(value: f64, dtype: DataType) -> String {
+    let single = |v: f32| -> String {
+        if v.is_nan() {
+            "__int_as_float(0x7fc00000)".to_string()
+        } else if v.is_infinite() {
+            if v > 0.0 {
+                "__int_as_float(0x7f800000)".to_string()
+            } else {
+                "__int_as_float(0xff800000)".to_string()
+            }
+        } else {
+            let text = format!("{v:?}");
+            if v < 0.0 {
+                format!("({text}f)")
+            } else {
+                format!("{text}f")
+            }
+        }
+    };
+    match (dtype.code, dtype.bits) {
+        (TypeCode::Float, 64) => {
+            if value.is_nan() {
+                "__longlong_as_double(0x7ff8000000000000LL)".to_string()
+            } else if value.is_infinite() {
+                if value > 0.0 {
+                    "__longlong_as_double(0x7ff0000000000000LL)".to_string()
+                } else {
+                    "__longlong_as_double(0xfff0000000000000ULL)".to_string()
+                }
+            } else if value < 0.0 {
+                format!("({value:?})")
+            } else {
+                format!("{value:?}")
+            }
+        }
+        (TypeCode::Float, 32) => single(value as f32),
+        _ => {
+            let ty = c_type(dtype).unwrap_or("half");
+            format!("(({ty}){})", single(value as f32))
+        }
+    }
+}
+
+/// Threads per block when every `threadIdx` extent is a constant.
+fn thread_count(body: &Stmt) -> Option<i64> {
+    let mut extents: Vec<(String, Option<i64>)> = Vec::new();
+    crate::ir::visit::walk_stmts(body, &mut |stmt| {
+        if let StmtKind::For(for_loop) = stmt.kind() {
+            if let (ForKind::ThreadBinding, Some(tag)) = (for_loop.kind, &for_loop.thread) {
+                if tag.starts_with("threadIdx") && !extents.iter().any(|(t, _)| t == tag) {
+                    extents.push((tag.clone(), for_loop.extent.as_int()));
+                }
+            }
+        }
+    });
+    extents.iter().try_fold(1i64, |n, (_, e)| Some(n * (*e)?))
+}

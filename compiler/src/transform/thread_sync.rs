@@ -1,0 +1,444 @@
+//! `thread-sync` (CUDA target): a `T.tvm_storage_sync("shared")` barrier
+//! (`__syncthreads()`) wherever one thread of a block may read a `shared`
+//! element another wrote, or overwrite one another still reads, with no
+//! barrier between, and nowhere else. This is TVM's ThreadSync planner:
+//!
+//! - Statements of a sequence are scanned in order, keeping the shared
+//!   accesses made since the last barrier. A statement whose reads meet an
+//!   earlier write, or whose writes meet an earlier read or write, gets a
+//!   barrier before it.
+//! - A loop body is also checked against itself across iterations: what
+//!   the end of iteration `k` touched against what the start of `k + 1`
+//!   touches; a conflict puts a barrier at the start of the body.
+//! - Two accesses conflict when they touch the same buffer, one writes, and
+//!   they are not both one element at the same index (the same thread
+//!   touching what it touched itself). Indices are compared with every loop
+//!   bound to a thread tag read as that tag, so a cooperative fetch bound to
+//!   `threadIdx.x` and a read at `threadIdx.x` compare equal; an access
+//!   inside a serial loop of the statement touches a range.
+//! - No barrier goes inside a condition that depends on the thread: it goes
+//!   before the `if`, which every thread reaches.
+
+use super::support::defined_vars;
+use super::LowerOptions;
+use crate::diagnostics::Diagnostic;
+use crate::ir::identity::{VarMap, VarSet};
+use crate::ir::mutate::substitute;
+use crate::ir::structural::expr_deep_equal;
+use crate::ir::visit::{expr_uses_var, walk_exprs, walk_stmts};
+use crate::ir::{DataType, Expr, ExprKind, ForKind, Op, PrimFunc, Stmt, StmtKind, Var};
+use crate::source::Span;
+
+/// Inserts barriers in a device kernel; other functions pass unchanged.
+pub fn thread_sync(func: &PrimFunc, _options: &LowerOptions) -> Result<PrimFunc, Vec<Diagnostic>> {
+    if !super::split_host_device::is_kernel(func) {
+        return Ok(func.clone());
+    }
+    let mut planner = Planner {
+        thread_vars: Default::default(),
+        canonical: Default::default(),
+    };
+    walk_stmts(&func.body, &mut |stmt| {
+        if let StmtKind::For(for_loop) = stmt.kind() {
+            if let (ForKind::ThreadBinding, Some(tag)) = (for_loop.kind, &for_loop.thread) {
+                let canonical = planner
+                    .canonical
+                    .iter()
+                    .find(|(t, _)| t == tag)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_else(|| {
+                        let var = Var::new(tag.replace('.', "_"), DataType::int32(), Span::NONE);
+                        planner.canonical.push((tag.clone(), var.clone()));
+                        var
+                    });
+                planner
+                    .thread_vars
+                    .insert(for_loop.loop_var.clone(), canonical.to_expr());
+            }
+        }
+    });
+    let (body, _) = planner.plan(&func.body);
+    Ok(PrimFunc {
+        body,
+        ..func.clone()
+    })
+}
+
+/// True when `stmt` is the barrier this pass inserts.
+pub fn is_barrier(stmt: &Stmt) -> bool {
+    match stmt.kind() {
+        StmtKind::Evaluate(expr) => matches!(
+            expr.kind(),
+            ExprKind::Call { op, .. } if op.name() == "tvm_storage_sync"
+        ),
+        _ => false,
+    }
+}
+
+/// `T.tvm_storage_sync("shared")`.
+pub fn barrier() -> Stmt {
+    Stmt::new(
+        StmtKind::Evaluate(Expr::call(
+            Op::named("tvm_storage_sync"),
+            vec![Expr::string("shared")],
+            DataType::int32(),
+        )),
+        Span::NONE,
+    )
+}
+
+/// One access to a shared buffer.
+#[derive(Clone)]
+struct Access {
+    data: Var,
+    indices: Vec<Expr>,
+    /// One element (not a range over a loop inside the statement).
+    point: bool,
+    write: bool,
+}
+
+/// What a statement does to shared memory, as seen from around it.
+#[derive(Clone, Default)]
+struct Summary {
+    /// Accesses before its first barrier (all of them when it has none).
+    head: Vec<Access>,
+    /// Accesses after its last barrier (all of them when it has none).
+    tail: Vec<Access>,
+    /// It contains a barrier every thread passes.
+    has_barrier: bool,
+}
+
+impl Summary {
+    fn flat(accesses: Vec<Access>) -> Summary {
+        Summary {
+            head: accesses.clone(),
+            tail: accesses,
+            has_barrier: false,
+        }
+    }
+}
+
+struct Planner {
+    /// Each thread-bound loop variable as its tag's variable.
+    thread_vars: VarMap<Expr>,
+    canonical: Vec<(String, Var)>,
+}
+
+fn is_shared(scope: &str) -> bool {
+    scope == "shared" || scope == "shared.dyn"
+}
+
+/// True when `a` (earlier) and `b` (later) may touch one element from two
+/// threads; `carried_by` is the loop whose next iteration `b` is in.
+fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>) -> bool {
+    if a.data != b.data || !(a.write || b.write) {
+        return false;
+    }
+    let same_element = a.point
+        && b.point
+        && a.indices.len() == b.indices.len()
+        && a.indices
+            .iter()
+            .zip(&b.indices)
+            .all(|(x, y)| expr_deep_equal(x, y))
+        && !carried_by.is_some_and(|var| {
+            a.indices
+                .iter()
+                .any(|index| expr_uses_var(index, &mut |v| v == var))
+        });
+    !same_element
+}
+
+fn any_conflict(earlier: &[Access], later: &[Access], carried_by: Option<&Var>) -> bool {
+    later
+        .iter()
+        .any(|b| earlier.iter().any(|a| conflict(a, b, carried_by)))
+}
+
+impl Planner {
+    fn canonical_index(&self, index: &Expr) -> Expr {
+        substitute(index, &self.thread_vars)
+    }
+
+    /// The shared loads in `expr`, as reads.
+    fn reads(&self, expr: &Expr, accesses: &mut Vec<Access>) {
+        walk_exprs(expr, &mut |e| {
+            if let ExprKind::Load(load) = e.kind() {
+                if is_shared(load.buffer.scope()) {
+                    accesses.push(Access {
+                        data: load.buffer.data().clone(),
+                        indices: load
+                            .indices
+                            .iter()
+                            .map(|i| self.canonical_index(i))
+                            .collect(),
+                        point: true,
+                        write: false,
+                    });
+                }
+            }
+        });
+    }
+
+    fn depends_on_thread(&self, expr: &Expr) -> bool {
+        expr_uses_var(expr, &mut |v| {
+            self.thread_vars.contains_key(v) || self.canonical.iter().any(|(_, c)| c == v)
+        })
+    }
+
+    /// Every shared access of `stmt`, barriers ignored.
+    fn all_accesses(&self, stmt: &Stmt) -> Vec<Access> {
+        let mut accesses = Vec::new();
+        walk_stmts(stmt, &mut |s| match s.kind() {
+            StmtKind::BufferStore(store) => {
+                self.reads(&store.value, &mut accesses);
+                for index in &store.indices {
+                    self.reads(index, &mut accesses);
+                }
+                if is_shared(store.buffer.scope()) {
+                    accesses.push(Access {
+                        data: store.buffer.data().clone(),
+                        indices: store
+                            .indices
+                            .iter()
+                            .map(|i| self.canonical_index(i))
+                            .collect(),
+                        point: true,
+                        write: true,
+                    });
+                }
+            }
+            StmtKind::Evaluate(expr) => self.reads(expr, &mut accesses),
+            StmtKind::IfThenElse { condition, .. } => self.reads(condition, &mut accesses),
+            StmtKind::LetStmt { value, .. } => self.reads(value, &mut accesses),
+            StmtKind::For(for_loop) => {
+                self.reads(&for_loop.min, &mut accesses);
+                self.reads(&for_loop.extent, &mut accesses);
+            }
+            _ => {}
+        });
+        // Accesses inside loops of `stmt` touch ranges, not one element.
+        let inner = defined_vars(stmt);
+        for access in &mut accesses {
+            if access
+                .indices
+                .iter()
+                .any(|index| super::support::uses_any(index, &inner))
+            {
+                access.point = false;
+            }
+        }
+        accesses
+    }
+
+    /// `stmt` with barriers inserted, and its summary.
+    fn plan(&self, stmt: &Stmt) -> (Stmt, Summary) {
+        match stmt.kind() {
+            StmtKind::Seq(stmts) => {
+                let (stmts, summary) = self.plan_sequence(stmts, None);
+                (Stmt::seq(stmts), summary)
+            }
+            StmtKind::For(for_loop) if for_loop.kind == ForKind::ThreadBinding => {
+                let (body, summary) = self.plan(&for_loop.body);
+                let mut for_loop = for_loop.clone();
+                for_loop.body = body;
+                (stmt.with_kind(StmtKind::For(for_loop)), summary)
+            }
+            StmtKind::For(for_loop) => {
+                let body_stmts = match for_loop.body.kind() {
+                    StmtKind::Seq(stmts) => stmts.clone(),
+                    _ => vec![for_loop.body.clone()],
+                };
+                let (stmts, summary) = self.plan_sequence(&body_stmts, Some(&for_loop.loop_var));
+                let mut new_loop = for_loop.clone();
+                new_loop.body = Stmt::seq(stmts);
+                let loop_vars: VarSet = defined_vars(stmt);
+                let relax = |accesses: Vec<Access>| -> Vec<Access> {
+                    accesses
+                        .into_iter()
+                        .map(|mut access| {
+                            if access
+                                .indices
+                                .iter()
+                                .any(|index| super::support::uses_any(index, &loop_vars))
+                            {
+                                access.point = false;
+                            }
+                            access
+                        })
+                        .collect()
+                };
+                // Seen from outside, a loop body with a barrier starts with
+                // its head (first iteration) and ends with its tail (last).
+                let summary = Summary {
+                    head: relax(summary.head),
+                    tail: relax(summary.tail),
+                    has_barrier: summary.has_barrier,
+                };
+                (stmt.with_kind(StmtKind::For(new_loop)), summary)
+            }
+            StmtKind::While { condition, body } => {
+                // Iterations of a while loop are not numbered: every access
+                // in it touches a range.
+                let mut accesses = self.all_accesses(stmt);
+                for access in &mut accesses {
+                    access.point = false;
+                }
+                let _ = (condition, body);
+                (stmt.clone(), Summary::flat(accesses))
+            }
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => {
+                if self.depends_on_thread(condition) {
+                    return (stmt.clone(), Summary::flat(self.all_accesses(stmt)));
+                }
+                let mut condition_reads = Vec::new();
+                self.reads(condition, &mut condition_reads);
+                let (then_stmt, then_summary) = self.plan(then_case);
+                let (else_stmt, else_summary) = match else_case {
+                    Some(else_case) => {
+                        let (s, summary) = self.plan(else_case);
+                        (Some(s), summary)
+                    }
+                    None => (None, Summary::default()),
+                };
+                let mut head = condition_reads.clone();
+                head.extend(then_summary.head);
+                head.extend(else_summary.head);
+                let mut tail = if then_summary.has_barrier || else_summary.has_barrier {
+                    Vec::new()
+                } else {
+                    condition_reads
+                };
+                tail.extend(then_summary.tail);
+                tail.extend(else_summary.tail);
+                (
+                    stmt.with_kind(StmtKind::IfThenElse {
+                        condition: condition.clone(),
+                        then_case: then_stmt,
+                        else_case: else_stmt,
+                    }),
+                    Summary {
+                        head,
+                        tail,
+                        has_barrier: then_summary.has_barrier && else_summary.has_barrier,
+                    },
+                )
+            }
+            StmtKind::LetStmt { var, value, body } => {
+                let mut reads = Vec::new();
+                self.reads(value, &mut reads);
+                let (body, mut summary) = self.plan(body);
+                let mut head = reads.clone();
+                head.append(&mut summary.head);
+                summary.head = head;
+                if !summary.has_barrier {
+                    let mut tail = reads;
+                    tail.append(&mut summary.tail);
+                    summary.tail = tail;
+                }
+                (
+                    stmt.with_kind(StmtKind::LetStmt {
+                        var: var.clone(),
+                        value: value.clone(),
+                        body,
+                    }),
+                    summary,
+                )
+            }
+            StmtKind::AllocBuffer {
+                buffer,
+                annotations,
+                body,
+            } => {
+                let (body, summary) = self.plan(body);
+                (
+                    stmt.with_kind(StmtKind::AllocBuffer {
+                        buffer: buffer.clone(),
+                        annotations: annotations.clone(),
+                        body,
+                    }),
+                    summary,
+                )
+            }
+            StmtKind::DeclBuffer { buffer, body } => {
+                let (body, summary) = self.plan(body);
+                (
+                    stmt.with_kind(StmtKind::DeclBuffer {
+                        buffer: buffer.clone(),
+                        body,
+                    }),
+                    summary,
+                )
+            }
+            StmtKind::AttrStmt(attr) => {
+                let (body, summary) = self.plan(&attr.body);
+                let mut attr = attr.clone();
+                attr.body = body;
+                (stmt.with_kind(StmtKind::AttrStmt(attr)), summary)
+            }
+            _ if is_barrier(stmt) => (
+                stmt.clone(),
+                Summary {
+                    head: Vec::new(),
+                    tail: Vec::new(),
+                    has_barrier: true,
+                },
+            ),
+            _ => (stmt.clone(), Summary::flat(self.all_accesses(stmt))),
+        }
+    }
+
+    /// A sequence with barriers inserted; `loop_var` when it is a loop body.
+    fn plan_sequence(&self, stmts: &[Stmt], loop_var: Option<&Var>) -> (Vec<Stmt>, Summary) {
+        let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
+        let mut outstanding: Vec<Access> = Vec::new();
+        let mut head: Vec<Access> = Vec::new();
+        let mut synced = false;
+        for stmt in stmts {
+            let (stmt, summary) = self.plan(stmt);
+            if any_conflict(&outstanding, &summary.head, None) {
+                out.push(barrier());
+                outstanding.clear();
+                synced = true;
+            }
+            if !synced {
+                head.extend(summary.head.iter().cloned());
+            }
+            if summary.has_barrier {
+                synced = true;
+                outstanding = summary.tail;
+            } else {
+                outstanding.extend(summary.tail);
+            }
+            out.push(stmt);
+        }
+        if let Some(var) = loop_var {
+            let starts_with_barrier = out.first().is_some_and(is_barrier);
+            if !starts_with_barrier && any_conflict(&outstanding, &head, Some(var)) {
+                out.insert(0, barrier());
+                return (
+                    out,
+                    Summary {
+                        head: Vec::new(),
+                        tail: outstanding,
+                        has_barrier: true,
+                    },
+                );
+            }
+        }
+        let summary = if synced {
+            Summary {
+                head,
+                tail: outstanding,
+                has_barrier: true,
+            }
+        } else {
+            Summary::flat(outstanding)
+        };
+        (out, summary)
+    }
+}
