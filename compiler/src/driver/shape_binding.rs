@@ -27,6 +27,42 @@ pub fn evaluate_integer(expr: &Expr, values: &VarMap<i64>) -> Option<i64> {
                 BinaryOp::FloorMod => floor_mod_i64(a, b)?,
                 BinaryOp::Min => a.min(b),
                 BinaryOp::Max => a.max(b),
+                BinaryOp::Eq => (a == b) as i64,
+                BinaryOp::Ne => (a != b) as i64,
+                BinaryOp::Lt => (a < b) as i64,
+                BinaryOp::Le => (a <= b) as i64,
+                BinaryOp::Gt => (a > b) as i64,
+                BinaryOp::Ge => (a >= b) as i64,
+                BinaryOp::And => (a != 0 && b != 0) as i64,
+                BinaryOp::Or => (a != 0 || b != 0) as i64,
+            }
+        }
+        ExprKind::Not(value) => (evaluate_integer(value, values)? == 0) as i64,
+        ExprKind::Select(condition, a, b) => {
+            if evaluate_integer(condition, values)? != 0 {
+                evaluate_integer(a, values)?
+            } else {
+                evaluate_integer(b, values)?
+            }
+        }
+        // What lowering makes of integer arithmetic (`lower-intrin` turns
+        // floordiv by a power of two into a shift).
+        ExprKind::Call { op, args } => {
+            let arg = |i: usize| args.get(i).and_then(|a| evaluate_integer(a, values));
+            match op.name() {
+                "shift_right" => arg(0)?.checked_shr(u32::try_from(arg(1)?).ok()?)?,
+                "shift_left" => arg(0)?.checked_shl(u32::try_from(arg(1)?).ok()?)?,
+                "bitwise_and" => arg(0)? & arg(1)?,
+                "bitwise_or" => arg(0)? | arg(1)?,
+                "bitwise_xor" => arg(0)? ^ arg(1)?,
+                "likely" => arg(0)?,
+                "if_then_else" => {
+                    if arg(0)? != 0 {
+                        arg(1)?
+                    } else {
+                        arg(2)?
+                    }
+                }
                 _ => return None,
             }
         }

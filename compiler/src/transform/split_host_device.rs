@@ -285,6 +285,11 @@ impl Splitter<'_> {
         let mut call_args = vec![Expr::string(name.clone())];
         let mut aliases = Vec::new();
         let mut seen_data: VarSet = Default::default();
+        // Scalars first: the buffers' shapes may name them (`T.Buffer((n,))`).
+        for scalar in &scalars {
+            params.push(scalar.clone());
+            call_args.push(Expr::var(scalar));
+        }
         for buffer in &buffers {
             if !seen_data.insert(buffer.data().clone()) {
                 aliases.push(buffer.clone());
@@ -294,10 +299,6 @@ impl Splitter<'_> {
             params.push(param.clone());
             buffer_map.push((param, buffer.clone()));
             call_args.push(Expr::var(buffer.data()));
-        }
-        for scalar in &scalars {
-            params.push(scalar.clone());
-            call_args.push(Expr::var(scalar));
         }
         for (_, extent, _) in &launch {
             call_args.push(extent.clone());

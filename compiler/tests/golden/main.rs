@@ -3,6 +3,8 @@
 
 #[cfg(feature = "llvm")]
 mod codegen;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod diagnostics;
 mod lowering;
 mod parse_errors;

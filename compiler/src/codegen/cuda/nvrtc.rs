@@ -62,17 +62,26 @@ fn load_nvrtc() -> Result<&'static str, ToolError> {
         .map_err(Clone::clone)
 }
 
-/// Header directories NVRTC may need (`cuda_fp16.h` from pip's
-/// `nvidia-cuda-runtime-cu12`, or the CUDA toolkit's).
-fn include_paths() -> Vec<String> {
-    let mut paths: Vec<String> = nvidia_wheel_directories("include")
-        .into_iter()
-        .filter(|dir| dir.join("cuda_fp16.h").is_file())
-        .map(|dir| dir.display().to_string())
-        .collect();
-    for toolkit in ["/usr/local/cuda/include"] {
-        if std::path::Path::new(toolkit).join("cuda_fp16.h").is_file() {
-            paths.push(toolkit.to_string());
+/// Header directories with `cuda_fp16.h`, which NVRTC needs for float16
+/// and bfloat16 kernels: `TIRC_CUDA_INCLUDE`, pip's
+/// `nvidia-cuda-runtime-cu12` (beside the NVRTC that loaded, or in the
+/// active Python), or the CUDA toolkit's.
+fn include_paths(nvrtc_path: &str) -> Vec<String> {
+    use std::path::{Path, PathBuf};
+    let mut candidates: Vec<PathBuf> = std::env::var_os("TIRC_CUDA_INCLUDE")
+        .map(|dir| std::env::split_paths(&dir).collect())
+        .unwrap_or_default();
+    // .../nvidia/cuda_nvrtc/lib/libnvrtc.so.12 -> .../nvidia/cuda_runtime/include
+    if let Some(nvidia) = Path::new(nvrtc_path).ancestors().nth(3) {
+        candidates.push(nvidia.join("cuda_runtime/include"));
+    }
+    candidates.extend(nvidia_wheel_directories("include"));
+    candidates.push(PathBuf::from("/usr/local/cuda/include"));
+    let mut paths: Vec<String> = Vec::new();
+    for dir in candidates {
+        let text = dir.display().to_string();
+        if dir.join("cuda_fp16.h").is_file() && !paths.contains(&text) {
+            paths.push(text);
         }
     }
     paths
@@ -86,12 +95,21 @@ fn arch_number(arch: &str) -> &str {
 
 /// Compiles CUDA C to PTX for `arch` (`sm_90`).
 pub fn compile_ptx(source: &str, arch: &str) -> Result<String, ToolError> {
-    load_nvrtc()?;
+    let nvrtc_path = load_nvrtc()?;
+    let include_paths = include_paths(nvrtc_path);
+    let needs_headers =
+        source.contains("#include <cuda_fp16.h>") || source.contains("#include <cuda_bf16.h>");
+    if needs_headers && include_paths.is_empty() {
+        return Err(ToolError {
+            message: "this kernel uses float16 or bfloat16, and NVRTC needs CUDA's cuda_fp16.h, which was not found".to_string(),
+            help: Some("`pip install nvidia-cuda-runtime-cu12` (no GPU needed), or name the directory with TIRC_CUDA_INCLUDE".to_string()),
+        });
+    }
     let virtual_arch: &'static str =
         Box::leak(format!("compute_{}", arch_number(arch)).into_boxed_str());
     let options = cudarc::nvrtc::CompileOptions {
         arch: Some(virtual_arch),
-        include_paths: include_paths(),
+        include_paths,
         options: vec!["--std=c++17".to_string()],
         ..Default::default()
     };
