@@ -107,9 +107,18 @@ fn long_version() -> String {
     let llvm = tirc::driver::toolchain::probe_llvm();
     let nvrtc = tirc::driver::toolchain::probe_nvrtc();
     format!(
-        "{} ({GIT_REVISION})\nLLVM backend: {}\nCUDA: NVRTC {}; the CUDA backend is not written yet",
+        "{} ({GIT_REVISION})\nLLVM backend: {}\nCUDA backend: {}; NVRTC {}",
         env!("CARGO_PKG_VERSION"),
-        if llvm.found { llvm.detail } else { "not built in".to_string() },
+        if llvm.found {
+            llvm.detail
+        } else {
+            "not built in".to_string()
+        },
+        if cfg!(feature = "cuda") {
+            "built in"
+        } else {
+            "not built in"
+        },
         if nvrtc.found { "found" } else { "not found" },
     )
 }

@@ -438,10 +438,10 @@ def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
         "{stderr}"
     );
     assert!(stderr.contains("gpu_on_cpu.tir:3:5"), "{stderr}");
-    // No message advises a CUDA build tirc cannot do.
+    // The explanation points at the CUDA backend.
     let explain = run(&["explain", "E0602"]);
     assert!(
-        !text(&explain.stdout).contains("build it for CUDA"),
+        text(&explain.stdout).contains("--target cuda"),
         "{}",
         text(&explain.stdout)
     );

@@ -38,8 +38,9 @@ threads of a block one after another, but only while no thread waits for
 another: a barrier (`T.tvm_storage_sync`) or a cross-thread reduction needs
 the threads to run together. Those, GPU intrinsics and tensor-core calls
 have no CPU meaning, so it refuses them rather than running them in some
-other order. Schedule the function for the CPU (`parallel`, `vectorize`);
-tirc has no CUDA backend yet."#,
+other order. Schedule the function for the CPU (`parallel`, `vectorize`),
+or build it for the GPU with `--target cuda` (`tirc run --target cuda
+--emulate` runs the CUDA kernels on a machine without one)."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
     for i in T.thread_binding(256, thread="threadIdx.x"):
@@ -111,6 +112,30 @@ def main(A: T.Buffer((16,), "int32")):
 def main(A: T.Buffer((16,), "int32")):
     for i in range(16):
         A[i] = T.max(A[i], 0) * 2
+"#,
+        from_passes_only: true,
+    },
+    Explanation {
+        code: "E0610",
+        title: "a construct the CUDA writer cannot emit",
+        text: r#"`--target cuda` writes each kernel as CUDA C. Some lowered forms have no CUDA
+C form in tirc yet: a parallel loop inside a kernel (bind it to threads
+instead), an `assert` inside a kernel, vector values (vectorized loops are
+kept as unrolled loops for CUDA), a `T.Let` expression, a call of another
+function of the module, an allocation whose size is known only at run
+time, or a type CUDA C lacks (the float8 types). The message names the
+construct; rewrite it, or run it with `--target llvm`."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32")):
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        for i in T.parallel(32):
+            A[bx * 32 + i] = T.float32(0.0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32")):
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            A[bx * 32 + tx] = T.float32(0.0)
 "#,
         from_passes_only: true,
     },

@@ -92,9 +92,9 @@ pub fn build(
         Target::Cuda(_) => {
             return Err(DriverError::application(
                 ApplicationErrorKind::Toolchain,
-                "tirc cannot build for CUDA yet: the CUDA backend is not written",
+                "this build stage writes CPU code; CUDA is built by `driver::cuda::build_cuda`",
             )
-            .with_help("build for the CPU with `--target llvm`"))
+            .with_help("`tirc build --target cuda --emit cu|ptx|cubin`"))
         }
     };
     let options = CodegenOptions {

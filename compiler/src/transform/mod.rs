@@ -80,6 +80,9 @@
 pub mod codes;
 pub mod compact_buffer_allocation;
 pub mod convert_blocks_to_opaque;
+pub mod cross_thread_reduction;
+#[cfg(test)]
+mod cuda_tests;
 pub mod explain;
 pub mod flatten_buffer;
 pub mod instrument_runtime_checks;
@@ -228,6 +231,13 @@ pub const PIPELINE: &[Pass] = &[
     },
 ];
 
+/// The passes the CUDA target runs before [`PIPELINE`], on blocks.
+pub const CUDA_PRELUDE: &[Pass] = &[Pass {
+    name: "cross-thread-reduction",
+    summary: "reductions across the threads of a block are refused (not lowered yet)",
+    run: PassRun::Function(cross_thread_reduction::cross_thread_reduction),
+}];
+
 /// The passes the CUDA target runs after [`PIPELINE`], in order.
 pub const CUDA_PIPELINE: &[Pass] = &[
     Pass {
@@ -245,11 +255,15 @@ pub const CUDA_PIPELINE: &[Pass] = &[
 
 /// The passes a target runs, in order.
 pub fn pipeline_for(target: &crate::codegen::Target) -> Vec<Pass> {
-    let mut passes = PIPELINE.to_vec();
-    if matches!(target, crate::codegen::Target::Cuda(_)) {
-        passes.extend_from_slice(CUDA_PIPELINE);
+    match target {
+        crate::codegen::Target::Cuda(_) => CUDA_PRELUDE
+            .iter()
+            .chain(PIPELINE)
+            .chain(CUDA_PIPELINE)
+            .copied()
+            .collect(),
+        crate::codegen::Target::Llvm(_) => PIPELINE.to_vec(),
     }
-    passes
 }
 
 /// The lowering options a target needs.
@@ -268,7 +282,7 @@ pub fn options_for(target: &crate::codegen::Target) -> LowerOptions {
 /// The distinct pass names, in pipeline order.
 pub fn pass_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
-    for pass in PIPELINE.iter().chain(CUDA_PIPELINE) {
+    for pass in CUDA_PRELUDE.iter().chain(PIPELINE).chain(CUDA_PIPELINE) {
         if !names.contains(&pass.name) {
             names.push(pass.name);
         }
@@ -278,8 +292,9 @@ pub fn pass_names() -> Vec<&'static str> {
 
 /// True when `name` names a pass of the pipeline.
 pub fn is_pass_name(name: &str) -> bool {
-    PIPELINE
+    CUDA_PRELUDE
         .iter()
+        .chain(PIPELINE)
         .chain(CUDA_PIPELINE)
         .any(|pass| pass.name == name)
 }
@@ -312,8 +327,9 @@ pub fn canonical_pass_name(name: &str) -> Option<&'static str> {
             kebab
         }
     };
-    PIPELINE
+    CUDA_PRELUDE
         .iter()
+        .chain(PIPELINE)
         .chain(CUDA_PIPELINE)
         .map(|pass| pass.name)
         .find(|pass| *pass == kebab)

@@ -172,3 +172,109 @@ fn cuda() {
     }
     failures.finish("cuda", cases.len());
 }
+
+/// Removes the barriers `thread-sync` inserted: the `only`-th met, or all.
+struct RemoveBarriers {
+    only: Option<usize>,
+    seen: usize,
+}
+
+impl tirc::ir::mutate::Mutator for RemoveBarriers {
+    fn mutate_stmt(&mut self, stmt: &tirc::ir::Stmt) -> tirc::ir::Stmt {
+        if tirc::transform::thread_sync::is_barrier(stmt) {
+            self.seen += 1;
+            if self.only.is_none_or(|only| only + 1 == self.seen) {
+                return tirc::ir::Stmt::no_op();
+            }
+            return stmt.clone();
+        }
+        tirc::ir::mutate::mutate_stmt_children(self, stmt)
+    }
+}
+
+fn without_barriers(only: Option<usize>) -> impl Fn(&mut tirc::ir::IRModule) {
+    move |module| {
+        for func in &mut module.functions {
+            let mut remover = RemoveBarriers { only, seen: 0 };
+            func.body = tirc::ir::mutate::Mutator::mutate_stmt(&mut remover, &func.body);
+        }
+    }
+}
+
+fn emulated_error(name: &str, text: &str, edit: impl Fn(&mut tirc::ir::IRModule)) -> String {
+    let source = SourceFile::new(name, text);
+    let target = Target::Cuda(CudaTarget::default());
+    let mut lowered =
+        lower_file_for(&source, &ScheduleChoice::Default, &target).expect("the case lowers");
+    edit(&mut lowered.module);
+    let request = RunRequest {
+        entry: None,
+        target,
+        args_dir: None,
+        save_outputs: None,
+        seed: 7,
+        shape_values: Vec::new(),
+        check: None,
+        bench: None,
+        threads: None,
+        runtime_checks: false,
+        emulate: true,
+    };
+    match run(&lowered, &request) {
+        Ok(_) => String::new(),
+        Err(error) => error.render_plain(),
+    }
+}
+
+#[test]
+fn the_race_detector_sees_a_missing_barrier() {
+    let path = tests_root().join("codegen/cuda/shared_tiles.tir");
+    let text = std::fs::read_to_string(&path).expect("readable test file");
+    assert_eq!(emulated_error("shared_tiles.tir", &text, |_| {}), "");
+    // The barrier after the fetch: the first thread reaches the multiply
+    // before the thread that fetches its element ran.
+    let error = emulated_error("shared_tiles.tir", &text, without_barriers(Some(1)));
+    assert!(
+        error.contains("__syncthreads() missing before the read"),
+        "{error}"
+    );
+    // The barrier at the start of the step: a thread runs ahead into the
+    // next step's fetch and overwrites what another thread has yet to read.
+    let error = emulated_error("shared_tiles.tir", &text, without_barriers(Some(0)));
+    assert!(error.contains("data race on shared memory"), "{error}");
+    let error = emulated_error("shared_tiles.tir", &text, without_barriers(None));
+    // Without barriers the first thread runs ahead: it reads an element
+    // before the thread that writes it ran, which the detector reports.
+    assert!(
+        error.contains("data race on shared memory") || error.contains("__syncthreads() missing"),
+        "{error}"
+    );
+    assert!(
+        error.contains("_shared["),
+        "the race names the buffer and element: {error}"
+    );
+    assert!(
+        error.contains("thread ("),
+        "the race names the threads: {error}"
+    );
+}
+
+#[test]
+fn a_barrier_some_threads_skip_is_reported_as_divergence() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main(A: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                if tx < 16:
+                    T.tvm_storage_sync("shared")
+                A[bx * 32 + tx] = T.float32(1.0)
+"#;
+    let error = emulated_error("divergent.tir", text, |_| {});
+    assert!(error.contains("barrier divergence"), "{error}");
+    assert!(error.contains("returned without reaching it"), "{error}");
+}

@@ -18,10 +18,6 @@ use crate::ir::{DataType, IRModule};
 pub mod codes {
     /// A construct the CUDA writer cannot emit.
     pub const CUDA_UNSUPPORTED: &str = "E0610";
-    /// Two threads of a block touched one shared element with no barrier between.
-    pub const SHARED_RACE: &str = "E0611";
-    /// A barrier some threads of a block reach and others do not.
-    pub const BARRIER_DIVERGENCE: &str = "E0612";
 }
 
 /// A module's kernels as CUDA C.

@@ -215,7 +215,9 @@ struct Shared {
     ShadowCell& cell = shadow[i];
     if (cell.write_epoch < block_epoch)
       fail(std::string("thread ") + thread_name(current_id) + " of block " + block_name() +
-           " reads " + element(i) + ", which no thread of the block wrote");
+           " reads " + element(i) +
+           " before any thread of the block wrote it (a __syncthreads() missing before the "
+           "read, or shared memory read uninitialized)");
     if (cell.write_epoch == epoch && cell.writer != current_id) race(i, "reads", cell.writer);
     if (cell.read_epoch != epoch) {
       cell.read_epoch = epoch;

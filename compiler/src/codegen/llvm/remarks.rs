@@ -156,7 +156,7 @@ fn remark_notes(remarks: &[LlvmRemark], vectorized_loops: &[Span]) -> Vec<Diagno
 fn thread_binding_note(loops: &[Span]) -> Option<Diagnostic> {
     note_at_loops(
         "loops bound to GPU threads run here as CPU loops: thread blocks in parallel, the threads of a block one after another",
-        "tirc has no CUDA backend yet; on the CPU, `parallel` and `vectorize` are what make such loops fast",
+        "`--target cuda` runs them on a GPU (`--emulate` without one); on the CPU, `parallel` and `vectorize` are what make such loops fast",
         "also bound to a GPU thread",
         loops,
     )

@@ -74,7 +74,7 @@ impl<'ctx> Codegen<'ctx> {
             }
             StmtKind::AttrStmt(attr) => match attr.key.as_str() {
                 "thread_extent" | "virtual_thread" => Err(CodegenError::unsupported(
-                    "a GPU thread launch cannot run on the CPU, and tirc has no CUDA backend yet; bind the loop with `parallel` instead of a GPU thread",
+                    "a GPU thread launch cannot run on the CPU; build it with `--target cuda` (`tirc run --target cuda --emulate` without a GPU), or bind the loop with `parallel` instead of a GPU thread",
                     span,
                 )),
                 _ => self.emit_stmt(&attr.body),
@@ -201,7 +201,7 @@ impl<'ctx> Codegen<'ctx> {
                 if let Some(collective) = self.thread_collective {
                     return Err(CodegenError::unsupported(
                         format!(
-                            "loop `{}` is bound to `{tag}`, and the kernel's threads wait for one another (`T.{collective}`); the CPU backend runs thread bindings as loops only when they do not, and tirc has no CUDA backend yet (use `parallel` in the schedule)",
+                            "loop `{}` is bound to `{tag}`, and the kernel's threads wait for one another (`T.{collective}`); the CPU backend runs thread bindings as loops only when they do not; run it with `--target cuda` (`--emulate` without a GPU), or use `parallel` in the schedule",
                             for_loop.loop_var.name(),
                         ),
                         span,

@@ -1,0 +1,216 @@
+//! Unit tests of the CUDA passes: where `thread-sync` puts barriers (each
+//! hazard kind, loops, thread-dependent conditions, and programs that need
+//! none), and the launch checks of `split-host-device`.
+
+use super::{options_for, pipeline_for, run_passes};
+use crate::codegen::Target;
+use crate::ir::{IRModule, PrimFunc};
+use crate::printer::{print_function, Dialect, PrintOptions};
+
+fn parse(text: &str) -> IRModule {
+    let mut sources = crate::source::SourceMap::default();
+    let (program, diagnostics) = crate::frontend::parse_program(&mut sources, "test.tir", text);
+    assert!(diagnostics.iter().all(|d| !d.is_error()), "{diagnostics:?}");
+    program.expect("the test program parses").module
+}
+
+fn lower(text: &str) -> Result<IRModule, Vec<crate::diagnostics::Diagnostic>> {
+    let target = Target::Cuda(Default::default());
+    run_passes(
+        &pipeline_for(&target),
+        &parse(text),
+        &options_for(&target),
+        &mut |_, _| {},
+    )
+}
+
+/// The kernel's body as printed, one statement per line, indentation kept.
+fn kernel_body(text: &str) -> String {
+    let module = lower(text).unwrap_or_else(|errors| panic!("{errors:#?}"));
+    let kernel: &PrimFunc = module
+        .functions
+        .iter()
+        .find(|f| super::split_host_device::is_kernel(f))
+        .expect("a kernel");
+    print_function(kernel, &PrintOptions::new(Dialect::Classic))
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("for bx"))
+        .map(|line| line.trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A kernel of 2 blocks of 32 threads with a 32-float shared buffer `S`
+/// and `body` (written at the indentation of the thread loop's body).
+fn program(body: &str) -> String {
+    let body: String = body
+        .trim_matches('\n')
+        .lines()
+        .map(|line| format!("                {line}\n"))
+        .collect();
+    format!(
+        r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        T.func_attr({{"tir.noalias": True}})
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                S = T.decl_buffer((32,), scope="shared")
+{body}"#
+    )
+}
+
+fn barriers(body: &str) -> usize {
+    body.matches("T.tvm_storage_sync(\"shared\")").count()
+}
+
+/// The line of the first barrier and of the first line containing `marker`.
+fn barrier_before(body: &str, marker: &str) -> bool {
+    let lines: Vec<&str> = body.lines().collect();
+    let target = lines
+        .iter()
+        .position(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("no `{marker}` in\n{body}"));
+    target > 0 && lines[target - 1].contains("tvm_storage_sync")
+}
+
+#[test]
+fn a_read_of_another_threads_write_gets_one_barrier_before_it() {
+    let body = kernel_body(&program(
+        r#"
+S[tx] = A[bx * 32 + tx]
+B[bx * 32 + tx] = S[31 - tx]
+"#,
+    ));
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(
+        barrier_before(&body, "B[bx * 32 + tx] = S[31 - tx]"),
+        "{body}"
+    );
+}
+
+#[test]
+fn each_thread_reading_its_own_element_needs_no_barrier() {
+    let body = kernel_body(&program(
+        r#"
+S[tx] = A[bx * 32 + tx]
+B[bx * 32 + tx] = S[tx] * T.float32(2.0)
+"#,
+    ));
+    assert_eq!(barriers(&body), 0, "{body}");
+}
+
+#[test]
+fn a_write_over_what_another_thread_read_gets_a_barrier() {
+    // Write after read: thread tx reads S[31 - tx], then every thread
+    // overwrites its own element, which another thread may still read.
+    let body = kernel_body(&program(
+        r#"
+S[tx] = A[bx * 32 + tx]
+B[bx * 32 + tx] = S[31 - tx]
+S[tx] = T.float32(0.0)
+A[bx * 32 + tx] = S[tx]
+"#,
+    ));
+    assert_eq!(barriers(&body), 2, "{body}");
+    assert!(barrier_before(&body, "S[tx] = T.float32(0.0)"), "{body}");
+}
+
+#[test]
+fn a_loop_whose_next_iteration_overwrites_what_this_one_read_syncs_at_its_start() {
+    let body = kernel_body(&program(
+        r#"
+for k in range(4):
+    S[tx] = A[bx * 32 + (tx + k) % 32]
+    B[bx * 32 + tx] = B[bx * 32 + tx] + S[(tx + 1) % 32]
+"#,
+    ));
+    assert_eq!(barriers(&body), 2, "{body}");
+    assert!(barrier_before(&body, "S[tx] = A["), "{body}");
+    assert!(
+        barrier_before(&body, "B[bx * 32 + tx] = B[bx * 32 + tx] + S["),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_loop_of_per_thread_accesses_needs_no_barrier() {
+    let body = kernel_body(&program(
+        r#"
+for k in range(4):
+    S[tx] = A[bx * 32 + tx] * T.Cast("float32", k)
+    B[bx * 32 + tx] = B[bx * 32 + tx] + S[tx]
+"#,
+    ));
+    assert_eq!(barriers(&body), 0, "{body}");
+}
+
+#[test]
+fn no_barrier_goes_inside_a_condition_on_the_thread() {
+    let body = kernel_body(&program(
+        r#"
+S[tx] = A[bx * 32 + tx]
+if tx < 16:
+    B[bx * 32 + tx] = S[tx + 16]
+"#,
+    ));
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(barrier_before(&body, "if tx < 16"), "{body}");
+}
+
+#[test]
+fn the_launch_checks_name_the_loop_that_breaks_them() {
+    let code_of = |text: &str| -> Vec<String> {
+        match lower(text) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.into_iter().map(|e| e.code).collect(),
+        }
+    };
+    for explanation in super::explain::LOWERING_EXPLANATIONS {
+        if !["E0505", "E0506", "E0507", "E0508"].contains(&explanation.code) {
+            continue;
+        }
+        let header = "# from tvm.script import tir as T\n\n";
+        let wrong = code_of(&format!("{header}{}", explanation.wrong));
+        assert!(
+            wrong.iter().any(|c| c == explanation.code),
+            "{}: the wrong example gives {wrong:?}",
+            explanation.code
+        );
+        let right = code_of(&format!("{header}{}", explanation.right));
+        assert!(
+            right.is_empty(),
+            "{}: the right example gives {right:?}",
+            explanation.code
+        );
+    }
+}
+
+#[test]
+fn a_reduction_across_threads_is_refused_at_the_bound_loop() {
+    let text = r#"# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 32), "float32"), S: T.Buffer((4,), "float32")):
+    for i in T.thread_binding(4, thread="blockIdx.x"):
+        for k in T.thread_binding(32, thread="threadIdx.x"):
+            with T.block("S"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    S[vi] = T.float32(0.0)
+                S[vi] = S[vi] + A[vi, vk]
+"#;
+    let errors = lower(text).expect_err("a cross-thread reduction is refused");
+    assert_eq!(errors[0].code, super::codes::UNSUPPORTED);
+    assert!(
+        errors[0]
+            .message
+            .contains("reduces over loop `k`, bound to `threadIdx.x`"),
+        "{}",
+        errors[0].message
+    );
+}
