@@ -101,13 +101,24 @@ fn build_cuda(
             ))
         }
     };
+    let start = std::time::Instant::now();
     let source = SourceFile::read(&args.file)?;
     let lowered = lower_file_for(
         &source,
         &ScheduleChoice::from_flags(args.schedule.clone(), args.no_schedule),
         &Target::Cuda(target.clone()),
     )?;
+    let front_end_ms = start.elapsed().as_secs_f64() * 1e3;
     let output = build_cuda(&lowered, target, emit, &args.output)?;
+    if args.verbose {
+        let nvrtc = output
+            .nvrtc_ms
+            .map_or(String::new(), |ms| format!(", NVRTC {ms:.1} ms"));
+        eprintln!(
+            "parse, schedule and lower {front_end_ms:.1} ms, CUDA C {:.2} ms{nvrtc} ({})",
+            output.write_ms, output.arch
+        );
+    }
     if args.verbose || emit == CudaEmit::Cubin {
         for kernel in &output.resources {
             eprintln!(
