@@ -32,7 +32,7 @@ fn removed() -> ScheduleError {
 
 /// A commutative reducer: how two values combine and its identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reducer {
+pub(crate) enum Reducer {
     Sum,
     Product,
     Min,
@@ -40,7 +40,7 @@ enum Reducer {
 }
 
 impl Reducer {
-    fn combine(self, lhs: Expr, rhs: Expr) -> Expr {
+    pub(crate) fn combine(self, lhs: Expr, rhs: Expr) -> Expr {
         let op = match self {
             Reducer::Sum => BinaryOp::Add,
             Reducer::Product => BinaryOp::Mul,
@@ -61,7 +61,7 @@ impl Reducer {
     }
 
     /// The identity element, as TVM builds it (`max_value` for `min`, ...).
-    fn identity(self, dtype: DataType) -> Expr {
+    pub(crate) fn identity(self, dtype: DataType) -> Expr {
         match self {
             Reducer::Sum => Expr::zero(dtype),
             Reducer::Product => Expr::one(dtype),
@@ -106,7 +106,7 @@ fn same_constant(a: &Expr, b: &Expr) -> bool {
 /// The reducer of a block `C[i] = T.init(identity); C[i] = C[i] op rhs`:
 /// the reducer, the store, and the other operand (TVM's
 /// `GetReducerAndCombinerLhsRhs` for one buffer).
-fn match_reducer(block: &Block) -> Option<(Reducer, BufferStore, Expr, Expr)> {
+pub(crate) fn match_reducer(block: &Block) -> Option<(Reducer, BufferStore, Expr, Expr)> {
     let StmtKind::BufferStore(init) = block.init.as_ref()?.kind() else {
         return None;
     };

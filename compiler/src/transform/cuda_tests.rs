@@ -191,25 +191,66 @@ fn the_launch_checks_name_the_loop_that_breaks_them() {
 }
 
 #[test]
-fn a_reduction_across_threads_is_refused_at_the_bound_loop() {
+fn a_reduction_across_threads_becomes_a_tree_in_shared_memory() {
     let text = r#"# from tvm.script import tir as T
 
 @T.prim_func
-def main(A: T.Buffer((4, 32), "float32"), S: T.Buffer((4,), "float32")):
+def main(A: T.Buffer((4, 96), "float32"), S: T.Buffer((4,), "float32")):
     for i in T.thread_binding(4, thread="blockIdx.x"):
-        for k in T.thread_binding(32, thread="threadIdx.x"):
-            with T.block("S"):
-                vi, vk = T.axis.remap("SR", [i, k])
-                with T.init():
-                    S[vi] = T.float32(0.0)
-                S[vi] = S[vi] + A[vi, vk]
+        for k_0 in range(3):
+            for k_1 in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("S"):
+                    vi = T.axis.spatial(4, i)
+                    vk = T.axis.reduce(96, k_0 * 32 + k_1)
+                    with T.init():
+                        S[vi] = T.float32(0.0)
+                    S[vi] = S[vi] + A[vi, vk]
 "#;
-    let errors = lower(text).expect_err("a cross-thread reduction is refused");
+    let module = lower(text).unwrap_or_else(|errors| panic!("{errors:#?}"));
+    let kernel = module
+        .functions
+        .iter()
+        .find(|f| super::split_host_device::is_kernel(f))
+        .expect("a kernel");
+    let printed = print_function(kernel, &PrintOptions::new(Dialect::Classic));
+    // Five rounds for 32 threads, each after a barrier, then the write-back.
+    assert_eq!(
+        printed
+            .matches("S_red_buf[k_1] = S_red_buf[k_1] + S_red_buf[k_1 + ")
+            .count(),
+        5,
+        "{printed}"
+    );
+    assert_eq!(barriers(&printed), 6, "{printed}");
+    assert!(printed.contains("if k_1 == 0:"), "{printed}");
+    assert!(
+        printed.contains("S_in_thread_acc = T.decl_buffer((1,), scope=\"local\")"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn a_reduction_over_two_thread_loops_is_refused_at_the_bound_loop() {
+    let text = r#"# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 64), "float32"), S: T.Buffer((4,), "float32")):
+    for i in T.thread_binding(4, thread="blockIdx.x"):
+        for k_0 in T.thread_binding(2, thread="threadIdx.y"):
+            for k_1 in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("S"):
+                    vi = T.axis.spatial(4, i)
+                    vk = T.axis.reduce(64, k_0 * 32 + k_1)
+                    with T.init():
+                        S[vi] = T.float32(0.0)
+                    S[vi] = S[vi] + A[vi, vk]
+"#;
+    let errors = lower(text).expect_err("two thread loops are refused");
     assert_eq!(errors[0].code, super::codes::UNSUPPORTED);
     assert!(
         errors[0]
             .message
-            .contains("reduces over loop `k`, bound to `threadIdx.x`"),
+            .contains("more than one thread-bound loop"),
         "{}",
         errors[0].message
     );

@@ -234,7 +234,7 @@ pub const PIPELINE: &[Pass] = &[
 /// The passes the CUDA target runs before [`PIPELINE`], on blocks.
 pub const CUDA_PRELUDE: &[Pass] = &[Pass {
     name: "cross-thread-reduction",
-    summary: "reductions across the threads of a block are refused (not lowered yet)",
+    summary: "a reduction across the threads of a block: each thread reduces its part, then a tree in shared memory",
     run: PassRun::Function(cross_thread_reduction::cross_thread_reduction),
 }];
 

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define TIRC_EMULATION 1
@@ -245,6 +246,11 @@ struct Shared {
     operator T() const {
       array->read(index);
       return array->data[index];
+    }
+    // `(float)A_shared[i]` of a half array: one conversion, not two.
+    template <class U, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+    explicit operator U() const {
+      return U(T(*this));
     }
     Ref& operator=(const T& value) {
       array->write(index);
