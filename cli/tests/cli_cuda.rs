@@ -1,0 +1,118 @@
+//! `tirc ... --target cuda` as a user runs it on a machine without a GPU:
+//! the CUDA C written, the run refused with a message naming `--emulate`,
+//! and the emulated run checked against the interpreter.
+#![cfg(feature = "cuda")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tirc"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("tirc runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn has_gpu() -> bool {
+    let doctor = run(&["doctor", "--json"]);
+    let report: serde_json::Value =
+        serde_json::from_slice(&doctor.stdout).expect("doctor prints JSON");
+    report["parts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|part| part["name"] == "CUDA device" && part["found"] == true)
+}
+
+#[test]
+fn cuda_c_keeps_the_programs_names() {
+    let out = std::env::temp_dir().join(format!("tirc-cli-cuda-{}.cu", std::process::id()));
+    let output = run(&[
+        "build",
+        "examples/vector_add_gpu.tir",
+        "--target",
+        "cuda",
+        "--emit",
+        "cu",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let cuda = std::fs::read_to_string(&out).expect("the CUDA C was written");
+    let _ = std::fs::remove_file(&out);
+    assert!(cuda.contains("extern \"C\" __global__ void __launch_bounds__(2) main_kernel(float* __restrict__ A, float* __restrict__ B)"), "{cuda}");
+    assert!(cuda.contains("int i_0 = ((int)blockIdx.x);"), "{cuda}");
+    assert!(cuda.contains("for (int i_1 = 0; i_1 < 2; ++i_1)"), "{cuda}");
+}
+
+#[test]
+fn without_a_gpu_the_run_names_emulate_and_emulate_checks() {
+    if !has_gpu() {
+        let output = run(&["run", "examples/vector_add_gpu.tir", "--target", "cuda"]);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+        assert!(
+            text(&output.stderr).contains("--emulate"),
+            "{}",
+            text(&output.stderr)
+        );
+    }
+    let output = run(&[
+        "run",
+        "examples/vector_add_gpu.tir",
+        "--target",
+        "cuda",
+        "--emulate",
+        "--check",
+        "--json",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(text(&output.stdout).trim()).expect("one JSON object");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["checks"][0]["name"], "B");
+}
+
+#[test]
+fn emulate_needs_the_cuda_target() {
+    let output = run(&["run", "examples/vector_add_gpu.tir", "--emulate"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("needs `--target cuda`"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn lower_for_cuda_shows_the_host_and_its_kernels() {
+    let output = run(&[
+        "lower",
+        "examples/matmul_gpu.tir",
+        "--schedule",
+        "schedule_shared",
+        "--target",
+        "cuda",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed = text(&output.stdout);
+    assert!(
+        printed.contains("T.call_packed(\"main_kernel\""),
+        "{printed}"
+    );
+    assert!(printed.contains("def main_kernel("), "{printed}");
+    assert_eq!(
+        printed.matches("T.tvm_storage_sync(\"shared\")").count(),
+        2,
+        "{printed}"
+    );
+}
