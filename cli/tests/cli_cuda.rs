@@ -116,3 +116,21 @@ fn lower_for_cuda_shows_the_host_and_its_kernels() {
         "{printed}"
     );
 }
+
+#[test]
+fn a_program_not_bound_to_threads_is_refused_at_a_place_in_the_file() {
+    let output = run(&[
+        "run",
+        "examples/matmul.tir",
+        "--target",
+        "cuda",
+        "--emulate",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("E0505"), "{stderr}");
+    assert!(
+        stderr.contains("examples/matmul.tir:"),
+        "the diagnostic has a place: {stderr}"
+    );
+}

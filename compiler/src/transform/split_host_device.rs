@@ -228,6 +228,12 @@ impl Splitter<'_> {
             access = loads.0.map(|name| (name, stmt.span()));
         }
         if let Some((buffer, span)) = access {
+            // Stores a schedule step created (a cache stage) have no place
+            // in the file: the statement around them, or the function, does.
+            let span = [span, stmt.span(), self.func.span]
+                .into_iter()
+                .find(|s| s.is_known())
+                .unwrap_or(span);
             self.diagnostics.push(host_access(&buffer, span));
         }
     }
@@ -240,6 +246,11 @@ impl Splitter<'_> {
             }
         });
         if let Some(buffer) = load {
+            let span = if span.is_known() {
+                span
+            } else {
+                self.func.span
+            };
             self.diagnostics.push(host_access(&buffer, span));
         }
     }
