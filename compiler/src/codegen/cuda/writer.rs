@@ -45,6 +45,7 @@ pub fn write_cuda(
             names: Default::default(),
             taken: HashSet::new(),
             data_names: Default::default(),
+            data_types: Default::default(),
             helpers: BTreeSet::new(),
             diagnostics: Vec::new(),
             options,
@@ -171,6 +172,8 @@ struct KernelWriter {
     taken: HashSet<String>,
     /// The C name of each buffer's storage, by data variable.
     data_names: VarMap<String>,
+    /// The element type each storage was declared with.
+    data_types: VarMap<DataType>,
     helpers: BTreeSet<&'static str>,
     diagnostics: Vec<Diagnostic>,
     options: WriterOptions,
@@ -254,6 +257,10 @@ impl KernelWriter {
                 Some(buffer) => {
                     let name = self.fresh_name(param.name());
                     self.data_names.insert(buffer.data().clone(), name.clone());
+                    self.data_types
+                        .insert(buffer.data().clone(), buffer.dtype());
+                    self.data_types
+                        .insert(buffer.data().clone(), buffer.dtype());
                     let ty = self.type_of(buffer.dtype(), buffer.span());
                     signature.push(format!("{ty}* __restrict__ {name}"));
                     params.push(KernelParam::Buffer {
@@ -444,16 +451,25 @@ impl KernelWriter {
     }
 
     fn declaration(&mut self, buffer: &Buffer, span: Span) {
-        // A view of storage already named: same element type reads it by
-        // that name; another type casts the pointer.
-        let Some(storage) = self.data_names.get(buffer.data()).cloned() else {
+        // A view of storage already named, with the same element type, is
+        // read by that name; a view as another type is refused rather than
+        // read with the storage's type.
+        if !self.data_names.contains_key(buffer.data()) {
             self.unsupported(
                 format!("`{}`, a view of storage outside the kernel", buffer.name()),
                 span,
             );
             return;
-        };
-        let _ = storage;
+        }
+        if self.data_types.get(buffer.data()) != Some(&buffer.dtype()) {
+            self.unsupported(
+                format!(
+                    "`{}`, a view of storage as another element type",
+                    buffer.name()
+                ),
+                span,
+            );
+        }
     }
 
     fn access(&mut self, buffer: &Buffer, indices: &[Expr], span: Span) -> String {
