@@ -719,6 +719,7 @@ impl Lowerer {
             }
             ResultRule::Explicit => explicit_dtype.unwrap_or(DataType::int32()),
             ResultRule::Int32 => DataType::int32(),
+            ResultRule::UInt32 => DataType::uint(32),
             ResultRule::Handle => DataType::handle(),
             ResultRule::Void => DataType::void(),
         };

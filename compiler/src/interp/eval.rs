@@ -170,6 +170,13 @@ impl Interpreter<'_> {
                 }
                 return Value::int(DataType::int32(), 0);
             }
+            name if name.starts_with("tvm_warp_") => {
+                return Err(InterpError::new(format!(
+                    "`T.{name}` exchanges values between the lanes of a GPU warp, which the \
+                     interpreter cannot run: run the program with `--target cuda` (and \
+                     `--emulate` without a GPU)"
+                )));
+            }
             name if super::EXTERNAL_CALLS.contains(&name) => {
                 let callee = match args.first().map(Expr::kind) {
                     Some(ExprKind::Str(callee)) => callee.clone(),

@@ -43,6 +43,8 @@ pub enum ResultRule {
     Explicit,
     /// `int32`.
     Int32,
+    /// `uint32` (a warp's lane mask).
+    UInt32,
     /// `handle`.
     Handle,
     /// `void`.
@@ -287,9 +289,16 @@ const VENDOR_NAMESPACES: &[&str] = &[
 ];
 
 /// The builtins by which the threads of a GPU block wait for one another
-/// (a barrier, a cross-thread reduction): a kernel that calls one cannot
-/// run its threads one after another.
-pub const THREAD_COLLECTIVES: &[&str] = &["tvm_storage_sync", "tvm_thread_allreduce"];
+/// (a barrier, a cross-thread reduction, a warp shuffle): a kernel that
+/// calls one cannot run its threads one after another.
+pub const THREAD_COLLECTIVES: &[&str] = &[
+    "tvm_storage_sync",
+    "tvm_thread_allreduce",
+    "tvm_warp_activemask",
+    "tvm_warp_shuffle",
+    "tvm_warp_shuffle_up",
+    "tvm_warp_shuffle_down",
+];
 
 /// Vendor intrinsics met so far, interned by name.
 static INTERNED: std::sync::Mutex<Vec<&'static OpInfo>> = std::sync::Mutex::new(Vec::new());
@@ -398,6 +407,10 @@ static OPS: &[OpInfo] = &[
     explicit("type_annotation", "tir.type_annotation", 0, true, "A typed placeholder used by intrinsics such as tvm_access_ptr."),
     opaque("ret", "tir.ret", Arity::Exactly(1), ResultRule::SameAsArg(0), "Returns a value from the function."),
     opaque("tvm_storage_sync", "tir.tvm_storage_sync", Arity::AtLeast(1), ResultRule::Int32, "Synchronises threads on a storage scope (\"shared\", \"warp\", \"global\")."),
+    opaque("tvm_warp_activemask", "tir.tvm_warp_activemask", Arity::Exactly(0), ResultRule::UInt32, "The mask of the lanes of the warp that run this call together (CUDA `__activemask()`)."),
+    opaque("tvm_warp_shuffle", "tir.tvm_warp_shuffle", Arity::Exactly(5), ResultRule::SameAsArg(1), "The value of another lane of the warp: (mask, value, lane, width, warp_size), CUDA `__shfl_sync`."),
+    opaque("tvm_warp_shuffle_up", "tir.tvm_warp_shuffle_up", Arity::Exactly(5), ResultRule::SameAsArg(1), "The value of the lane `delta` below: (mask, value, delta, width, warp_size), CUDA `__shfl_up_sync`."),
+    opaque("tvm_warp_shuffle_down", "tir.tvm_warp_shuffle_down", Arity::Exactly(5), ResultRule::SameAsArg(1), "The value of the lane `delta` above: (mask, value, delta, width, warp_size), CUDA `__shfl_down_sync`."),
     opaque("address_of", "tir.address_of", Arity::Exactly(1), ResultRule::Handle, "The address of a buffer element."),
     opaque("tvm_access_ptr", "tir.tvm_access_ptr", Arity::Exactly(5), ResultRule::Handle, "A pointer into a buffer: (type, data, offset, extent, rw_mask)."),
     opaque("tvm_thread_allreduce", "tir.tvm_thread_allreduce", Arity::AtLeast(3), ResultRule::Handle, "Cross-thread reduction."),

@@ -26,12 +26,12 @@ use super::LowerOptions;
 use crate::diagnostics::Diagnostic;
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::substitute;
-use crate::ir::visit::expr_uses_var;
+use crate::ir::visit::{expr_uses_var, walk_stmts};
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, Buffer, BufferRegion, Expr, For, ForKind, IterKind, NodeId,
-    PrimFunc, Range, Stmt, StmtKind, Var,
+    BinaryOp, Block, BlockRealize, Buffer, BufferRegion, DataType, Expr, For, ForKind, IterKind,
+    NodeId, Op, PrimFunc, Range, Stmt, StmtKind, TypeCode, Var,
 };
-use crate::schedule::rfactor::match_reducer;
+use crate::schedule::rfactor::{match_reducer, Reducer};
 use crate::source::Span;
 
 /// Lowers reductions across the threads of a block.
@@ -238,15 +238,7 @@ impl Lowering {
             "local",
             span,
         );
-        let red_buf = Buffer::new(
-            &format!("{}_red_buf", block.name),
-            dtype,
-            vec![Expr::i32(threads)],
-            "shared",
-            span,
-        );
         self.new_buffers.push(accumulator.clone());
-        self.new_buffers.push(red_buf.clone());
         let zero = || vec![Expr::i32(0)];
         let opaque_block =
             |name: String, reads: Vec<BufferRegion>, writes: Vec<BufferRegion>, body: Stmt| {
@@ -310,52 +302,63 @@ impl Lowering {
             for_loop.body = chain;
             chain = l.with_kind(StmtKind::For(for_loop));
         }
-        // 3. Across the threads: a tree in shared memory, then thread 0 writes.
+        // 3. Across the threads. The other threads of the block (other
+        // `threadIdx` tags) reduce their own groups at the same time: each
+        // group gets its own part of the shared buffers.
+        let kernel_threads = self.kernel_thread_extents();
+        let mut group = ThreadGroup::default();
+        let mut wrap_loops = Vec::new();
+        for (other_tag, extent) in &kernel_threads {
+            if other_tag == tag {
+                continue;
+            }
+            let enclosing = self.loops[..chain_start]
+                .iter()
+                .filter_map(thread_tag)
+                .find(|(_, t)| t == other_tag);
+            let var = match enclosing {
+                Some((f, _)) => f.loop_var.clone(),
+                None => {
+                    // Bound elsewhere in the kernel: every such thread runs
+                    // this code, so a loop bound to the tag names its index.
+                    let letter = other_tag.trim_start_matches("threadIdx.");
+                    let var = Var::new(format!("t{letter}"), DataType::int32(), Span::NONE);
+                    wrap_loops.push((var.clone(), *extent, other_tag.clone()));
+                    var
+                }
+            };
+            group.add(Expr::var(&var), *extent);
+        }
         let thread = Var::new(
             thread_for.loop_var.name(),
             thread_for.loop_var.dtype(),
             Span::NONE,
         );
         let t = Expr::var(&thread);
-        let slot = |offset: i64| {
-            if offset == 0 {
-                vec![t.clone()]
-            } else {
-                vec![Expr::binary(BinaryOp::Add, t.clone(), Expr::i32(offset))]
-            }
+        let across = Across {
+            block_name: &block.name,
+            reducer: &reducer,
+            accumulator: &accumulator,
+            thread: t.clone(),
+            threads,
+            group: &group,
+            span,
         };
-        let mut steps = vec![Stmt::store(&red_buf, accumulated, slot(0))];
-        let mut width = (threads as u64).next_power_of_two() as i64;
-        while width > 1 {
-            let half = width / 2;
-            let mut condition = Expr::binary(BinaryOp::Lt, t.clone(), Expr::i32(half));
-            // With a thread count that is not a power of two, the upper
-            // half of the first round is partly missing.
-            if 2 * half > threads {
-                condition = Expr::binary(
-                    BinaryOp::And,
-                    condition,
-                    Expr::binary(
-                        BinaryOp::Lt,
-                        Expr::binary(BinaryOp::Add, t.clone(), Expr::i32(half)),
-                        Expr::i32(threads),
-                    ),
-                );
-            }
-            let combined = reducer.combine(
-                Expr::load(&red_buf, slot(0)),
-                Expr::load(&red_buf, slot(half)),
-            );
-            steps.push(Stmt::new(
-                StmtKind::IfThenElse {
-                    condition,
-                    then_case: Stmt::store(&red_buf, combined, slot(0)),
-                    else_case: None,
-                },
-                span,
-            ));
-            width = half;
+        let lanes_contiguous = kernel_threads.iter().all(|(other, extent)| {
+            thread_dimension(other) >= thread_dimension(tag) || *extent == 1
+        });
+        // Every path leaves the group's result where thread 0 reads it.
+        let (mut steps, buffers, result) = match warp_plan(dtype, threads, lanes_contiguous) {
+            Some(plan) => across.warp_shuffles(plan),
+            None => across.shared_tree(),
+        };
+        let mut cross_reads = vec![full(&accumulator)];
+        let mut cross_writes = vec![full(&accumulator)];
+        for buffer in &buffers {
+            cross_reads.push(full(buffer));
+            cross_writes.push(full(buffer));
         }
+        self.new_buffers.extend(buffers);
         // The spatial indices of the output, in terms of the loops outside.
         let mut bindings: VarMap<Expr> = Default::default();
         for (iter, value) in block.iter_vars.iter().zip(&realize.iter_values) {
@@ -369,42 +372,317 @@ impl Lowering {
         steps.push(Stmt::new(
             StmtKind::IfThenElse {
                 condition: Expr::binary(BinaryOp::Eq, t.clone(), Expr::i32(0)),
-                then_case: Stmt::store(
-                    &update.buffer,
-                    Expr::load(&red_buf, zero()),
-                    output_indices.clone(),
-                ),
+                then_case: Stmt::store(&update.buffer, result, output_indices.clone()),
                 else_case: None,
             },
             span,
         ));
-        let output_region = BufferRegion {
+        cross_writes.push(BufferRegion {
             buffer: update.buffer.clone(),
             region: output_indices
                 .iter()
                 .map(|i| Range::point(i.clone()))
                 .collect(),
-        };
+        });
         let cross = opaque_block(
             format!("{}_cross_thread", block.name),
-            vec![full(&accumulator), full(&red_buf)],
-            vec![full(&red_buf), output_region],
+            cross_reads,
+            cross_writes,
             Stmt::seq(steps),
         );
-        let cross_loop = Stmt::for_loop(For {
-            id: NodeId::fresh(),
-            loop_var: thread,
-            min: Expr::i32(0),
-            extent: Expr::i32(threads),
-            kind: ForKind::ThreadBinding,
-            thread: Some(tag.to_string()),
-            annotations: Vec::new(),
-            body: cross,
-        });
+        let mut cross_loop = thread_loop(thread, threads, tag, cross);
+        for (var, extent, other_tag) in wrap_loops.into_iter().rev() {
+            cross_loop = thread_loop(var, extent, &other_tag, cross_loop);
+        }
         let lowered = Stmt::seq(vec![init, chain, cross_loop]);
         // The chain's loops are replaced: the marker tells each enclosing
         // loop of the chain to give way to the lowered statements.
         Some(marker(lowered, self.loops.len() - chain_start))
+    }
+}
+
+impl Lowering {
+    /// The `threadIdx` tags bound in the kernel around the current
+    /// statement (its outermost thread-bound loop), with their extents,
+    /// ordered x, y, z. A tag with a non-constant extent is left out.
+    fn kernel_thread_extents(&self) -> Vec<(String, i64)> {
+        let Some(root) = self
+            .loops
+            .iter()
+            .find(|l| l.as_for().is_some_and(|f| f.kind == ForKind::ThreadBinding))
+        else {
+            return Vec::new();
+        };
+        let mut extents: Vec<(String, i64)> = Vec::new();
+        walk_stmts(root, &mut |s| {
+            if let Some((f, tag)) = thread_tag(s) {
+                if let Some(extent) = f.extent.as_int() {
+                    if !extents.iter().any(|(t, _)| t == tag) {
+                        extents.push((tag.to_string(), extent));
+                    }
+                }
+            }
+        });
+        extents.sort_by_key(|(tag, _)| thread_dimension(tag));
+        extents
+    }
+}
+
+/// 0, 1, 2 for `threadIdx.x`, `.y`, `.z`.
+fn thread_dimension(tag: &str) -> u8 {
+    match tag.strip_prefix("threadIdx.") {
+        Some("y") => 1,
+        Some("z") => 2,
+        _ => 0,
+    }
+}
+
+fn thread_loop(var: Var, extent: i64, tag: &str, body: Stmt) -> Stmt {
+    Stmt::for_loop(For {
+        id: NodeId::fresh(),
+        loop_var: var,
+        min: Expr::i32(0),
+        extent: Expr::i32(extent),
+        kind: ForKind::ThreadBinding,
+        thread: Some(tag.to_string()),
+        annotations: Vec::new(),
+        body,
+    })
+}
+
+/// The index of a thread's group among the groups of a block that reduce at
+/// once (one per combination of the other `threadIdx` tags), and how many
+/// there are.
+#[derive(Default)]
+struct ThreadGroup {
+    index: Option<Expr>,
+    extent: i64,
+}
+
+impl ThreadGroup {
+    fn add(&mut self, var: Expr, extent: i64) {
+        let extent_before = self.extent.max(1);
+        self.index = Some(match self.index.take() {
+            None => var,
+            Some(index) => Expr::binary(
+                BinaryOp::Add,
+                index,
+                Expr::binary(BinaryOp::Mul, var, Expr::i32(extent_before)),
+            ),
+        });
+        self.extent = extent_before * extent;
+    }
+
+    /// `index * size + offset`: an element of this group's part of a buffer
+    /// of `size` elements per group.
+    fn element(&self, size: i64, offset: Expr) -> Expr {
+        match &self.index {
+            None => offset,
+            Some(index) => Expr::binary(
+                BinaryOp::Add,
+                Expr::binary(BinaryOp::Mul, index.clone(), Expr::i32(size)),
+                offset,
+            ),
+        }
+    }
+
+    fn extent(&self) -> i64 {
+        self.extent.max(1)
+    }
+}
+
+/// CUDA's warp size.
+const WARP_SIZE: i64 = 32;
+
+/// How a reduction over `threads` threads uses warp shuffles (TVM's
+/// LowerThreadAllreduce rules): `Some(width)` when the threads of a group
+/// fit a warp, `Some(32)` and a second round over the warps otherwise.
+#[derive(Clone, Copy)]
+enum WarpPlan {
+    /// Groups of `threads` lanes (a power of two up to 32) within a warp.
+    WithinWarp,
+    /// Each warp reduces its 32 lanes, then the first `warps` lanes (a
+    /// power of two up to 32) reduce the warps' results.
+    AcrossWarps { warps: i64 },
+}
+
+/// Whether a reduction of `dtype` over `threads` threads can use warp
+/// shuffles: a type `__shfl_*_sync` moves (4 or 8 bytes, or half), and the
+/// reducing threads consecutive lanes (`lanes_contiguous`: no lower thread
+/// dimension with more than one thread).
+fn warp_plan(dtype: DataType, threads: i64, lanes_contiguous: bool) -> Option<WarpPlan> {
+    let shuffled_type = dtype.lanes == 1
+        && match dtype.code {
+            TypeCode::Float => matches!(dtype.bits, 16 | 32 | 64),
+            TypeCode::Int | TypeCode::UInt => matches!(dtype.bits, 32 | 64),
+            _ => false,
+        };
+    if !shuffled_type || !lanes_contiguous || threads < 2 {
+        return None;
+    }
+    if WARP_SIZE % threads == 0 {
+        return Some(WarpPlan::WithinWarp);
+    }
+    let warps = threads / WARP_SIZE;
+    (threads % WARP_SIZE == 0 && warps <= WARP_SIZE && warps.count_ones() == 1)
+        .then_some(WarpPlan::AcrossWarps { warps })
+}
+
+/// What the reduction across threads is built from.
+struct Across<'a> {
+    block_name: &'a str,
+    reducer: &'a Reducer,
+    /// Each thread's part, then its group's result in thread 0.
+    accumulator: &'a Buffer,
+    /// The reducing thread's index.
+    thread: Expr,
+    threads: i64,
+    group: &'a ThreadGroup,
+    span: Span,
+}
+
+impl Across<'_> {
+    fn accumulated(&self) -> Expr {
+        Expr::load(self.accumulator, vec![Expr::i32(0)])
+    }
+
+    fn when(&self, condition: Expr, then_case: Stmt) -> Stmt {
+        Stmt::new(
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case: None,
+            },
+            self.span,
+        )
+    }
+
+    fn local(&self, suffix: &str, dtype: DataType, elements: i64, scope: &str) -> Buffer {
+        Buffer::new(
+            &format!("{}_{suffix}", self.block_name),
+            dtype,
+            vec![Expr::i32(elements)],
+            scope,
+            self.span,
+        )
+    }
+
+    /// The accumulator of lane 0 of each group of `width` lanes becomes the
+    /// group's result: `acc = acc op shuffle_down(acc, offset)` for offsets
+    /// halving from `width / 2`, after taking the mask of the active lanes.
+    fn shuffle_rounds(&self, mask: &Buffer, width: i64, steps: &mut Vec<Stmt>) {
+        let zero = || vec![Expr::i32(0)];
+        let active = Expr::call(
+            Op::named("tvm_warp_activemask"),
+            Vec::new(),
+            DataType::uint(32),
+        );
+        steps.push(Stmt::store(mask, active, zero()));
+        let mut offset = width / 2;
+        while offset >= 1 {
+            let accumulated = self.accumulated();
+            let other = Expr::call(
+                Op::named("tvm_warp_shuffle_down"),
+                vec![
+                    Expr::load(mask, zero()),
+                    accumulated.clone(),
+                    Expr::i32(offset),
+                    Expr::i32(width),
+                    Expr::i32(WARP_SIZE),
+                ],
+                accumulated.dtype(),
+            );
+            steps.push(Stmt::store(
+                self.accumulator,
+                self.reducer.combine(accumulated, other),
+                zero(),
+            ));
+            offset /= 2;
+        }
+    }
+
+    /// Warp shuffles (TVM's LowerThreadAllreduce on CUDA): within a warp,
+    /// and across warps through one shared element per warp.
+    fn warp_shuffles(&self, plan: WarpPlan) -> (Vec<Stmt>, Vec<Buffer>, Expr) {
+        let mask = self.local("mask", DataType::uint(32), 1, "local");
+        let mut steps = Vec::new();
+        let t = &self.thread;
+        match plan {
+            WarpPlan::WithinWarp => {
+                self.shuffle_rounds(&mask, self.threads, &mut steps);
+                (steps, vec![mask], self.accumulated())
+            }
+            WarpPlan::AcrossWarps { warps } => {
+                let staging = self.local(
+                    "red_buf_staging",
+                    self.accumulator.dtype(),
+                    warps * self.group.extent(),
+                    "shared",
+                );
+                self.shuffle_rounds(&mask, WARP_SIZE, &mut steps);
+                let lane = Expr::binary(BinaryOp::FloorMod, t.clone(), Expr::i32(WARP_SIZE));
+                let warp = Expr::binary(BinaryOp::FloorDiv, t.clone(), Expr::i32(WARP_SIZE));
+                steps.push(self.when(
+                    Expr::binary(BinaryOp::Eq, lane, Expr::i32(0)),
+                    Stmt::store(
+                        &staging,
+                        self.accumulated(),
+                        vec![self.group.element(warps, warp)],
+                    ),
+                ));
+                // thread-sync puts the barrier between the staging writes
+                // and these reads.
+                steps.push(self.when(
+                    Expr::binary(BinaryOp::Lt, t.clone(), Expr::i32(warps)),
+                    Stmt::store(
+                        self.accumulator,
+                        Expr::load(&staging, vec![self.group.element(warps, t.clone())]),
+                        vec![Expr::i32(0)],
+                    ),
+                ));
+                self.shuffle_rounds(&mask, warps, &mut steps);
+                (steps, vec![mask, staging], self.accumulated())
+            }
+        }
+    }
+
+    /// A tree in shared memory, halving the active threads each round;
+    /// thread-sync puts the barriers between rounds.
+    fn shared_tree(&self) -> (Vec<Stmt>, Vec<Buffer>, Expr) {
+        let threads = self.threads;
+        let red_buf = self.local(
+            "red_buf",
+            self.accumulator.dtype(),
+            threads * self.group.extent(),
+            "shared",
+        );
+        let t = &self.thread;
+        let slot = |offset: i64| {
+            let thread = if offset == 0 {
+                t.clone()
+            } else {
+                Expr::binary(BinaryOp::Add, t.clone(), Expr::i32(offset))
+            };
+            vec![self.group.element(threads, thread)]
+        };
+        let mut steps = vec![Stmt::store(&red_buf, self.accumulated(), slot(0))];
+        let mut width = (threads as u64).next_power_of_two() as i64;
+        while width > 1 {
+            let half = width / 2;
+            // With a thread count that is not a power of two, the upper
+            // half of the first round is partly missing: only the threads
+            // whose partner `t + half` exists combine.
+            let active = half.min(threads - half);
+            let condition = Expr::binary(BinaryOp::Lt, t.clone(), Expr::i32(active));
+            let combined = self.reducer.combine(
+                Expr::load(&red_buf, slot(0)),
+                Expr::load(&red_buf, slot(half)),
+            );
+            steps.push(self.when(condition, Stmt::store(&red_buf, combined, slot(0))));
+            width = half;
+        }
+        let result = Expr::load(&red_buf, slot(0));
+        (steps, vec![red_buf], result)
     }
 }
 

@@ -190,43 +190,113 @@ fn the_launch_checks_name_the_loop_that_breaks_them() {
     }
 }
 
-#[test]
-fn a_reduction_across_threads_becomes_a_tree_in_shared_memory() {
-    let text = r#"# from tvm.script import tir as T
+/// The kernel of a row sum of `dtype` over `threads` threads bound to
+/// `tag` (3 elements per thread), rows on blockIdx.x, and `rows_per_block`
+/// rows of a block on `row_tag`.
+fn reduction_kernel(
+    threads: i64,
+    dtype: &str,
+    tag: &str,
+    row_tag: &str,
+    rows_per_block: i64,
+) -> String {
+    let columns = threads * 3;
+    let rows = 4 * rows_per_block;
+    let text = format!(
+        r#"# from tvm.script import tir as T
 
 @T.prim_func
-def main(A: T.Buffer((4, 96), "float32"), S: T.Buffer((4,), "float32")):
-    for i in T.thread_binding(4, thread="blockIdx.x"):
-        for k_0 in range(3):
-            for k_1 in T.thread_binding(32, thread="threadIdx.x"):
-                with T.block("S"):
-                    vi = T.axis.spatial(4, i)
-                    vk = T.axis.reduce(96, k_0 * 32 + k_1)
-                    with T.init():
-                        S[vi] = T.float32(0.0)
-                    S[vi] = S[vi] + A[vi, vk]
-"#;
-    let module = lower(text).unwrap_or_else(|errors| panic!("{errors:#?}"));
+def main(A: T.Buffer(({rows}, {columns}), "{dtype}"), S: T.Buffer(({rows},), "{dtype}")):
+    for i_0 in T.thread_binding(4, thread="blockIdx.x"):
+        for i_1 in T.thread_binding({rows_per_block}, thread="{row_tag}"):
+            for k_0 in range(3):
+                for k_1 in T.thread_binding({threads}, thread="{tag}"):
+                    with T.block("S"):
+                        vi = T.axis.spatial({rows}, i_0 * {rows_per_block} + i_1)
+                        vk = T.axis.reduce({columns}, k_0 * {threads} + k_1)
+                        with T.init():
+                            S[vi] = T.{dtype}(0)
+                        S[vi] = S[vi] + A[vi, vk]
+"#
+    );
+    let module = lower(&text).unwrap_or_else(|errors| panic!("{errors:#?}"));
     let kernel = module
         .functions
         .iter()
         .find(|f| super::split_host_device::is_kernel(f))
         .expect("a kernel");
-    let printed = print_function(kernel, &PrintOptions::new(Dialect::Classic));
-    // Five rounds for 32 threads, each after a barrier, then the write-back.
-    assert_eq!(
-        printed
-            .matches("S_red_buf[k_1] = S_red_buf[k_1] + S_red_buf[k_1 + ")
-            .count(),
-        5,
-        "{printed}"
-    );
-    assert_eq!(barriers(&printed), 6, "{printed}");
-    assert!(printed.contains("if k_1 == 0:"), "{printed}");
+    print_function(kernel, &PrintOptions::new(Dialect::Classic))
+}
+
+/// How many shuffles of `width` lanes `printed` has.
+fn shuffles(printed: &str, width: i64) -> usize {
+    printed
+        .lines()
+        .filter(|line| {
+            line.contains("T.tvm_warp_shuffle_down(") && line.contains(&format!(", {width}, 32)"))
+        })
+        .count()
+}
+
+#[test]
+fn a_reduction_across_a_warp_is_five_shuffles_and_no_shared_memory() {
+    let printed = reduction_kernel(32, "float32", "threadIdx.x", "threadIdx.y", 2);
+    assert_eq!(shuffles(&printed, 32), 5, "{printed}");
     assert!(
-        printed.contains("S_in_thread_acc = T.decl_buffer((1,), scope=\"local\")"),
+        printed.contains("S_mask[0] = T.tvm_warp_activemask()"),
         "{printed}"
     );
+    assert!(!printed.contains("\"shared\""), "{printed}");
+    assert_eq!(barriers(&printed), 0, "{printed}");
+    assert!(printed.contains("if k_1 == 0:"), "{printed}");
+}
+
+#[test]
+fn a_reduction_over_four_warps_shuffles_then_combines_the_warps_after_one_barrier() {
+    let printed = reduction_kernel(128, "float32", "threadIdx.x", "threadIdx.y", 2);
+    assert_eq!(shuffles(&printed, 32), 5, "{printed}");
+    assert_eq!(shuffles(&printed, 4), 2, "{printed}");
+    // One element per warp and row of the block: 4 warps, 2 rows.
+    assert!(
+        printed.contains("S_red_buf_staging = T.decl_buffer((8,), scope=\"shared\")"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("S_red_buf_staging[i_1 * 4 + (k_1 >> 5)]"),
+        "{printed}"
+    );
+    assert_eq!(barriers(&printed), 1, "{printed}");
+}
+
+#[test]
+fn reductions_warps_cannot_do_use_a_tree_in_shared_memory() {
+    // 24 threads do not divide a warp; int8 has no shuffle; threadIdx.y's
+    // threads are not consecutive lanes when threadIdx.x has 2.
+    for (threads, dtype, tag, row_tag) in [
+        (24, "float32", "threadIdx.x", "threadIdx.y"),
+        (32, "int8", "threadIdx.x", "threadIdx.y"),
+        (32, "float32", "threadIdx.y", "threadIdx.x"),
+    ] {
+        let printed = reduction_kernel(threads, dtype, tag, row_tag, 2);
+        assert!(!printed.contains("tvm_warp"), "{printed}");
+        let elements = threads * 2;
+        assert!(
+            printed.contains(&format!(
+                "S_red_buf = T.decl_buffer(({elements},), \"{dtype}\", scope=\"shared\")"
+            )) || printed.contains(&format!(
+                "S_red_buf = T.decl_buffer(({elements},), scope=\"shared\")"
+            )),
+            "{printed}"
+        );
+        // The tree's rounds each read the row's own part of the buffer.
+        assert!(
+            printed.contains(&format!("i_1 * {threads} + k_1")),
+            "{printed}"
+        );
+        let rounds = (threads as u64).next_power_of_two().trailing_zeros() as usize;
+        // A barrier before each round; thread 0 reads its own last write.
+        assert_eq!(barriers(&printed), rounds, "{printed}");
+    }
 }
 
 #[test]

@@ -85,6 +85,7 @@ pub mod cross_thread_reduction;
 mod cuda_tests;
 pub mod explain;
 pub mod flatten_buffer;
+pub mod inject_virtual_thread;
 pub mod instrument_runtime_checks;
 pub mod lower_init_block;
 pub mod lower_intrin;
@@ -241,6 +242,12 @@ pub const CUDA_PRELUDE: &[Pass] = &[Pass {
 /// The passes the CUDA target runs after [`PIPELINE`], in order.
 pub const CUDA_PIPELINE: &[Pass] = &[
     Pass {
+        name: "inject-virtual-thread",
+        summary:
+            "each loop over virtual threads (vthread) becomes an unrolled loop every thread runs",
+        run: PassRun::Function(inject_virtual_thread::inject_virtual_thread),
+    },
+    Pass {
         name: "split-host-device",
         summary:
             "each GPU-bound loop nest becomes a kernel the host launches; launches are checked",
@@ -269,13 +276,11 @@ pub fn pipeline_for(target: &crate::codegen::Target) -> Vec<Pass> {
 /// The lowering options a target needs.
 pub fn options_for(target: &crate::codegen::Target) -> LowerOptions {
     match target {
-        // Vector loads and stores (`float4`) are not written for CUDA yet:
-        // vectorized loops stay loops, which the CUDA writer unrolls.
-        crate::codegen::Target::Cuda(_) => LowerOptions {
-            disable_vectorize: true,
-            ..LowerOptions::default()
-        },
-        crate::codegen::Target::Llvm(_) => LowerOptions::default(),
+        // The CUDA writer reads and writes whole aligned vectors (`float4`)
+        // and everything else lane by lane.
+        crate::codegen::Target::Cuda(_) | crate::codegen::Target::Llvm(_) => {
+            LowerOptions::default()
+        }
     }
 }
 

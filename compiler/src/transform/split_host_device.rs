@@ -382,17 +382,6 @@ fn check_launch(kernel: &Stmt) -> Result<Vec<(String, Expr, Span)>, Vec<Diagnost
         match stmt.kind() {
         StmtKind::For(for_loop) if for_loop.kind == ForKind::ThreadBinding => {
             let tag = for_loop.thread.clone().unwrap_or_default();
-            if tag.starts_with("vthread") {
-                errors.push(
-                    Diagnostic::error(
-                        codes::UNSUPPORTED,
-                        format!("the CUDA backend does not lower virtual threads (`{tag}`) yet"),
-                        stmt.span(),
-                    )
-                    .with_help("bind this loop to threadIdx, or leave it a serial loop"),
-                );
-                return;
-            }
             match launch.iter().find(|(t, _, _)| *t == tag) {
                 Some((_, extent, first)) => {
                     if !expr_deep_equal(extent, &for_loop.extent) {

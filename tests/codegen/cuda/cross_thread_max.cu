@@ -9,10 +9,10 @@ extern "C" __global__ void __launch_bounds__(48) main_kernel(float* __restrict__
     M_in_thread_acc[0] = max(M_in_thread_acc[0], A[((i * 96) + (k_0 * 48)) + k_1]);
   }
   int k_1_1 = ((int)threadIdx.x);
-  __shared__ float M_red_buf[48];
+  __shared__ __align__(16) float M_red_buf[48];
   M_red_buf[k_1_1] = M_in_thread_acc[0];
   __syncthreads();
-  if ((k_1_1 < 32) && (k_1_1 < 16)) {
+  if (k_1_1 < 16) {
     M_red_buf[k_1_1] = max(M_red_buf[k_1_1], M_red_buf[k_1_1 + 32]);
   }
   __syncthreads();
@@ -35,9 +35,8 @@ extern "C" __global__ void __launch_bounds__(48) main_kernel(float* __restrict__
   if (k_1_1 < 1) {
     M_red_buf[k_1_1] = max(M_red_buf[k_1_1], M_red_buf[k_1_1 + 1]);
   }
-  __syncthreads();
   if (k_1_1 == 0) {
-    M[i] = M_red_buf[0];
+    M[i] = M_red_buf[k_1_1];
   }
 }
 

@@ -8,8 +8,8 @@ extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict_
   float C_local[1];
   for (int k_0 = 0; k_0 < 4; ++k_0) {
     __syncthreads();
-    __shared__ float A_shared[272];
-    __shared__ float B_shared[256];
+    __shared__ __align__(16) float A_shared[272];
+    __shared__ __align__(16) float B_shared[256];
     int ax0_ax1_fused_0 = ((int)threadIdx.y);
     int ax0_ax1_fused_1 = ((int)threadIdx.x);
     A_shared[(ax0_ax1_fused_0 * 17) + ax0_ax1_fused_1] = A[(((i_0 * 1024) + (ax0_ax1_fused_0 * 64)) + (k_0 * 16)) + ax0_ax1_fused_1];

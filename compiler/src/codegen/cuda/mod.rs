@@ -11,6 +11,9 @@ pub mod host;
 pub mod nvrtc;
 pub mod writer;
 
+#[cfg(test)]
+mod emulation_tests;
+
 use crate::diagnostics::Diagnostic;
 use crate::ir::{DataType, IRModule};
 

@@ -13,8 +13,18 @@
 // that some threads reach while others have returned, or two barriers at
 // different lines, is reported instead of hanging.
 //
+// Warp operations (__shfl*_sync, __ballot_sync, __any_sync, __all_sync,
+// __syncwarp, __activemask) are collectives of the groups of 32 threads
+// (by linear thread index, as on the GPU): a thread waits at one until
+// every lane its mask names has arrived at the same call, then each gets
+// its result. __activemask() gives the lanes that reached that same call
+// before any of them could go further. A lane of the mask that returned or
+// waits elsewhere, masks that differ, or a shuffle from a lane outside the
+// mask is reported instead of hanging or reading garbage.
+//
 // Not modelled: timing, memory coalescing, bank conflicts, occupancy,
-// warp-synchronous execution without barriers, and global-memory races.
+// shared memory ordered by __syncwarp() alone (reported as a race), and
+// global-memory races.
 #pragma once
 #include <setjmp.h>
 #include <ucontext.h>
@@ -42,7 +52,9 @@ struct dim3 {
 
 namespace tirc_emu {
 
-enum FiberState { READY, WAITING, DONE };
+enum FiberState { READY, WAITING, WARP_WAITING, DONE };
+
+enum WarpOp { ACTIVEMASK, SHFL, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL, SYNCWARP };
 
 struct Fiber {
   ucontext_t context;
@@ -52,6 +64,15 @@ struct Fiber {
   FiberState state;
   int barrier_line;
   dim3 thread;
+  // The warp operation this thread waits at (state WARP_WAITING).
+  WarpOp warp_op;
+  const char* warp_name;
+  int warp_line;
+  unsigned warp_mask;
+  int warp_argument;
+  int warp_width;
+  uint64_t warp_value;
+  uint64_t warp_result;
 };
 
 inline dim3 thread_index, block_index, block_dim, grid_dim;
@@ -93,6 +114,47 @@ inline void syncthreads(int line) {
   yield_to_scheduler();
 }
 
+// Waits at a warp operation until the lanes of `mask` arrive; the result
+// is filled in by `complete_warp_operations`.
+inline uint64_t warp_operation(WarpOp op, const char* name, int line, unsigned mask,
+                               uint64_t value, int argument, int width) {
+  current->warp_op = op;
+  current->warp_name = name;
+  current->warp_line = line;
+  current->warp_mask = mask;
+  current->warp_value = value;
+  current->warp_argument = argument;
+  current->warp_width = width;
+  current->state = WARP_WAITING;
+  yield_to_scheduler();
+  return current->warp_result;
+}
+
+template <class T>
+inline T shuffle(WarpOp op, const char* name, int line, unsigned mask, T value, int argument,
+                 int width = 32) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                "warp shuffles move values of at most 8 bytes");
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  bits = warp_operation(op, name, line, mask, bits, argument, width);
+  T result;
+  std::memcpy(&result, &bits, sizeof(T));
+  return result;
+}
+
+// `__syncwarp(mask)` with the mask optional: the macro gives the line.
+struct WarpBarrier {
+  int line;
+  void operator()(unsigned mask = 0xffffffffu) const {
+    unsigned threads = block_dim.x * block_dim.y * block_dim.z;
+    unsigned base = current_id - current_id % 32;
+    // The full mask of a partial last warp names only its lanes.
+    if (mask == 0xffffffffu && threads - base < 32) mask = (1u << (threads - base)) - 1;
+    warp_operation(SYNCWARP, "__syncwarp()", line, mask, 0, 0, 32);
+  }
+};
+
 inline void fiber_entry() {
   (*kernel_body)();
   current->state = DONE;
@@ -112,6 +174,138 @@ inline void resume(Fiber& fiber) {
 
 constexpr size_t STACK_BYTES = 256 * 1024;
 constexpr uint32_t NO_THREAD = 0xffffffffu;
+
+inline std::string hex(unsigned mask) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", mask);
+  return text;
+}
+
+// Where a lane that has not joined a warp operation is.
+inline std::string whereabouts(const Fiber& fiber) {
+  switch (fiber.state) {
+    case DONE: return "returned";
+    case WAITING: return "waits at the __syncthreads() of line " + std::to_string(fiber.barrier_line);
+    case WARP_WAITING:
+      return std::string("waits at the ") + fiber.warp_name + " of line " + std::to_string(fiber.warp_line);
+    default: return "is running";
+  }
+}
+
+// The lane of `lane` that a shuffle reads, or -1 when it keeps its own value.
+inline int shuffle_source(const Fiber& fiber, int lane) {
+  int width = fiber.warp_width, segment = lane - lane % width, argument = fiber.warp_argument;
+  switch (fiber.warp_op) {
+    case SHFL: return segment + ((argument % width) + width) % width;
+    case SHFL_UP: return lane % width >= argument ? lane - argument : -1;
+    case SHFL_DOWN: return lane % width + argument < width ? lane + argument : -1;
+    case SHFL_XOR: {
+      int source = lane ^ argument;
+      return source - source % width == segment ? source : -1;
+    }
+    default: return -1;
+  }
+}
+
+// Records the run's first error; false, for `return stop(...)`.
+inline bool stop(const std::string& message) {
+  if (error.empty()) error = message;
+  return false;
+}
+
+// Completes the warp operations whose lanes have all arrived, when no
+// thread can run; true when one did. Sets `error` when one never can.
+inline bool complete_warp_operations(std::vector<Fiber>& fibers, unsigned threads) {
+  bool progress = false;
+  // __activemask(): the lanes that reached the same call converge there.
+  for (unsigned base = 0; base < threads; base += 32) {
+    unsigned lanes = threads - base < 32 ? threads - base : 32;
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      Fiber& fiber = fibers[base + lane];
+      if (fiber.state != WARP_WAITING || fiber.warp_op != ACTIVEMASK) continue;
+      unsigned mask = 0;
+      for (unsigned other = 0; other < lanes; ++other) {
+        const Fiber& o = fibers[base + other];
+        if (o.state == WARP_WAITING && o.warp_op == ACTIVEMASK && o.warp_line == fiber.warp_line)
+          mask |= 1u << other;
+      }
+      for (unsigned other = 0; other < lanes; ++other)
+        if (mask >> other & 1) {
+          fibers[base + other].warp_result = mask;
+          fibers[base + other].state = READY;
+        }
+      progress = true;
+    }
+  }
+  if (progress) return true;
+  std::string stuck;
+  for (unsigned base = 0; base < threads; base += 32) {
+    unsigned lanes = threads - base < 32 ? threads - base : 32;
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      Fiber& fiber = fibers[base + lane];
+      if (fiber.state != WARP_WAITING) continue;
+      std::string call = std::string("the ") + fiber.warp_name + " of line " +
+                         std::to_string(fiber.warp_line) + " in block " + block_name();
+      unsigned mask = fiber.warp_mask;
+      if (!(mask >> lane & 1))
+        return stop("thread " + thread_name(base + lane) + " calls " + call + " with mask " + hex(mask) +
+             ", which does not name its own lane " + std::to_string(lane));
+      if (lanes < 32 && mask >> lanes)
+        return stop(call + " names lanes in mask " + hex(mask) + " that its warp does not have (" +
+             std::to_string(lanes) + " threads)");
+      bool complete = true;
+      for (unsigned other = 0; other < lanes && complete; ++other) {
+        if (!(mask >> other & 1)) continue;
+        const Fiber& o = fibers[base + other];
+        if (o.state != WARP_WAITING || o.warp_line != fiber.warp_line || o.warp_op != fiber.warp_op) {
+          complete = false;
+          if (stuck.empty())
+            stuck = "warp divergence: thread " + thread_name(base + lane) + " waits at " + call +
+                    " for lane " + std::to_string(other) + " of mask " + hex(mask) + ", but thread " +
+                    thread_name(base + other) + " " + whereabouts(o);
+        } else if (o.warp_mask != mask) {
+          return stop(call + ": lanes " + std::to_string(lane) + " and " + std::to_string(other) +
+               " pass different masks (" + hex(mask) + " and " + hex(o.warp_mask) + ")");
+        }
+      }
+      if (!complete) continue;
+      int width = fiber.warp_width;
+      if (width < 1 || width > 32 || (width & (width - 1)))
+        return stop(call + " has width " + std::to_string(width) + ", not a power of two up to 32");
+      unsigned votes = 0;
+      for (unsigned other = 0; other < lanes; ++other)
+        if ((mask >> other & 1) && fibers[base + other].warp_value) votes |= 1u << other;
+      for (unsigned other = 0; other < lanes; ++other) {
+        if (!(mask >> other & 1)) continue;
+        Fiber& o = fibers[base + other];
+        switch (o.warp_op) {
+          case BALLOT: o.warp_result = votes; break;
+          case ANY: o.warp_result = votes != 0; break;
+          case ALL: o.warp_result = votes == mask; break;
+          case SYNCWARP: o.warp_result = 0; break;
+          default: {
+            int source = shuffle_source(o, int(other));
+            if (source < 0) {
+              o.warp_result = o.warp_value;
+            } else if (!(mask >> source & 1)) {
+              return stop("thread " + thread_name(base + other) + " reads lane " + std::to_string(source) +
+                   " in " + call + ", a lane outside mask " + hex(mask));
+            } else {
+              o.warp_result = fibers[base + source].warp_value;
+            }
+          }
+        }
+      }
+      for (unsigned other = 0; other < lanes; ++other)
+        if (mask >> other & 1) fibers[base + other].state = READY;
+      progress = true;
+    }
+  }
+  if (!progress && !stuck.empty()) {
+    error = stuck;
+  }
+  return progress;
+}
 
 // Runs `body` for every thread of every block; 0, or 1 with `message` set.
 inline int launch(const unsigned* dims, char* message, unsigned long message_length,
@@ -148,6 +342,8 @@ inline int launch(const unsigned* dims, char* message, unsigned long message_len
             thread_index = fibers[t].thread;
             resume(fibers[t]);
           }
+          if (!error.empty()) break;
+          if (complete_warp_operations(fibers, threads)) continue;
           if (!error.empty()) break;
           int waiting = -1, done = -1, other_line = -1;
           for (unsigned t = 0; t < threads; ++t) {
@@ -343,11 +539,107 @@ struct nv_bfloat16 {
   }
 };
 
+// CUDA's vector types, with their alignment: a load or store of one moves
+// the whole vector, and faults on the GPU when its address is not aligned.
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+struct alignas(4) half2 { half x, y; };
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline int2 make_int2(int x, int y) { return {x, y}; }
+inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+inline double2 make_double2(double x, double y) { return {x, y}; }
+inline half2 __halves2half2(half x, half y) { return {x, y}; }
+
+namespace tirc_emu {
+
+// A whole-vector access of global memory: checked for the alignment the
+// GPU requires.
+template <class V, class T>
+inline T* vector_address(T* data, long long first, const char* what) {
+  if (reinterpret_cast<uintptr_t>(data + first) % sizeof(V) != 0)
+    fail(std::string("thread ") + thread_name(current_id) + " of block " + block_name() + " " +
+         what + " a " + std::to_string(sizeof(V)) + "-byte vector at element " +
+         std::to_string(first) + ", an address not aligned to its size");
+  return data + first;
+}
+
+template <class V, class T>
+inline V load_vector(T* data, long long first) {
+  V vector;
+  std::memcpy(&vector, vector_address<V>(data, first, "reads"), sizeof(V));
+  return vector;
+}
+
+template <class V, class T>
+inline void store_vector(T* data, long long first, const V& vector) {
+  std::memcpy(vector_address<V>(data, first, "writes"), &vector, sizeof(V));
+}
+
+// Shared memory: the alignment, then each element through the race detector.
+template <class V, class T, long long N>
+inline void check_vector_start(Shared<T, N>& array, long long first) {
+  constexpr long long lanes = sizeof(V) / sizeof(T);
+  if (first % lanes != 0)
+    fail(std::string("thread ") + thread_name(current_id) + " of block " + block_name() +
+         " accesses a " + std::to_string(sizeof(V)) + "-byte vector at " + array.element(first) +
+         ", an address not aligned to its size");
+}
+
+template <class V, class T, long long N>
+inline V load_vector(Shared<T, N>& array, long long first) {
+  constexpr long long lanes = sizeof(V) / sizeof(T);
+  check_vector_start<V>(array, first);
+  T parts[lanes];
+  for (long long k = 0; k < lanes; ++k) parts[k] = T(array[first + k]);
+  V vector;
+  std::memcpy(&vector, parts, sizeof(V));
+  return vector;
+}
+
+template <class V, class T, long long N>
+inline void store_vector(Shared<T, N>& array, long long first, const V& vector) {
+  constexpr long long lanes = sizeof(V) / sizeof(T);
+  check_vector_start<V>(array, first);
+  T parts[lanes];
+  std::memcpy(parts, &vector, sizeof(V));
+  for (long long k = 0; k < lanes; ++k) array[first + k] = parts[k];
+}
+
+}  // namespace tirc_emu
+
 #define threadIdx tirc_emu::thread_index
 #define blockIdx tirc_emu::block_index
 #define blockDim tirc_emu::block_dim
 #define gridDim tirc_emu::grid_dim
 #define __syncthreads() tirc_emu::syncthreads(__LINE__)
+constexpr int warpSize = 32;
+#define __activemask() \
+  unsigned(tirc_emu::warp_operation(tirc_emu::ACTIVEMASK, "__activemask()", __LINE__, 0, 0, 0, 32))
+#define __shfl_sync(...) tirc_emu::shuffle(tirc_emu::SHFL, "__shfl_sync", __LINE__, __VA_ARGS__)
+#define __shfl_up_sync(...) \
+  tirc_emu::shuffle(tirc_emu::SHFL_UP, "__shfl_up_sync", __LINE__, __VA_ARGS__)
+#define __shfl_down_sync(...) \
+  tirc_emu::shuffle(tirc_emu::SHFL_DOWN, "__shfl_down_sync", __LINE__, __VA_ARGS__)
+#define __shfl_xor_sync(...) \
+  tirc_emu::shuffle(tirc_emu::SHFL_XOR, "__shfl_xor_sync", __LINE__, __VA_ARGS__)
+#define __ballot_sync(mask, predicate)                                                         \
+  unsigned(tirc_emu::warp_operation(tirc_emu::BALLOT, "__ballot_sync", __LINE__, (mask), \
+                                    (predicate) ? 1 : 0, 0, 32))
+#define __any_sync(mask, predicate)                                                           \
+  int(tirc_emu::warp_operation(tirc_emu::ANY, "__any_sync", __LINE__, (mask), (predicate) ? 1 : 0, \
+                               0, 32))
+#define __all_sync(mask, predicate)                                                           \
+  int(tirc_emu::warp_operation(tirc_emu::ALL, "__all_sync", __LINE__, (mask), (predicate) ? 1 : 0, \
+                               0, 32))
+#define __syncwarp(...) tirc_emu::WarpBarrier{__LINE__}(__VA_ARGS__)
 
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }

@@ -12,9 +12,11 @@ use super::codes;
 use super::{CudaModule, KernelInfo, KernelParam};
 use crate::diagnostics::Diagnostic;
 use crate::ir::identity::VarMap;
+use crate::ir::structural::expr_deep_equal;
+use crate::ir::visit::walk_exprs;
 use crate::ir::{
-    BinaryOp, Buffer, DataType, Expr, ExprKind, ForKind, IRModule, PrimFunc, Stmt, StmtKind,
-    TypeCode, Var,
+    BinaryOp, Buffer, BufferStore, DataType, Expr, ExprKind, ForKind, IRModule, PrimFunc, Stmt,
+    StmtKind, TypeCode, Var,
 };
 use crate::source::Span;
 use crate::transform::split_host_device::{is_kernel, launch_tags};
@@ -351,6 +353,12 @@ impl KernelWriter {
                 self.indent -= 1;
                 self.line("}");
             }
+            StmtKind::BufferStore(store)
+                if store.value.dtype().lanes > 1
+                    || store.indices.iter().any(|i| i.dtype().lanes > 1) =>
+            {
+                self.vector_store(store, stmt.span());
+            }
             StmtKind::BufferStore(store) => {
                 let target = self.access(&store.buffer, &store.indices, stmt.span());
                 let value = self.expr(&store.value);
@@ -443,7 +451,10 @@ impl KernelWriter {
                     buffer.name()
                 ));
             } else {
-                self.line(&format!("__shared__ {ty} {name}[{elements}];"));
+                // Aligned for the widest vector access (`float4`, 16 bytes).
+                self.line(&format!(
+                    "__shared__ __align__(16) {ty} {name}[{elements}];"
+                ));
             }
         } else {
             self.line(&format!("{ty} {name}[{elements}];"));
@@ -505,6 +516,128 @@ impl KernelWriter {
             index = format!("({offset} + {index})");
         }
         format!("{storage}[{}]", strip_parens(&index))
+    }
+
+    /// A store of a vector (a vectorized loop after `vectorize`): whole
+    /// aligned vectors of global or shared memory are read and written as
+    /// `float4`, `int2`, `half2`, ... (one 16-, 8- or 4-byte access), the
+    /// rest lane by lane.
+    fn vector_store(&mut self, store: &BufferStore, span: Span) {
+        let [index] = store.indices.as_slice() else {
+            self.unsupported(
+                format!(
+                    "a multi-dimensional vector store to `{}`",
+                    store.buffer.name()
+                ),
+                span,
+            );
+            return;
+        };
+        let lanes = index.dtype().lanes.max(store.value.dtype().lanes);
+        // Each aligned vector load is read once, into a named vector.
+        let mut loads = Vec::new();
+        walk_exprs(&store.value, &mut |e| {
+            if let ExprKind::Load(load) = e.kind() {
+                if load.indices.iter().any(|i| i.dtype().lanes > 1) {
+                    loads.push(e.clone());
+                }
+            }
+        });
+        let mut hoisted: Vec<(Expr, Vec<Var>)> = Vec::new();
+        let mut whole_value = None;
+        for load_expr in loads {
+            let ExprKind::Load(load) = load_expr.kind() else {
+                continue;
+            };
+            if hoisted.iter().any(|(e, _)| expr_deep_equal(e, &load_expr)) {
+                continue;
+            }
+            let Some((first, ty)) = aligned_vector(&load.buffer, &load.indices) else {
+                continue;
+            };
+            let read = self.vector_read(&load.buffer, &first, &ty);
+            let name = self.fresh_name(&format!("{}_v", load.buffer.name()));
+            self.line(&format!("{ty} {name} = {read};"));
+            if expr_deep_equal(&load_expr, &store.value) {
+                whole_value = Some((name.clone(), ty.clone()));
+            }
+            let lane_vars = (0..load_expr.dtype().lanes)
+                .map(|k| {
+                    let var = Var::new(
+                        format!("{name}.{}", LANE_NAMES[k as usize]),
+                        load_expr.dtype().element_of(),
+                        Span::NONE,
+                    );
+                    self.names
+                        .insert(var.clone(), format!("{name}.{}", LANE_NAMES[k as usize]));
+                    var
+                })
+                .collect();
+            hoisted.push((load_expr.clone(), lane_vars));
+        }
+        let mut values = Vec::new();
+        for k in 0..lanes {
+            match lane_of(&store.value, k, &hoisted) {
+                Ok(lane) => values.push(self.expr(&lane)),
+                Err(node) => {
+                    self.unsupported(format!("the vector value `{node}`"), span);
+                    return;
+                }
+            }
+        }
+        if let Some((first, ty)) = aligned_vector(&store.buffer, &store.indices) {
+            let value = match whole_value {
+                Some((name, value_type)) if value_type == ty => name,
+                _ if ty == "half2" => format!("__halves2half2({})", values.join(", ")),
+                _ => format!("make_{ty}({})", values.join(", ")),
+            };
+            self.vector_write(&store.buffer, &first, &ty, &value);
+            return;
+        }
+        for (k, value) in values.iter().enumerate() {
+            let Ok(index) = lane_of(index, k as u16, &[]) else {
+                self.unsupported(format!("the vector index `{index}`"), span);
+                return;
+            };
+            let target = self.access(&store.buffer, &[index], span);
+            self.line(&format!("{target} = {value};"));
+        }
+    }
+
+    /// The C name of a buffer's storage, for a vector access.
+    fn storage_name(&mut self, buffer: &Buffer) -> String {
+        self.data_names
+            .get(buffer.data())
+            .cloned()
+            .unwrap_or_else(|| buffer.name().to_string())
+    }
+
+    /// A whole-vector read of `buffer` from element `first`.
+    fn vector_read(&mut self, buffer: &Buffer, first: &Expr, ty: &str) -> String {
+        let storage = self.storage_name(buffer);
+        let first = self.expr(first);
+        if self.options.emulation {
+            // Checked: alignment, and shared memory element by element.
+            format!(
+                "tirc_emu::load_vector<{ty}>({storage}, {})",
+                strip_parens(&first)
+            )
+        } else {
+            format!("*({ty}*)({storage} + {first})")
+        }
+    }
+
+    fn vector_write(&mut self, buffer: &Buffer, first: &Expr, ty: &str, value: &str) {
+        let storage = self.storage_name(buffer);
+        let first = self.expr(first);
+        if self.options.emulation {
+            self.line(&format!(
+                "tirc_emu::store_vector<{ty}>({storage}, {}, {value});",
+                strip_parens(&first)
+            ));
+        } else {
+            self.line(&format!("*({ty}*)({storage} + {first}) = {value};"));
+        }
     }
 
     fn expr(&mut self, expr: &Expr) -> String {
@@ -620,6 +753,27 @@ impl KernelWriter {
             "bitwise_xor" => format!("({} ^ {})", arg(0), arg(1)),
             "bitwise_not" => format!("(~{})", arg(0)),
             "popcount" => format!("__popc({})", arg(0)),
+            "tvm_warp_activemask" => "__activemask()".to_string(),
+            // (mask, value, lane or delta, width, warp_size): CUDA's warp
+            // size is fixed, so the last argument has no C counterpart.
+            "tvm_warp_shuffle" | "tvm_warp_shuffle_up" | "tvm_warp_shuffle_down" => {
+                let function = match name {
+                    "tvm_warp_shuffle" => "__shfl_sync",
+                    "tvm_warp_shuffle_up" => "__shfl_up_sync",
+                    _ => "__shfl_down_sync",
+                };
+                if args
+                    .get(4)
+                    .and_then(Expr::as_int)
+                    .is_some_and(|size| size != 32)
+                {
+                    self.unsupported(
+                        format!("`T.{name}` with a warp size other than 32"),
+                        expr.span(),
+                    );
+                }
+                format!("{function}({}, {}, {}, {})", arg(0), arg(1), arg(2), arg(3))
+            }
             "clz" => format!("__clz({})", arg(0)),
             "isnan" | "isinf" | "isfinite" => format!("{name}((float){})", arg(0)),
             "call_extern" | "call_pure_extern" => {
@@ -655,6 +809,114 @@ impl KernelWriter {
             },
         }
     }
+}
+
+/// The components of CUDA's vector types, by lane.
+const LANE_NAMES: [&str; 4] = ["x", "y", "z", "w"];
+
+/// The CUDA vector type of `lanes` elements of `element`, where CUDA has
+/// one that a single load or store moves.
+fn vector_type(element: DataType, lanes: u16) -> Option<String> {
+    let base = match (element.code, element.bits, lanes) {
+        (TypeCode::Float, 32, 2 | 4) => "float",
+        (TypeCode::Int, 32, 2 | 4) => "int",
+        (TypeCode::UInt, 32, 2 | 4) => "uint",
+        (TypeCode::Float, 64, 2) => "double",
+        (TypeCode::Float, 16, 2) => "half",
+        _ => return None,
+    };
+    Some(format!("{base}{lanes}"))
+}
+
+/// The first element and the vector type of an access of `buffer` at
+/// `indices` that moves one whole aligned vector: a stride-1 `Ramp` in
+/// global or shared memory whose first element (with the buffer's offset)
+/// is a provable multiple of its lanes, so the address is aligned to the
+/// vector's size (CUDA faults on a misaligned `float4`).
+fn aligned_vector(buffer: &Buffer, indices: &[Expr]) -> Option<(Expr, String)> {
+    let [index] = indices else { return None };
+    let ExprKind::Ramp {
+        base,
+        stride,
+        lanes,
+    } = index.kind()
+    else {
+        return None;
+    };
+    let scope = buffer.scope();
+    if !stride.is_int(1) || !(scope == "global" || scope.starts_with("shared")) {
+        return None;
+    }
+    let ty = vector_type(buffer.dtype(), *lanes)?;
+    let offset = &buffer.node().elem_offset;
+    let first = if offset.is_int(0) {
+        base.clone()
+    } else {
+        Expr::binary(BinaryOp::Add, offset.clone(), base.clone())
+    };
+    let modular = crate::arith::Analyzer::new().modular_set(&first);
+    let lanes = i64::from(*lanes);
+    (modular.coeff % lanes == 0 && modular.base.rem_euclid(lanes) == 0).then_some((first, ty))
+}
+
+/// Lane `k` of the vector expression `expr` as a scalar expression; loads
+/// already read whole (`hoisted`) give their lane's component. `Err` names
+/// the node that has no lane-wise form.
+fn lane_of(expr: &Expr, k: u16, hoisted: &[(Expr, Vec<Var>)]) -> Result<Expr, Expr> {
+    let dtype = expr.dtype();
+    if dtype.lanes == 1 {
+        return Ok(expr.clone());
+    }
+    let element = dtype.element_of();
+    let lane = |e: &Expr| lane_of(e, k, hoisted);
+    Ok(match expr.kind() {
+        ExprKind::Ramp { base, stride, .. } => {
+            if k == 0 {
+                base.clone()
+            } else {
+                let step = match stride.as_int() {
+                    Some(stride) => Expr::int(stride * i64::from(k), stride_type(base)),
+                    None => Expr::binary(
+                        BinaryOp::Mul,
+                        stride.clone(),
+                        Expr::int(i64::from(k), stride_type(base)),
+                    ),
+                };
+                // Folded, so that `(i * 4 + 1) + 2` reads `i * 4 + 3`.
+                crate::arith::Analyzer::new().simplify(&Expr::binary(
+                    BinaryOp::Add,
+                    base.clone(),
+                    step,
+                ))
+            }
+        }
+        ExprKind::Broadcast { value, .. } => value.clone(),
+        ExprKind::Binary(op, a, b) => Expr::binary(*op, lane(a)?, lane(b)?),
+        ExprKind::Cast(value) => Expr::cast(element, lane(value)?),
+        ExprKind::Not(value) => Expr::new(ExprKind::Not(lane(value)?), element, Span::NONE),
+        ExprKind::Select(condition, a, b) => Expr::new(
+            ExprKind::Select(lane(condition)?, lane(a)?, lane(b)?),
+            element,
+            Span::NONE,
+        ),
+        ExprKind::Load(load) => {
+            if let Some((_, vars)) = hoisted.iter().find(|(e, _)| expr_deep_equal(e, expr)) {
+                return Ok(Expr::var(&vars[k as usize]));
+            }
+            let indices = load.indices.iter().map(lane).collect::<Result<_, _>>()?;
+            Expr::load(&load.buffer, indices)
+        }
+        ExprKind::Call { op, args } => Expr::call(
+            *op,
+            args.iter().map(lane).collect::<Result<_, _>>()?,
+            element,
+        ),
+        _ => return Err(expr.clone()),
+    })
+}
+
+fn stride_type(base: &Expr) -> DataType {
+    base.dtype().element_of()
 }
 
 /// The C math function (double precision name) for a TIR math builtin.

@@ -1,0 +1,137 @@
+//! Tests of the emulation header's warp operations on hand-written CUDA C:
+//! each shuffle and vote against its CUDA definition, `__activemask()` in a
+//! branch, and the errors that replace a hang or an undefined value (a lane
+//! of the mask that returned, a read from a lane outside the mask).
+
+use super::emulation::EmulatedModule;
+use super::host::{LaunchArg, LaunchDims};
+use super::{CudaModule, KernelInfo, KernelParam};
+use crate::ir::DataType;
+
+/// Runs `body` as `kernel(int* out)` on one block of `threads` threads and
+/// returns `out` (one element per thread), or the emulator's error.
+fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
+    let source = format!(
+        "extern \"C\" __global__ void kernel(int* __restrict__ out) {{\n  int t = threadIdx.x;\n{body}\n}}\n"
+    );
+    let module = CudaModule {
+        source,
+        kernels: vec![KernelInfo {
+            name: "kernel".to_string(),
+            params: vec![KernelParam::Buffer {
+                name: "out".to_string(),
+                dtype: DataType::int32(),
+            }],
+            launch_tags: Vec::new(),
+            threads_per_block: Some(i64::from(threads)),
+        }],
+    };
+    // The emulation needs a C++ compiler, as `--emulate` does.
+    let emulated = EmulatedModule::compile(&module).unwrap_or_else(|error| panic!("{error}"));
+    // 16-byte aligned, as cudaMalloc's memory is (and more).
+    let mut storage = vec![u128::MAX; (threads as usize).div_ceil(4)];
+    emulated.launch(
+        &emulated.kernels()[0],
+        &[LaunchArg::Pointer(storage.as_mut_ptr() as u64)],
+        LaunchDims {
+            grid: [1, 1, 1],
+            block: [threads, 1, 1],
+        },
+    )?;
+    Ok(storage
+        .iter()
+        .flat_map(|word| {
+            word.to_le_bytes()
+                .chunks(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect::<Vec<_>>()
+        })
+        .take(threads as usize)
+        .collect())
+}
+
+fn run_ok(body: &str, threads: u32) -> Vec<i32> {
+    run_kernel(body, threads).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// A CUDA expression of the thread index `t`, and the value it gives each
+/// thread (-2: not checked).
+type Case = (&'static str, fn(i32) -> i32);
+
+#[test]
+fn shuffles_read_the_lane_cuda_defines() {
+    let threads = 64;
+    let cases: [Case; 5] = [
+        // Broadcast of lane 3 of each group of 8.
+        ("__shfl_sync(0xffffffffu, t * 10, 3, 8)", |t| (t - t % 8 + 3) * 10),
+        // Down by 2 within groups of 16; the last two lanes keep theirs.
+        ("__shfl_down_sync(0xffffffffu, t, 2, 16)", |t| if t % 16 + 2 < 16 { t + 2 } else { t }),
+        ("__shfl_up_sync(0xffffffffu, t, 1)", |t| if t % 32 >= 1 { t - 1 } else { t }),
+        ("__shfl_xor_sync(0xffffffffu, t, 5)", |t| t ^ 5),
+        // A warp sum by shuffles, as the cross-thread reduction writes it.
+        ("[&] { int v = t; for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o); return v; }()",
+         |t| if t % 32 == 0 { (t..t + 32).sum() } else { -2 }),
+    ];
+    for (expression, expected) in cases {
+        let out = run_ok(&format!("  int v = {expression};\n  out[t] = v;"), threads);
+        for (t, value) in out.iter().enumerate() {
+            let want = expected(t as i32);
+            if want != -2 {
+                assert_eq!(*value, want, "{expression}, thread {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn votes_and_the_active_mask_see_the_lanes_of_their_warp() {
+    let out = run_ok(
+        "  unsigned ballot = __ballot_sync(0xffffffffu, t % 3 == 0);\n  int any = __any_sync(0xffffffffu, t == 40);\n  int all = __all_sync(0xffffffffu, t < 40);\n  int active = -1;\n  if (t % 32 < 5) active = (int)__activemask();\n  out[t] = t % 32 == 0 ? (int)ballot : t % 32 == 1 ? any : t % 32 == 2 ? all : active;",
+        64,
+    );
+    assert_eq!(out[0] as u32, 0x4924_9249, "lanes 0, 3, 6, ... of warp 0");
+    assert_eq!(
+        out[32] as u32, 0x9249_2492,
+        "threads 33, 36, ... are lanes 1, 4, ..."
+    );
+    assert_eq!((out[1], out[33]), (0, 1), "only warp 1 has thread 40");
+    assert_eq!((out[2], out[34]), (1, 0), "warp 1 has threads from 40 up");
+    assert_eq!(out[3], 0x1f, "the lanes inside the branch");
+}
+
+#[test]
+fn a_lane_of_the_mask_that_returned_is_warp_divergence_not_a_hang() {
+    let error = run_kernel(
+        "  if (t < 16) out[t] = __shfl_down_sync(0xffffffffu, t, 1);",
+        32,
+    )
+    .expect_err("lanes 16 to 31 never arrive");
+    assert!(error.contains("warp divergence"), "{error}");
+    assert!(error.contains("__shfl_down_sync of line"), "{error}");
+    assert!(error.contains("returned"), "{error}");
+}
+
+#[test]
+fn a_shuffle_from_a_lane_outside_the_mask_is_an_error_not_garbage() {
+    let error = run_kernel(
+        "  if (t < 16) out[t] = __shfl_down_sync(0xffffu, t, 8);\n  else out[t] = 0;",
+        32,
+    )
+    .expect_err("lane 8 reads lane 16");
+    assert!(error.contains("a lane outside mask 0x0000ffff"), "{error}");
+}
+
+#[test]
+fn a_misaligned_vector_access_is_an_error_as_on_the_gpu() {
+    let out = run_ok(
+        "  if (t < 2) tirc_emu::store_vector<int2>(out, t * 2, make_int2(t, -t));",
+        4,
+    );
+    assert_eq!(out, vec![0, 0, 1, -1]);
+    let error = run_kernel(
+        "  if (t == 0) tirc_emu::store_vector<int4>(out, 1, make_int4(1, 2, 3, 4));",
+        4,
+    )
+    .expect_err("element 1 is not 16-byte aligned");
+    assert!(error.contains("not aligned"), "{error}");
+}
