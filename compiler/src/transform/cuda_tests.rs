@@ -40,7 +40,7 @@ fn kernel_body(text: &str) -> String {
         .join("\n")
 }
 
-/// A kernel of 2 blocks of 32 threads with a 32-float shared buffer `S`
+/// A kernel of 2 blocks of 32 threads with a 64-float shared buffer `S`
 /// and `body` (written at the indentation of the thread loop's body).
 fn program(body: &str) -> String {
     let body: String = body
@@ -59,7 +59,7 @@ class Module:
         T.func_attr({{"tir.noalias": True}})
         for bx in T.thread_binding(2, thread="blockIdx.x"):
             for tx in T.thread_binding(32, thread="threadIdx.x"):
-                S = T.decl_buffer((32,), scope="shared")
+                S = T.decl_buffer((64,), scope="shared")
 {body}"#
     )
 }
@@ -135,6 +135,33 @@ for k in range(4):
         barrier_before(&body, "B[bx * 32 + tx] = B[bx * 32 + tx] + S["),
         "{body}"
     );
+}
+
+#[test]
+fn a_fetch_loop_whose_iterations_write_their_own_elements_syncs_once_after_it() {
+    // Iteration k writes S[32k .. 32k + 32): no thread meets another's
+    // element across iterations, so no barrier goes inside the loop.
+    let body = kernel_body(&program(
+        r#"
+for k in range(2):
+    S[k * 32 + tx] = A[bx * 32 + tx]
+B[bx * 32 + tx] = S[63 - tx]
+"#,
+    ));
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(
+        barrier_before(&body, "B[bx * 32 + tx] = S[63 - tx]"),
+        "{body}"
+    );
+    // With a stride smaller than the threads, iterations overlap.
+    let body = kernel_body(&program(
+        r#"
+for k in range(2):
+    S[k * 16 + tx] = A[bx * 32 + tx]
+B[bx * 32 + tx] = S[47 - tx]
+"#,
+    ));
+    assert_eq!(barriers(&body), 2, "{body}");
 }
 
 #[test]

@@ -181,31 +181,33 @@ def main(A: T.Buffer((2048,), "float32")):
     Explanation {
         code: "E0508",
         title: "more shared memory than a block has",
-        text: r#"A block has 48 KiB of static shared memory on every CUDA GPU. The `shared`
-buffers a kernel allocates (after lowering shrank them to what is used) add
-up to more. Use smaller tiles; tirc does not allocate dynamic shared memory
-(which can reach 227 KiB on recent GPUs) yet."#,
+        text: r#"The `shared` buffers a kernel allocates (after lowering shrank them to what
+is used) add up to more than a block of the target GPU has. Up to 48 KiB
+they are static `__shared__` arrays; beyond that tirc takes them from one
+dynamic allocation, which the architecture limits: 163 KiB on sm_80, 99 KiB
+on sm_86/sm_89, 227 KiB on sm_90 (sm_80's without `-arch`). Use smaller
+tiles, or name the GPU: `--target "cuda -arch=sm_90"`."#,
         wrong: r#"@T.prim_func
-def main(A: T.Buffer((16384,), "float32")):
+def main(A: T.Buffer((65536,), "float32")):
     for bx in T.thread_binding(1, thread="blockIdx.x"):
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            with T.block("copy"):
+                A_shared = T.alloc_buffer((65536,), scope="shared")
+                for i in range(512):
+                    A_shared[i * 128 + tx] = A[i * 128 + tx]
+                for i in range(512):
+                    A[i * 128 + tx] = A_shared[i * 128 + tx]
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((65536,), "float32")):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
         for tx in T.thread_binding(128, thread="threadIdx.x"):
             with T.block("copy"):
                 A_shared = T.alloc_buffer((16384,), scope="shared")
                 for i in range(128):
-                    A_shared[i * 128 + tx] = A[i * 128 + tx]
+                    A_shared[i * 128 + tx] = A[bx * 16384 + i * 128 + tx]
                 for i in range(128):
-                    A[i * 128 + tx] = A_shared[i * 128 + tx]
-"#,
-        right: r#"@T.prim_func
-def main(A: T.Buffer((16384,), "float32")):
-    for bx in T.thread_binding(4, thread="blockIdx.x"):
-        for tx in T.thread_binding(128, thread="threadIdx.x"):
-            with T.block("copy"):
-                A_shared = T.alloc_buffer((4096,), scope="shared")
-                for i in range(32):
-                    A_shared[i * 128 + tx] = A[bx * 4096 + i * 128 + tx]
-                for i in range(32):
-                    A[bx * 4096 + i * 128 + tx] = A_shared[i * 128 + tx]
+                    A[bx * 16384 + i * 128 + tx] = A_shared[i * 128 + tx]
 "#,
         from_passes_only: true,
     },

@@ -116,6 +116,9 @@ pub struct LowerOptions {
     /// Keep every vectorized loop as `For(Vectorized)` (TVM's
     /// `tir.disable_vectorize`).
     pub disable_vectorize: bool,
+    /// CUDA: the shared memory one block may have, in bytes, with the
+    /// dynamic allocation the GPU's architecture allows beyond 48 KiB.
+    pub max_shared_memory_per_block: i64,
 }
 
 impl Default for LowerOptions {
@@ -124,6 +127,7 @@ impl Default for LowerOptions {
             max_unroll_extent: 256,
             max_vector_lanes: 256,
             disable_vectorize: false,
+            max_shared_memory_per_block: split_host_device::max_shared_memory_per_block(None),
         }
     }
 }
@@ -278,9 +282,13 @@ pub fn options_for(target: &crate::codegen::Target) -> LowerOptions {
     match target {
         // The CUDA writer reads and writes whole aligned vectors (`float4`)
         // and everything else lane by lane.
-        crate::codegen::Target::Cuda(_) | crate::codegen::Target::Llvm(_) => {
-            LowerOptions::default()
-        }
+        crate::codegen::Target::Cuda(cuda) => LowerOptions {
+            max_shared_memory_per_block: split_host_device::max_shared_memory_per_block(
+                cuda.arch.as_deref(),
+            ),
+            ..LowerOptions::default()
+        },
+        crate::codegen::Target::Llvm(_) => LowerOptions::default(),
     }
 }
 

@@ -31,6 +31,39 @@ pub const MAX_THREADS_PER_BLOCK: i64 = 1024;
 /// The static shared memory every CUDA GPU gives one block, in bytes.
 pub const MAX_STATIC_SHARED_BYTES: i64 = 48 * 1024;
 
+/// The launch parameter (after the thread tags) of a kernel whose shared
+/// memory is allocated dynamically, as TVM names it: the host passes the
+/// bytes.
+pub const DYNAMIC_SHARED_MEMORY_TAG: &str = "tir.use_dyn_shared_memory";
+
+/// Each shared buffer of a dynamic allocation starts at a multiple of this
+/// many bytes (the widest vector access).
+pub const DYNAMIC_SHARED_ALIGNMENT: i64 = 16;
+
+/// The shared memory a block may have on `arch` (`sm_80`), in bytes: what
+/// the architecture lets a kernel opt into with dynamic shared memory;
+/// without `-arch`, sm_80's (the default architecture).
+pub fn max_shared_memory_per_block(arch: Option<&str>) -> i64 {
+    let capability: u32 = arch
+        .and_then(|a| a.strip_prefix("sm_").or_else(|| a.strip_prefix("compute_")))
+        .and_then(|a| {
+            a.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse()
+                .ok()
+        })
+        .unwrap_or(80);
+    // CUDA C Programming Guide, "Technical Specifications per Compute Capability".
+    match capability {
+        0..=69 => 48 * 1024,
+        70 | 72 => 96 * 1024,
+        75 => 64 * 1024,
+        80 | 87 => 163 * 1024,
+        86 | 89 => 99 * 1024,
+        90..=99 => 227 * 1024,
+        _ => 99 * 1024,
+    }
+}
+
 /// The attribute listing a kernel's launch tags, in the host's order.
 pub const LAUNCH_PARAMS_ATTR: &str = "tir.kernel_launch_params";
 
@@ -40,7 +73,7 @@ pub const KERNEL_ATTR: &str = "tir.is_global_func";
 /// Splits every function of `module` into a host function and its kernels.
 pub fn split_host_device(
     module: &IRModule,
-    _options: &LowerOptions,
+    options: &LowerOptions,
 ) -> Result<IRModule, Vec<Diagnostic>> {
     let mut functions = Vec::new();
     let mut diagnostics = Vec::new();
@@ -51,6 +84,7 @@ pub fn split_host_device(
         }
         let mut splitter = Splitter {
             func,
+            max_shared_bytes: options.max_shared_memory_per_block,
             kernels: Vec::new(),
             diagnostics: Vec::new(),
             pending_allocations: Vec::new(),
@@ -73,6 +107,11 @@ pub fn split_host_device(
     }
 }
 
+/// The bytes a shared buffer of `bytes` takes in a dynamic allocation.
+pub fn dynamic_shared_size(bytes: i64) -> i64 {
+    (bytes + DYNAMIC_SHARED_ALIGNMENT - 1) / DYNAMIC_SHARED_ALIGNMENT * DYNAMIC_SHARED_ALIGNMENT
+}
+
 /// True when `func` is a device kernel made by this pass.
 pub fn is_kernel(func: &PrimFunc) -> bool {
     func.attr(KERNEL_ATTR)
@@ -92,6 +131,8 @@ pub fn launch_tags(func: &PrimFunc) -> Vec<String> {
 
 struct Splitter<'f> {
     func: &'f PrimFunc,
+    /// The shared memory a block may have (dynamic beyond 48 KiB).
+    max_shared_bytes: i64,
     kernels: Vec<PrimFunc>,
     diagnostics: Vec<Diagnostic>,
     /// Shared and local allocations on the host path to the current
@@ -274,7 +315,7 @@ impl Splitter<'_> {
                 );
             }
         }
-        let launch = match check_launch(&body) {
+        let launch = match check_launch(&body, self.max_shared_bytes) {
             Ok(launch) => launch,
             Err(mut errors) => {
                 self.diagnostics.append(&mut errors);
@@ -371,12 +412,18 @@ fn uses_data(stmt: &Stmt, data: &Var) -> bool {
 }
 
 /// Checks the thread-bound loops of a kernel: each tag with one extent,
-/// at most 1,024 threads per block, shared memory within the static limit.
-/// The launch: (tag, extent, span of its first loop), outermost first.
-fn check_launch(kernel: &Stmt) -> Result<Vec<(String, Expr, Span)>, Vec<Diagnostic>> {
+/// at most 1,024 threads per block, shared memory within `max_shared_bytes`.
+/// The launch: (tag, extent, span of its first loop), outermost first, then
+/// the dynamic shared memory's bytes when the kernel has more than the
+/// static 48 KiB.
+fn check_launch(
+    kernel: &Stmt,
+    max_shared_bytes: i64,
+) -> Result<Vec<(String, Expr, Span)>, Vec<Diagnostic>> {
     let mut launch: Vec<(String, Expr, Span)> = Vec::new();
     let mut errors = Vec::new();
     let mut shared_bytes = 0i64;
+    let mut dynamic_bytes = 0i64;
     let mut largest_shared: Option<Span> = None;
     walk_stmts(kernel, &mut |stmt| {
         match stmt.kind() {
@@ -406,7 +453,9 @@ fn check_launch(kernel: &Stmt) -> Result<Vec<(String, Expr, Span)>, Vec<Diagnost
             match buffer.constant_shape() {
                 Some(shape) => {
                     let elements: i64 = shape.iter().product();
-                    shared_bytes += elements * buffer.dtype().bytes() as i64;
+                    let bytes = elements * buffer.dtype().bytes() as i64;
+                    shared_bytes += bytes;
+                    dynamic_bytes += dynamic_shared_size(bytes);
                     largest_shared.get_or_insert(stmt.span());
                 }
                 None => errors.push(
@@ -452,14 +501,24 @@ fn check_launch(kernel: &Stmt) -> Result<Vec<(String, Expr, Span)>, Vec<Diagnost
         );
     }
     if shared_bytes > MAX_STATIC_SHARED_BYTES {
-        errors.push(
-            Diagnostic::error(
-                codes::SHARED_MEMORY,
-                format!("this kernel allocates {shared_bytes} bytes of shared memory; a block has {MAX_STATIC_SHARED_BYTES} bytes of static shared memory"),
+        if dynamic_bytes > max_shared_bytes {
+            errors.push(
+                Diagnostic::error(
+                    codes::SHARED_MEMORY,
+                    format!("this kernel allocates {shared_bytes} bytes of shared memory; a block has at most {max_shared_bytes} bytes on this architecture (48 KiB static, the rest dynamic)"),
+                    largest_shared.unwrap_or(kernel.span()),
+                )
+                .with_help("use smaller tiles, or name a GPU with more shared memory (`--target \"cuda -arch=sm_90\"`)"),
+            );
+        } else {
+            // Beyond the static 48 KiB the kernel takes its shared buffers
+            // from one dynamic allocation, whose size the host passes.
+            launch.push((
+                DYNAMIC_SHARED_MEMORY_TAG.to_string(),
+                Expr::i32(dynamic_bytes),
                 largest_shared.unwrap_or(kernel.span()),
-            )
-            .with_help("use smaller tiles (tirc does not allocate dynamic shared memory yet)"),
-        );
+            ));
+        }
     }
     if errors.is_empty() {
         Ok(launch)

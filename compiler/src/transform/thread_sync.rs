@@ -21,12 +21,15 @@
 
 use super::support::defined_vars;
 use super::LowerOptions;
+use crate::arith::{Analyzer, ConstIntBound};
 use crate::diagnostics::Diagnostic;
 use crate::ir::identity::{VarMap, VarSet};
 use crate::ir::mutate::substitute;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::{expr_uses_var, walk_exprs, walk_stmts};
-use crate::ir::{DataType, Expr, ExprKind, ForKind, Op, PrimFunc, Stmt, StmtKind, Var};
+use crate::ir::{
+    BinaryOp, DataType, Expr, ExprKind, ForKind, Op, PrimFunc, Range, Stmt, StmtKind, Var,
+};
 use crate::source::Span;
 
 /// Inserts barriers in a device kernel; other functions pass unchanged.
@@ -37,6 +40,7 @@ pub fn thread_sync(func: &PrimFunc, _options: &LowerOptions) -> Result<PrimFunc,
     let mut planner = Planner {
         thread_vars: Default::default(),
         canonical: Default::default(),
+        analyzer: Analyzer::new(),
     };
     walk_stmts(&func.body, &mut |stmt| {
         if let StmtKind::For(for_loop) = stmt.kind() {
@@ -49,6 +53,11 @@ pub fn thread_sync(func: &PrimFunc, _options: &LowerOptions) -> Result<PrimFunc,
                     .unwrap_or_else(|| {
                         let var = Var::new(tag.replace('.', "_"), DataType::int32(), Span::NONE);
                         planner.canonical.push((tag.clone(), var.clone()));
+                        if for_loop.extent.as_int().is_some() {
+                            planner
+                                .analyzer
+                                .bind(&var, &Range::from_extent(for_loop.extent.clone()));
+                        }
                         var
                     });
                 planner
@@ -122,6 +131,8 @@ struct Planner {
     /// Each thread-bound loop variable as its tag's variable.
     thread_vars: VarMap<Expr>,
     canonical: Vec<(String, Var)>,
+    /// Knows each tag's variable ranges over its extent.
+    analyzer: Analyzer,
 }
 
 fn is_shared(scope: &str) -> bool {
@@ -130,29 +141,107 @@ fn is_shared(scope: &str) -> bool {
 
 /// True when `a` (earlier) and `b` (later) may touch one element from two
 /// threads; `carried_by` is the loop whose next iteration `b` is in.
-fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>) -> bool {
+fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyzer) -> bool {
     if a.data != b.data || !(a.write || b.write) {
         return false;
     }
-    let same_element = a.point
+    let same_index = a.point
         && b.point
         && a.indices.len() == b.indices.len()
         && a.indices
             .iter()
             .zip(&b.indices)
-            .all(|(x, y)| expr_deep_equal(x, y))
-        && !carried_by.is_some_and(|var| {
-            a.indices
+            .all(|(x, y)| expr_deep_equal(x, y));
+    if !same_index {
+        return true;
+    }
+    match carried_by {
+        // In one iteration, one index names one element per thread.
+        None => false,
+        Some(var) => {
+            let varies = a
+                .indices
                 .iter()
-                .any(|index| expr_uses_var(index, &mut |v| v == var))
-        });
-    !same_element
+                .any(|index| expr_uses_var(index, &mut |v| v == var));
+            // An index that moves with the loop may meet another thread's
+            // element in the next iteration, unless every iteration keeps
+            // to its own elements.
+            varies
+                && !a
+                    .indices
+                    .iter()
+                    .any(|index| iterations_disjoint(index, var, analyzer))
+        }
+    }
 }
 
-fn any_conflict(earlier: &[Access], later: &[Access], carried_by: Option<&Var>) -> bool {
+/// True when `index` (thread variables as tags) names disjoint elements in
+/// different iterations of `var` whatever the threads: it is
+/// `var * step + rest` and `rest` differs by less than `step` between any
+/// two threads (`S[k * 256 + threadIdx.x]` with 256 threads).
+fn iterations_disjoint(index: &Expr, var: &Var, analyzer: &Analyzer) -> bool {
+    let at = |value: Expr| {
+        let mut map: VarMap<Expr> = Default::default();
+        map.insert(var.clone(), value);
+        substitute(index, &map)
+    };
+    let step = analyzer.simplify(&Expr::binary(
+        BinaryOp::Sub,
+        at(Expr::binary(
+            BinaryOp::Add,
+            Expr::var(var),
+            Expr::int(1, var.dtype()),
+        )),
+        index.clone(),
+    ));
+    let Some(step) = step.as_int().filter(|s| *s != 0) else {
+        return false;
+    };
+    // `rest` for two threads: the thread variables of one copy renamed.
+    let rest = at(Expr::int(0, var.dtype()));
+    let mut analyzer = analyzer.clone();
+    let mut other_thread: VarMap<Expr> = Default::default();
+    let mut thread_vars = Vec::new();
+    walk_exprs(&rest, &mut |e| {
+        if let ExprKind::Var(v) = e.kind() {
+            thread_vars.push(v.clone());
+        }
+    });
+    for v in thread_vars {
+        // Only the thread variables are bounded; the loops outside are the
+        // same for both threads and cancel.
+        let bound = analyzer.const_int_bound(&Expr::var(&v));
+        if bound.min == ConstIntBound::NEG_INF || bound.max == ConstIntBound::POS_INF {
+            continue;
+        }
+        let copy = Var::new(format!("{}_other", v.name()), v.dtype(), Span::NONE);
+        analyzer.bind(
+            &copy,
+            &Range::new(
+                Expr::int(bound.min, v.dtype()),
+                Expr::int(bound.max - bound.min + 1, v.dtype()),
+            ),
+        );
+        other_thread.insert(v, Expr::var(&copy));
+    }
+    let difference = analyzer.simplify(&Expr::binary(
+        BinaryOp::Sub,
+        substitute(&rest, &other_thread),
+        rest.clone(),
+    ));
+    let bound = analyzer.const_int_bound(&difference);
+    bound.max < step.abs() && bound.min > -step.abs()
+}
+
+fn any_conflict(
+    earlier: &[Access],
+    later: &[Access],
+    carried_by: Option<&Var>,
+    analyzer: &Analyzer,
+) -> bool {
     later
         .iter()
-        .any(|b| earlier.iter().any(|a| conflict(a, b, carried_by)))
+        .any(|b| earlier.iter().any(|a| conflict(a, b, carried_by, analyzer)))
 }
 
 impl Planner {
@@ -400,7 +489,7 @@ impl Planner {
         let mut synced = false;
         for stmt in stmts {
             let (stmt, summary) = self.plan(stmt);
-            if any_conflict(&outstanding, &summary.head, None) {
+            if any_conflict(&outstanding, &summary.head, None, &self.analyzer) {
                 out.push(barrier());
                 outstanding.clear();
                 synced = true;
@@ -418,7 +507,8 @@ impl Planner {
         }
         if let Some(var) = loop_var {
             let starts_with_barrier = out.first().is_some_and(is_barrier);
-            if !starts_with_barrier && any_conflict(&outstanding, &head, Some(var)) {
+            if !starts_with_barrier && any_conflict(&outstanding, &head, Some(var), &self.analyzer)
+            {
                 out.insert(0, barrier());
                 return (
                     out,

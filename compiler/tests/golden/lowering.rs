@@ -360,34 +360,59 @@ fn corpus_files() -> Vec<std::path::PathBuf> {
 }
 
 /// The outcome of one corpus file: checked functions, skip reasons, a failure.
-fn check_corpus_file(path: &std::path::Path) -> (usize, Vec<String>, Option<String>) {
+/// What checking one corpus file found: functions checked, skip reasons,
+/// a failure, and whether it was the same program as a file checked before.
+struct FileCheck {
+    checked: usize,
+    skipped: Vec<String>,
+    failure: Option<String>,
+    duplicate: bool,
+}
+
+fn check_corpus_file(
+    path: &std::path::Path,
+    programs_seen: &std::sync::Mutex<std::collections::HashSet<String>>,
+) -> FileCheck {
+    let mut result = FileCheck {
+        checked: 0,
+        skipped: Vec::new(),
+        failure: None,
+        duplicate: false,
+    };
     let Ok(text) = std::fs::read_to_string(path) else {
-        return (0, Vec::new(), None);
+        return result;
     };
     let name = crate::support::display_path(path);
     let Ok(program) = parse(&name, &text) else {
         // Files that do not parse are the parse tests' business.
-        return (0, vec!["the file does not parse".to_string()], None);
+        result.skipped.push("the file does not parse".to_string());
+        return result;
     };
     let module = scheduled_module(&program).unwrap_or_else(|_| program.module.clone());
+    // A schedule test's input (scheduled), tirc's expected output and TVM's
+    // output are one program: the interpreter runs it once.
+    let printed = print_module(&module, &PrintOptions::new(program.dialect));
+    let first_time = programs_seen
+        .lock()
+        .map(|mut seen| seen.insert(printed))
+        .unwrap_or(true);
+    if !first_time {
+        result.duplicate = true;
+        return result;
+    }
     match lower_and_check(&module, program.dialect, true) {
         Ok((outcomes, _)) => {
-            let mut checked = 0;
-            let mut skipped = Vec::new();
             for (_, outcome) in outcomes {
                 match outcome {
-                    Outcome::Checked => checked += 1,
-                    Outcome::Skipped(reason) => skipped.push(reason),
+                    Outcome::Checked => result.checked += 1,
+                    Outcome::Skipped(reason) => result.skipped.push(reason),
                 }
             }
-            (checked, skipped, None)
         }
-        Err(problem) => (0, Vec::new(), Some(problem)),
+        Err(problem) => result.failure = Some(problem),
     }
+    result
 }
-
-/// A corpus file's index, checked functions, skip reasons and failure.
-type FileResult = (usize, usize, Vec<String>, Option<String>);
 
 #[test]
 fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
@@ -398,7 +423,8 @@ fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
         .unwrap_or(1)
         .clamp(1, 4);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<FileResult> = std::thread::scope(|scope| {
+    let programs_seen = std::sync::Mutex::new(std::collections::HashSet::new());
+    let results: Vec<(usize, FileCheck)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -408,8 +434,7 @@ fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
                         let Some(path) = files.get(index) else {
                             return done;
                         };
-                        let (checked, skipped, failure) = check_corpus_file(path);
-                        done.push((index, checked, skipped, failure));
+                        done.push((index, check_corpus_file(path, &programs_seen)));
                     }
                 })
             })
@@ -423,19 +448,22 @@ fn every_pass_keeps_results_and_round_trips_over_the_corpus() {
     });
     let mut failures = Failures::default();
     let mut checked = 0usize;
+    let mut duplicates = 0usize;
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
-    for (index, file_checked, file_skipped, failure) in results {
-        checked += file_checked;
-        for reason in file_skipped {
+    for (index, file) in results {
+        checked += file.checked;
+        duplicates += usize::from(file.duplicate);
+        for reason in file.skipped {
             *skipped.entry(reason).or_default() += 1;
         }
-        if let Some(problem) = failure {
+        if let Some(problem) = file.failure {
             failures.add(&files[index], problem);
         }
     }
     let skipped_total: usize = skipped.values().sum();
     eprintln!(
-        "lowering corpus: {checked} functions checked after every pass, {skipped_total} skipped:"
+        "lowering corpus: {checked} functions checked after every pass, {duplicates} files \
+         the same program as another file, {skipped_total} functions skipped:"
     );
     for (reason, count) in &skipped {
         eprintln!("  {count:4}  {reason}");

@@ -16,16 +16,15 @@ extern "C" __global__ void __launch_bounds__(64) main_kernel(float* __restrict__
         }
       }
       for (int k_0 = 0; k_0 < 8; ++k_0) {
+        __syncthreads();
         __shared__ __align__(16) float A_shared[256];
         __shared__ __align__(16) float B_shared[256];
         for (int ax0_ax1_fused_0 = 0; ax0_ax1_fused_0 < 4; ++ax0_ax1_fused_0) {
-          __syncthreads();
           int ax0_ax1_fused_1 = ((int)threadIdx.y);
           int ax0_ax1_fused_2 = ((int)threadIdx.x);
           A_shared[((ax0_ax1_fused_0 * 64) + (ax0_ax1_fused_1 * 8)) + ax0_ax1_fused_2] = A[((((i_0 * 2048) + (ax0_ax1_fused_0 * 512)) + (ax0_ax1_fused_1 * 64)) + (k_0 * 8)) + ax0_ax1_fused_2];
         }
         for (int ax0_ax1_fused_0_1 = 0; ax0_ax1_fused_0_1 < 4; ++ax0_ax1_fused_0_1) {
-          __syncthreads();
           int ax0_ax1_fused_1_1 = ((int)threadIdx.y);
           int ax0_ax1_fused_2_1 = ((int)threadIdx.x);
           B_shared[(((ax0_ax1_fused_0_1 * 64) + ((((ax0_ax1_fused_1_1 * 8) + ax0_ax1_fused_2_1) >> 5) * 32)) + ((ax0_ax1_fused_1_1 & 3) * 8)) + ax0_ax1_fused_2_1] = B[(((((k_0 * 512) + (ax0_ax1_fused_0_1 * 128)) + ((((ax0_ax1_fused_1_1 * 8) + ax0_ax1_fused_2_1) >> 5) * 64)) + (j_0 * 32)) + ((ax0_ax1_fused_1_1 & 3) * 8)) + ax0_ax1_fused_2_1];

@@ -171,10 +171,27 @@ impl KernelRunner for Gpu {
                 TypedArg::U16(v) => builder.arg(v),
             };
         }
+        if dims.dynamic_shared_bytes > 48 * 1024 {
+            // Beyond 48 KiB a kernel must opt into its dynamic shared memory.
+            function
+                .set_attribute(
+                    cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    dims.dynamic_shared_bytes as i32,
+                )
+                .map_err(|e| {
+                    driver_error(
+                        &format!(
+                            "give `{}` {} bytes of shared memory",
+                            kernel.name, dims.dynamic_shared_bytes
+                        ),
+                        e,
+                    )
+                })?;
+        }
         let config = LaunchConfig {
             grid_dim: (dims.grid[0], dims.grid[1], dims.grid[2]),
             block_dim: (dims.block[0], dims.block[1], dims.block[2]),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: dims.dynamic_shared_bytes,
         };
         // SAFETY: the arguments match the kernel's C parameters in number
         // and type (both come from the same KernelInfo).

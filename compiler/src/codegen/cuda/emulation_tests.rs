@@ -36,6 +36,7 @@ fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
         LaunchDims {
             grid: [1, 1, 1],
             block: [threads, 1, 1],
+            dynamic_shared_bytes: 0,
         },
     )?;
     Ok(storage

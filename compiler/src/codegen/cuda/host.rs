@@ -27,6 +27,8 @@ pub struct LaunchDims {
     pub grid: [u32; 3],
     /// Threads per block in x, y, z.
     pub block: [u32; 3],
+    /// Bytes of dynamic shared memory (beyond the static 48 KiB).
+    pub dynamic_shared_bytes: u32,
 }
 
 /// Where kernels run.
@@ -189,9 +191,15 @@ impl HostWalker<'_> {
         let mut dims = LaunchDims {
             grid: [1; 3],
             block: [1; 3],
+            dynamic_shared_bytes: 0,
         };
         for (tag, extent) in kernel.launch_tags.iter().zip(&args[1 + count..]) {
             let extent = self.integer(extent)?;
+            if tag == crate::transform::split_host_device::DYNAMIC_SHARED_MEMORY_TAG {
+                dims.dynamic_shared_bytes = u32::try_from(extent)
+                    .map_err(|_| format!("`{name}` asks for {extent} bytes of shared memory"))?;
+                continue;
+            }
             let extent = u32::try_from(extent)
                 .ok()
                 .filter(|e| *e > 0)

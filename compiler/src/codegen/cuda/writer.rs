@@ -19,7 +19,13 @@ use crate::ir::{
     StmtKind, TypeCode, Var,
 };
 use crate::source::Span;
-use crate::transform::split_host_device::{is_kernel, launch_tags};
+use crate::transform::split_host_device::{
+    dynamic_shared_size, is_kernel, launch_tags, DYNAMIC_SHARED_ALIGNMENT,
+    DYNAMIC_SHARED_MEMORY_TAG,
+};
+
+/// The kernel's dynamic shared allocation, when it has one.
+const DYNAMIC_SHARED_NAME: &str = "tirc_dynamic_shared";
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write;
 
@@ -51,6 +57,7 @@ pub fn write_cuda(
             helpers: BTreeSet::new(),
             diagnostics: Vec::new(),
             options,
+            dynamic_shared_offset: None,
         };
         if let Some(info) = writer.kernel(func) {
             bodies.push_str(&writer.out);
@@ -179,6 +186,9 @@ struct KernelWriter {
     helpers: BTreeSet<&'static str>,
     diagnostics: Vec<Diagnostic>,
     options: WriterOptions,
+    /// With more than 48 KiB of shared memory: the next free byte of the
+    /// kernel's dynamic shared allocation.
+    dynamic_shared_offset: Option<i64>,
 }
 
 impl KernelWriter {
@@ -292,6 +302,13 @@ impl KernelWriter {
             "extern \"C\" __global__ void {bounds}{name}({}) {{",
             signature.join(", ")
         );
+        // The emulation has no 48 KiB limit: its shared arrays stay static.
+        if tags.iter().any(|t| t == DYNAMIC_SHARED_MEMORY_TAG) && !self.options.emulation {
+            self.line(&format!(
+                "extern __shared__ __align__({DYNAMIC_SHARED_ALIGNMENT}) unsigned char {DYNAMIC_SHARED_NAME}[];"
+            ));
+            self.dynamic_shared_offset = Some(0);
+        }
         self.stmt(&func.body);
         self.out.push_str("}\n");
         self.diagnostics.is_empty().then_some(KernelInfo {
@@ -445,7 +462,14 @@ impl KernelWriter {
         let name = self.fresh_name(buffer.name());
         self.data_names.insert(buffer.data().clone(), name.clone());
         if buffer.scope().starts_with("shared") {
-            if self.options.emulation {
+            if let Some(offset) = self.dynamic_shared_offset {
+                // Laid out in the order split-host-device summed them.
+                self.line(&format!(
+                    "{ty}* {name} = ({ty}*)({DYNAMIC_SHARED_NAME} + {offset});"
+                ));
+                let bytes = elements * buffer.dtype().bytes() as i64;
+                self.dynamic_shared_offset = Some(offset + dynamic_shared_size(bytes));
+            } else if self.options.emulation {
                 self.line(&format!(
                     "static tirc_emu::Shared<{ty}, {elements}> {name}(\"{}\");",
                     buffer.name()
