@@ -44,6 +44,16 @@ pub fn check_source(
         parse_program_with(sources, name, text, options.record_symbols);
     if let Some(program) = &program {
         let mut verified = crate::verify::verify_module(&program.module, options);
+        for intrinsic in &program.tensor_intrinsics {
+            let functions = crate::ir::IRModule {
+                functions: vec![
+                    intrinsic.description.clone(),
+                    intrinsic.implementation.clone(),
+                ],
+                ..crate::ir::IRModule::default()
+            };
+            verified.extend(crate::verify::verify_module(&functions, options));
+        }
         verified.extend(crate::verify::verify_schedule_block_names(program));
         // A frontend error leaves placeholder values behind; what the verifier
         // says about the same place would only repeat it.

@@ -116,6 +116,29 @@ def main(A: T.Buffer((16,), "int32")):
         from_passes_only: true,
     },
     Explanation {
+        code: "E0606",
+        title: "a target intrinsic the CPU lacks",
+        text: r#"The program calls an LLVM intrinsic of one instruction set extension
+(`T.call_llvm_pure_intrin("int32x16", "llvm.x86.avx512.vpdpbusd.512", ...)`,
+usually through a tensor intrinsic's implementation after `tensorize`), and
+the target CPU does not have that extension (here AVX-512 VNNI), or the
+intrinsic belongs to another architecture. LLVM would abort while
+generating code, so tirc refuses first. Compile for a CPU that has it
+(`--target "llvm -mcpu=sapphirerapids"` or `-mattr=+avx512vnni`), or
+tensorize with an intrinsic this CPU has; `tirc doctor` lists the host's
+features."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16,), "int32"), B: T.Buffer((64,), "int8")):
+    A[T.Ramp(0, 1, 16)] = T.call_llvm_pure_intrin("int32x16", "llvm.aarch64.neon.sdot.v16i32.v64i8", A[T.Ramp(0, 1, 16)], B[T.Ramp(0, 1, 64)], B[T.Ramp(0, 1, 64)])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16,), "int32"), B: T.Buffer((64,), "int8")):
+    for i, k in T.grid(16, 4):
+        A[i] = A[i] + T.Cast("int32", B[i * 4 + k]) * T.Cast("int32", B[i * 4 + k])
+"#,
+        from_passes_only: true,
+    },
+    Explanation {
         code: "E0610",
         title: "a construct the CUDA writer cannot emit",
         text: r#"`--target cuda` writes each kernel as CUDA C. Some lowered forms have no CUDA

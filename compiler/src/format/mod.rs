@@ -71,6 +71,7 @@ pub fn print_program(program: &Program, dialect: Option<Dialect>) -> String {
 /// line is printed, as TVM prints the module (`tirc fmt --explicit`).
 pub fn print_program_as(program: &Program, dialect: Option<Dialect>, explicit: bool) -> String {
     let mut out = print_module_of(program, &program.module, dialect, explicit);
+    out.push_str(&print_tensor_intrinsics(program, dialect, explicit));
     for schedule in &program.schedules {
         out.push('\n');
         out.push_str(&format_token_layout(&schedule.text));
@@ -90,22 +91,55 @@ pub fn print_program_with_module(
     print_module_of(program, module, dialect, true)
 }
 
+/// The file's tensor intrinsics: their functions, each once, in order, then
+/// the registration lines; empty when it registers none.
+fn print_tensor_intrinsics(program: &Program, dialect: Option<Dialect>, explicit: bool) -> String {
+    if program.tensor_intrinsics.is_empty() {
+        return String::new();
+    }
+    let mut functions: Vec<crate::ir::PrimFunc> = Vec::new();
+    for intrinsic in &program.tensor_intrinsics {
+        for func in [&intrinsic.description, &intrinsic.implementation] {
+            if !functions.iter().any(|f| f.name == func.name) {
+                functions.push(func.clone());
+            }
+        }
+    }
+    let options = print_options(program, dialect, explicit);
+    let mut out = String::from("\n");
+    out.push_str(&printer::print_functions(&functions, &options));
+    out.push('\n');
+    for intrinsic in &program.tensor_intrinsics {
+        out.push_str(&crate::frontend::tensor_intrin::registration_line(
+            intrinsic,
+        ));
+        out.push('\n');
+    }
+    out
+}
+
+/// How the program's functions are printed: in `dialect` (its own when
+/// `None`), with its comments.
+fn print_options(program: &Program, dialect: Option<Dialect>, explicit: bool) -> PrintOptions {
+    let dialect = dialect.unwrap_or(program.dialect);
+    PrintOptions {
+        dialect,
+        header: false,
+        convert_attr_keys: dialect != program.dialect,
+        layout: Some(program.layout.clone()),
+        explicit,
+    }
+}
+
 fn print_module_of(
     program: &Program,
     module: &IRModule,
     dialect: Option<Dialect>,
     explicit: bool,
 ) -> String {
-    let dialect = dialect.unwrap_or(program.dialect);
-    let options = PrintOptions {
-        dialect,
-        header: false,
-        convert_attr_keys: dialect != program.dialect,
-        layout: Some(program.layout.clone()),
-        explicit,
-    };
+    let options = print_options(program, dialect, explicit);
     let mut out = String::new();
-    write_header(&mut out, program, module, dialect);
+    write_header(&mut out, program, module, options.dialect);
     match program.form {
         ProgramForm::Module => out.push_str(&printer::print_module(module, &options)),
         ProgramForm::Function => {

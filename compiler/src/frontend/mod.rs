@@ -16,6 +16,7 @@ mod loops;
 mod scoping;
 mod stmt;
 pub mod symbols;
+pub mod tensor_intrin;
 mod value;
 
 use crate::diagnostics::Diagnostic;
@@ -96,6 +97,9 @@ pub struct Program {
     pub header_comments: Vec<String>,
     /// The schedule sections, in file order.
     pub schedules: Vec<ScheduleDef>,
+    /// The tensor intrinsics the file registers (`T.TensorIntrin.register`),
+    /// in file order; their functions are not part of `module`.
+    pub tensor_intrinsics: Vec<crate::ir::TensorIntrin>,
     /// The file the program came from.
     pub file: FileId,
     /// Every resolved name occurrence, for editors.
@@ -386,6 +390,18 @@ pub fn lower_file_with(
     let mut schedules = Vec::new();
     // Where the schedule sections' text (kept verbatim, comments included) lies.
     let mut schedule_ranges: Vec<std::ops::Range<u32>> = Vec::new();
+    // Registrations first: the functions they name may come before them.
+    let registrations: Vec<tensor_intrin::Registration> = file
+        .body
+        .iter()
+        .filter_map(|stmt| match &stmt.kind {
+            ast::StmtKind::Expr(e) if tensor_intrin::is_registration(e) => {
+                lowerer.read_registration(e)
+            }
+            _ => None,
+        })
+        .collect();
+    let mut intrinsic_functions: HashMap<String, crate::ir::PrimFunc> = HashMap::new();
     for stmt in &file.body {
         match &stmt.kind {
             ast::StmtKind::ClassDef(class) => {
@@ -426,9 +442,14 @@ pub fn lower_file_with(
                         text,
                     });
                 } else if let Some(func) = lowerer.lower_prim_func(def, stmt.span) {
-                    module.functions.push(func);
+                    if tensor_intrin::is_intrinsic_function(&registrations, &func.name) {
+                        intrinsic_functions.insert(func.name.clone(), func);
+                    } else {
+                        module.functions.push(func);
+                    }
                 }
             }
+            ast::StmtKind::Expr(e) if tensor_intrin::is_registration(e) => {}
             ast::StmtKind::Import { .. } | ast::StmtKind::Pass | ast::StmtKind::Error => {}
             ast::StmtKind::Assign { target, value } => lowerer.lower_module_assign(target, value),
             ast::StmtKind::Expr(e) if matches!(e.kind, ast::ExprKind::Str(_)) => {}
@@ -441,6 +462,7 @@ pub fn lower_file_with(
             }
         }
     }
+    let tensor_intrinsics = lowerer.tensor_intrinsics(&registrations, &intrinsic_functions);
     for (i, func) in module.functions.iter().enumerate() {
         if module.functions[..i]
             .iter()
@@ -499,6 +521,7 @@ pub fn lower_file_with(
         dialect,
         header_comments: header_comments(file),
         schedules,
+        tensor_intrinsics,
         file: file_id,
         symbols: std::mem::take(&mut lowerer.symbols),
         layout: std::sync::Arc::new(layout),
@@ -611,7 +634,10 @@ pub fn parse_program_with(
     let (program, frontend_diagnostics) =
         lower_file_with(&parsed.file, text, file_id, record_symbols);
     diagnostics.extend(frontend_diagnostics);
-    if program.module.functions.is_empty() && diagnostics.is_empty() {
+    if program.module.functions.is_empty()
+        && program.tensor_intrinsics.is_empty()
+        && diagnostics.is_empty()
+    {
         diagnostics.push(Diagnostic::error(
             codes::NO_FUNCTION,
             "the file defines no `@T.prim_func` function",

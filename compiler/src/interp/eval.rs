@@ -177,6 +177,24 @@ impl Interpreter<'_> {
                      `--emulate` without a GPU)"
                 )));
             }
+            "call_llvm_pure_intrin" | "call_llvm_intrin" => {
+                if let Some(ExprKind::Str(callee)) = args.first().map(Expr::kind) {
+                    if super::target_intrinsics::is_modelled(callee) {
+                        let values = args[1..]
+                            .iter()
+                            .map(|arg| self.eval(arg))
+                            .collect::<InterpResult<Vec<Value>>>()?;
+                        return super::target_intrinsics::evaluate(callee, &values, dtype);
+                    }
+                }
+                let callee = match args.first().map(Expr::kind) {
+                    Some(ExprKind::Str(callee)) => callee.clone(),
+                    _ => String::from("?"),
+                };
+                return Err(InterpError::new(format!(
+                    "`T.{name}(\"{callee}\", ...)` calls code outside the program: an LLVM intrinsic the interpreter does not model"
+                )));
+            }
             name if super::EXTERNAL_CALLS.contains(&name) => {
                 let callee = match args.first().map(Expr::kind) {
                     Some(ExprKind::Str(callee)) => callee.clone(),
@@ -233,7 +251,7 @@ impl Interpreter<'_> {
 }
 
 /// The bits of `value` read as `dtype`; the total widths must agree.
-fn reinterpret(value: &Value, dtype: DataType) -> InterpResult<Value> {
+pub(super) fn reinterpret(value: &Value, dtype: DataType) -> InterpResult<Value> {
     let from = ElementType::of(value.dtype())?;
     let to = ElementType::of(dtype)?;
     let from_bytes = from.byte_size() * value.lane_count();

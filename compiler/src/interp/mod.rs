@@ -31,6 +31,7 @@ mod machine;
 mod math;
 mod memory;
 mod operations;
+mod target_intrinsics;
 mod tensor;
 mod value;
 
@@ -84,8 +85,10 @@ pub(crate) const EXTERNAL_CALLS: &[&str] = &[
 pub fn can_interpret(func: &PrimFunc) -> bool {
     let mut external = false;
     crate::ir::visit::walk_exprs_in_stmt(&func.body, &mut |expr| {
-        if let crate::ir::ExprKind::Call { op, .. } = expr.kind() {
-            external |= EXTERNAL_CALLS.contains(&op.name());
+        if let crate::ir::ExprKind::Call { op, args } = expr.kind() {
+            let modelled = matches!(args.first().map(crate::ir::Expr::kind),
+                Some(crate::ir::ExprKind::Str(name)) if op.name().starts_with("call_llvm") && target_intrinsics::is_modelled(name));
+            external |= EXTERNAL_CALLS.contains(&op.name()) && !modelled;
         }
     });
     !external

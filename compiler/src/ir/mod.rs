@@ -11,6 +11,7 @@ pub mod mutate;
 pub mod operators;
 pub mod stmt;
 pub mod structural;
+pub mod tensor_intrin;
 pub mod visit;
 
 pub use buffer::{Buffer, BufferNode, BufferType};
@@ -24,3 +25,4 @@ pub use stmt::{
     BufferStore, CommReducer, For, ForKind, IterKind, IterVar, MatchBufferRegion, NodeId, Stmt,
     StmtKind, StmtNode,
 };
+pub use tensor_intrin::TensorIntrin;

@@ -88,6 +88,8 @@ pub mod codes {
     pub const BAD_RFACTOR: &str = "E0338";
     /// A loop or blocks blockize cannot turn into one block.
     pub const BAD_BLOCKIZE: &str = "E0339";
+    /// `tensorize` of a computation that does not match the intrinsic.
+    pub const BAD_TENSORIZE: &str = "E0340";
 }
 
 /// A program location a refusal is about.

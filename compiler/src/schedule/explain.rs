@@ -1484,4 +1484,82 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0340",
+        title: "the computation does not match the tensor intrinsic",
+        text: r#"`tensorize(loop, "name")` blockizes the loops under `loop` and compares them
+with the intrinsic's description, as TVM does: the block's write and read
+regions in order (same dtypes and scopes, the last dimensions spanning the
+description's extents), then loop by loop and block by block (extents,
+kinds, iterator domains), and every index, which must equal the
+description's once the tile's start is taken off. The message names the
+first difference. Split and reorder the loops so that the ones under the
+tensorized loop have the description's extents and order; decompose a
+reduction first (the description has no `T.init()`). Intrinsics are
+registered in the file (`T.TensorIntrin.register(name, desc, impl)`) or
+shipped in `stdlib/intrinsics/`."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + T.float32(1)
+
+@T.prim_func
+def add_4_desc(A: T.Buffer((4,), "float32", offset_factor=1), B: T.Buffer((4,), "float32", offset_factor=1)):
+    with T.block("root"):
+        T.reads(A[0:4])
+        T.writes(B[0:4])
+        for i in range(4):
+            with T.block("update"):
+                vi = T.axis.spatial(4, i)
+                B[vi] = A[vi] + T.float32(1)
+
+@T.prim_func
+def add_4_impl(A: T.Buffer((4,), "float32", offset_factor=1), B: T.Buffer((4,), "float32", offset_factor=1)):
+    with T.block("root"):
+        T.reads(A[0:4])
+        T.writes(B[0:4])
+        B[T.Ramp(0, 1, 4)] = A[T.Ramp(0, 1, 4)] + T.Broadcast(T.float32(1), 4)
+
+T.TensorIntrin.register("add_4", add_4_desc, add_4_impl)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    (i,) = sch.get_loops(b)
+    i_0, i_1 = sch.split(i, factors=[None, 8])
+    sch.tensorize(i_1, "add_4")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + T.float32(1)
+
+@T.prim_func
+def add_4_desc(A: T.Buffer((4,), "float32", offset_factor=1), B: T.Buffer((4,), "float32", offset_factor=1)):
+    with T.block("root"):
+        T.reads(A[0:4])
+        T.writes(B[0:4])
+        for i in range(4):
+            with T.block("update"):
+                vi = T.axis.spatial(4, i)
+                B[vi] = A[vi] + T.float32(1)
+
+@T.prim_func
+def add_4_impl(A: T.Buffer((4,), "float32", offset_factor=1), B: T.Buffer((4,), "float32", offset_factor=1)):
+    with T.block("root"):
+        T.reads(A[0:4])
+        T.writes(B[0:4])
+        B[T.Ramp(0, 1, 4)] = A[T.Ramp(0, 1, 4)] + T.Broadcast(T.float32(1), 4)
+
+T.TensorIntrin.register("add_4", add_4_desc, add_4_impl)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    (i,) = sch.get_loops(b)
+    i_0, i_1 = sch.split(i, factors=[None, 4])
+    sch.tensorize(i_1, "add_4")
+"#,
+        from_passes_only: false,
+    },
 ];

@@ -37,6 +37,8 @@ pub mod scope;
 pub mod script;
 pub mod state;
 pub mod step_check;
+pub mod tensor_intrin;
+pub mod tensorize;
 #[cfg(test)]
 mod testing;
 pub mod trace;
@@ -195,6 +197,7 @@ pub fn apply_schedule_with(
     };
     run.schedule = Some(def.name.clone());
     let mut state = ScheduleState::new(program.module.clone());
+    state.set_tensor_intrinsics(program.tensor_intrinsics.clone());
     let outcome = script::run(&mut state, def, program.file, options.stop_after);
     run.steps = outcome.steps;
     run.diagnostics = outcome.diagnostics;

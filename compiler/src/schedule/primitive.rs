@@ -141,6 +141,7 @@ const FAMILIES: &[&[Primitive]] = &[
     super::reduction::PRIMITIVES,
     super::rfactor::PRIMITIVES,
     super::blockize::PRIMITIVES,
+    super::tensorize::PRIMITIVES,
 ];
 
 /// Every primitive tirc applies.
@@ -163,7 +164,6 @@ pub const TVM_ONLY_METHODS: &[&str] = &[
     "reindex_cache_write",
     "read_at",
     "write_at",
-    "tensorize",
     "unsafe_set_dtype",
     "transform_layout",
     "transform_block_layout",

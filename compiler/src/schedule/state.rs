@@ -144,6 +144,9 @@ pub struct ScheduleState {
     removed: NodeMap<RemovedNode>,
     /// The number of the step being applied, recorded against what it removes.
     current_step: usize,
+    /// The tensor intrinsics the program registers (the stdlib's are found
+    /// apart).
+    tensor_intrinsics: std::sync::Arc<Vec<crate::ir::TensorIntrin>>,
 }
 
 impl ScheduleState {
@@ -161,11 +164,22 @@ impl ScheduleState {
             block_flags: vec![OnceCell::new(); count],
             removed: NodeMap::default(),
             current_step: 0,
+            tensor_intrinsics: Default::default(),
         };
         for function in 0..count {
             state.index_function(function);
         }
         state
+    }
+
+    /// Makes the program's own tensor intrinsics known to `tensorize`.
+    pub fn set_tensor_intrinsics(&mut self, intrinsics: Vec<crate::ir::TensorIntrin>) {
+        self.tensor_intrinsics = std::sync::Arc::new(intrinsics);
+    }
+
+    /// The program's own tensor intrinsics.
+    pub fn tensor_intrinsics(&self) -> std::sync::Arc<Vec<crate::ir::TensorIntrin>> {
+        self.tensor_intrinsics.clone()
     }
 
     /// The module as it is now.

@@ -164,6 +164,9 @@ impl<'ctx> Codegen<'ctx> {
             "if_then_else" => return self.emit_if_then_else(args, dtype, span),
             "likely" => return self.emit_expr(&args[0]),
             "call_extern" | "call_pure_extern" => return self.emit_extern_call(args, dtype, span),
+            "call_llvm_pure_intrin" | "call_llvm_intrin" => {
+                return self.emit_llvm_intrinsic_call(args, dtype, span)
+            }
             "address_of" => {
                 return match args.first().map(Expr::kind) {
                     Some(ExprKind::Load(load)) => {

@@ -31,6 +31,7 @@ mod raw;
 pub mod remarks;
 mod stmt;
 pub mod target;
+mod target_intrinsics;
 mod types;
 
 #[cfg(feature = "llvm14")]

@@ -1,0 +1,217 @@
+//! The x86 integer dot products that tensor intrinsics call through
+//! `T.call_llvm_pure_intrin` (VNNI's `vpdpbusd`, AVX-512's `pmaddubsw` and
+//! `pmaddwd`), modelled lane by lane as Intel's manual defines them, so the
+//! interpreter can check a tensorized program on any CPU.
+
+use super::error::{InterpError, InterpResult};
+use super::eval::reinterpret;
+use super::value::{Scalar, Value};
+use crate::ir::DataType;
+
+/// What one modelled intrinsic computes.
+#[derive(Clone, Copy)]
+enum DotProduct {
+    /// `vpdpbusd(s)`: each i32 lane plus four u8 × i8 products.
+    BytesToWords { saturate: bool },
+    /// `vpdpwssd(s)`: each i32 lane plus two i16 × i16 products.
+    HalvesToWords { saturate: bool },
+    /// `pmaddubsw`: pairs of u8 × i8 products summed into i16, saturated.
+    BytesToHalves,
+    /// `pmaddwd`: pairs of i16 × i16 products summed into i32.
+    HalvesToWordsNoAccumulator,
+}
+
+fn model(name: &str) -> Option<DotProduct> {
+    let width_suffix = |base: &str| {
+        ["128", "256", "512"]
+            .iter()
+            .any(|w| name == format!("{base}.{w}"))
+    };
+    Some(if width_suffix("llvm.x86.avx512.vpdpbusd") {
+        DotProduct::BytesToWords { saturate: false }
+    } else if width_suffix("llvm.x86.avx512.vpdpbusds") {
+        DotProduct::BytesToWords { saturate: true }
+    } else if width_suffix("llvm.x86.avx512.vpdpwssd") {
+        DotProduct::HalvesToWords { saturate: false }
+    } else if width_suffix("llvm.x86.avx512.vpdpwssds") {
+        DotProduct::HalvesToWords { saturate: true }
+    } else if matches!(
+        name,
+        "llvm.x86.avx512.pmaddubs.w.512"
+            | "llvm.x86.avx2.pmadd.ub.sw"
+            | "llvm.x86.ssse3.pmadd.ub.sw.128"
+    ) {
+        DotProduct::BytesToHalves
+    } else if matches!(
+        name,
+        "llvm.x86.avx512.pmaddw.d.512" | "llvm.x86.avx2.pmadd.wd" | "llvm.x86.sse2.pmadd.wd"
+    ) {
+        DotProduct::HalvesToWordsNoAccumulator
+    } else {
+        return None;
+    })
+}
+
+/// True when the interpreter can run the LLVM intrinsic `name`.
+pub fn is_modelled(name: &str) -> bool {
+    model(name).is_some()
+}
+
+/// The lanes of `value` read as `element` integers.
+fn lanes_as(value: &Value, element: DataType) -> InterpResult<Vec<i64>> {
+    let bits = value.dtype().bits as usize * value.lane_count();
+    let lanes = bits / element.bits as usize;
+    let viewed = reinterpret(value, element.with_lanes(lanes as u16))?;
+    viewed
+        .lanes()
+        .iter()
+        .map(|lane| match lane {
+            Scalar::Int(v) => Ok(*v),
+            Scalar::UInt(v) => Ok(*v as i64),
+            _ => Err(InterpError::new(
+                "an LLVM intrinsic operand is not an integer vector",
+            )),
+        })
+        .collect()
+}
+
+fn wrap_i32(value: i64) -> i64 {
+    value as i32 as i64
+}
+
+/// The sums of the products of `a` and `b`, `group` lanes at a time.
+fn group_dots(a: &[i64], b: &[i64], group: usize) -> Vec<i64> {
+    a.chunks(group)
+        .zip(b.chunks(group))
+        .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
+        .collect()
+}
+
+fn saturate_to(value: i64, bits: u32) -> i64 {
+    let max = (1i64 << (bits - 1)) - 1;
+    value.clamp(-max - 1, max)
+}
+
+/// Runs `T.call_llvm_pure_intrin(dtype, name, args...)`.
+pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpResult<Value> {
+    let Some(kind) = model(name) else {
+        return Err(InterpError::new(format!(
+            "the interpreter does not model the LLVM intrinsic `{name}`; run the program compiled (`tirc run` checks against the unscheduled program)"
+        )));
+    };
+    let operands = |count: usize| {
+        if args.len() == count {
+            Ok(())
+        } else {
+            Err(InterpError::new(format!(
+                "`{name}` takes {count} operands, given {}",
+                args.len()
+            )))
+        }
+    };
+    let (element, results): (DataType, Vec<i64>) = match kind {
+        DotProduct::BytesToWords { saturate } | DotProduct::HalvesToWords { saturate } => {
+            operands(3)?;
+            let (a_type, b_type, group) = match kind {
+                DotProduct::BytesToWords { .. } => (DataType::uint(8), DataType::int(8), 4),
+                _ => (DataType::int(16), DataType::int(16), 2),
+            };
+            let accumulator = lanes_as(&args[0], DataType::int32())?;
+            let dots = group_dots(
+                &lanes_as(&args[1], a_type)?,
+                &lanes_as(&args[2], b_type)?,
+                group,
+            );
+            let results = accumulator
+                .iter()
+                .zip(dots)
+                .map(|(acc, dot)| {
+                    if saturate {
+                        saturate_to(acc + dot, 32)
+                    } else {
+                        wrap_i32(acc + dot)
+                    }
+                })
+                .collect();
+            (DataType::int32(), results)
+        }
+        DotProduct::BytesToHalves => {
+            operands(2)?;
+            let dots = group_dots(
+                &lanes_as(&args[0], DataType::uint(8))?,
+                &lanes_as(&args[1], DataType::int(8))?,
+                2,
+            );
+            (
+                DataType::int(16),
+                dots.into_iter().map(|d| saturate_to(d, 16)).collect(),
+            )
+        }
+        DotProduct::HalvesToWordsNoAccumulator => {
+            operands(2)?;
+            let dots = group_dots(
+                &lanes_as(&args[0], DataType::int(16))?,
+                &lanes_as(&args[1], DataType::int(16))?,
+                2,
+            );
+            (DataType::int32(), dots.into_iter().map(wrap_i32).collect())
+        }
+    };
+    let lanes = results.len() as u16;
+    let value = if lanes == 1 {
+        Value::from_canonical_scalar(element, Scalar::Int(results[0]))
+    } else {
+        Value::from_canonical_lanes(element, results.into_iter().map(Scalar::Int).collect())
+    };
+    if value.dtype() == dtype {
+        Ok(value)
+    } else {
+        reinterpret(&value, dtype)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vector(element: DataType, lanes: &[i64]) -> Value {
+        Value::from_canonical_lanes(element, lanes.iter().map(|v| Scalar::Int(*v)).collect())
+    }
+
+    #[test]
+    fn vpdpbusd_adds_four_unsigned_by_signed_byte_products_to_each_word() {
+        let accumulator = vector(DataType::int32(), &[10, -5]);
+        // Bytes 255 (u8) read from the same bits as -1 (i8) in `b`.
+        let a = Value::from_canonical_lanes(
+            DataType::uint(8),
+            [255u64, 1, 2, 3, 0, 0, 0, 1]
+                .iter()
+                .map(|v| Scalar::UInt(*v))
+                .collect(),
+        );
+        let b = vector(DataType::int(8), &[-1, 2, 3, 4, 9, 9, 9, -128]);
+        let result = evaluate(
+            "llvm.x86.avx512.vpdpbusd.128",
+            &[accumulator, a, b],
+            DataType::int32().with_lanes(2),
+        )
+        .expect("modelled");
+        assert_eq!(
+            result.lanes(),
+            &[Scalar::Int(10 - 255 + 2 + 6 + 12), Scalar::Int(-5 - 128)]
+        );
+    }
+
+    #[test]
+    fn pmaddubsw_saturates_to_int16() {
+        let a = Value::from_canonical_lanes(
+            DataType::uint(8),
+            [255u64, 255].iter().map(|v| Scalar::UInt(*v)).collect(),
+        );
+        let b = vector(DataType::int(8), &[127, 127]);
+        let result =
+            evaluate("llvm.x86.avx2.pmadd.ub.sw", &[a, b], DataType::int(16)).expect("modelled");
+        assert_eq!(result.lanes(), &[Scalar::Int(32767)]);
+        assert!(evaluate("llvm.x86.avx512.unknown", &[], DataType::int32()).is_err());
+    }
+}

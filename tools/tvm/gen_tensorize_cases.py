@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Reference data for the `tensorize` schedule primitive, from Apache TVM 0.26.
+
+TVM 0.27.0.post1's tensorize segfaults (in ToJSONGraph, with apache-tvm-ffi
+0.1.15), so this one script runs TVM 0.26.0 with apache-tvm-ffi 0.1.14.post1,
+pinned in tools/tvm/requirements-tensorize.txt.  0.26 already prints the tirx
+dialect (`T.sblock`, `@T.prim_func(s_tir=True)`) and has only `get_sblock`,
+like 0.27.
+
+For every case it writes into OUT_DIR:
+
+  NAME.tir          the input module (mod.script()), a blank line, then
+                    `def schedule(sch: T.Schedule):` -- the very text that was
+                    executed against TVM (with `sch.get_block` forwarded to
+                    `get_sblock`, as tools/tvm/schedule_oracle.py does)
+  NAME.tvm.tir      sch.mod.script() after the schedule (accepted cases)
+  NAME.tvm.txt      what TVM says when it refuses the schedule: the error
+                    class, the headline and the "Error message:" section (the
+                    IR rendering TVM puts in between is left out)
+  NAME.intrin.tir   for cases using an intrinsic registered here: its desc and
+                    impl, each PrimFunc's script(), one after the other
+
+and OUT_DIR/intrinsics/{dot_16x4_vnni,dot_16x4_avx512}_{desc,impl}.tir, the
+x86 intrinsics as TVM 0.26 prints them (printed like the 0.27 corpus files
+tests/roundtrip/tvm/intrin_*: an IRModule named after the function), for
+reading.  Every NAME.tir's module part and every NAME.tvm.tir is parsed back
+with tvm.script.from_source and compared with structural_equal.
+
+The .tir files are written in the classic dialect (`T.block`, `# from
+tvm.script import tir as T`), a purely textual conversion of what 0.26
+prints: 0.26 prints a LetStmt as `x: T.int32 = v`, which in the tirx dialect
+of 0.27 (and tirc) declares a local scalar, while in the classic dialect it
+is the let 0.26 means.
+
+Shapes are small so that tirc's golden test runs every case in its
+interpreter (at most 40,000 block executions), which models the x86 dot
+products: the cases then pass on CPUs without VNNI too.
+
+The cases are copied into tests/schedule/tensorize_NAME.tir (+ .tvm.tir) and
+tests/schedule_refused/tensorize_NAME.tir (+ .tvm.txt, with `# error: E0340`
+or the refusing code at the end of the refused call's line) by hand.
+
+Run:  target/tvm026-venv/bin/python tools/tvm/gen_tensorize_cases.py [OUT_DIR]
+(OUT_DIR defaults to target/tensorize-cases; create the venv with
+ python3 -m venv target/tvm026-venv &&
+ target/tvm026-venv/bin/pip install -r tools/tvm/requirements-tensorize.txt)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from tvm_common import REPO, clean_dir, structural_equal, write_text  # noqa: E402
+from schedule_oracle import Forward  # noqa: E402  (forwards get_block to get_sblock)
+
+import tvm  # noqa: E402
+from tvm import s_tir, te, tirx  # noqa: E402
+from tvm.s_tir.meta_schedule.testing import te_workload as W  # noqa: E402
+from tvm.script import tirx as T  # noqa: E402
+
+import tvm.s_tir.tensor_intrin  # noqa: E402,F401  (registers dot_16x4_vnni, dot_16x4_avx512, ...)
+
+# ----------------------------------------------------------------- our own intrinsic
+
+
+@T.prim_func(s_tir=True)
+def mma_4x4x4_f32_desc(a: T.handle, b: T.handle, c: T.handle) -> None:
+    A = T.match_buffer(a, (4, 4), "float32", offset_factor=1)
+    B = T.match_buffer(b, (4, 4), "float32", offset_factor=1)
+    C = T.match_buffer(c, (4, 4), "float32", offset_factor=1)
+    with T.sblock("root"):
+        T.reads(C[0:4, 0:4], A[0:4, 0:4], B[0:4, 0:4])
+        T.writes(C[0:4, 0:4])
+        for i, j, k in T.grid(4, 4, 4):
+            with T.sblock("update"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+@T.prim_func(s_tir=True)
+def mma_4x4x4_f32_impl(a: T.handle, b: T.handle, c: T.handle) -> None:
+    # The same computation as plain loops (no blocks, no extern call), so that
+    # the tensorized module can still be run.
+    A = T.match_buffer(a, (4, 4), "float32", offset_factor=1)
+    B = T.match_buffer(b, (4, 4), "float32", offset_factor=1)
+    C = T.match_buffer(c, (4, 4), "float32", offset_factor=1)
+    with T.sblock("root"):
+        T.reads(C[0:4, 0:4], A[0:4, 0:4], B[0:4, 0:4])
+        T.writes(C[0:4, 0:4])
+        for i, j, k in T.grid(4, 4, 4):
+            C[i, j] = C[i, j] + A[i, k] * B[k, j]
+
+
+MMA_INTRIN = "test_mma_4x4x4_f32"
+s_tir.TensorIntrin.register(MMA_INTRIN, mma_4x4x4_f32_desc, mma_4x4x4_f32_impl)
+
+# ----------------------------------------------------------------- workloads
+
+
+def matmul_packed(a_dtype: str = "uint8", m: int = 16, n: int = 32, k: int = 32) -> tvm.IRModule:
+    """u8 x i8 -> i32 matmul with VNNI-packed weights (N//16, K//4, 16, 4), as in
+    TVM's test_tensorize_vnni (and our corpus's te_matmul_u8s8s32_packed_vnni)."""
+    X = te.placeholder((m, k), name="X", dtype=a_dtype)
+    PW = te.placeholder((n // 16, k // 4, 16, 4), name="packed_W", dtype="int8")
+    ak = te.reduce_axis((0, k), name="k")
+    C = te.compute((m, n), lambda i, j: te.sum(
+        X[i, ak].astype("int32") * PW[j // 16, ak // 4, j % 16, ak % 4].astype("int32"), axis=ak),
+        name="compute")
+    return tvm.IRModule({"main": te.create_prim_func([X, PW, C])})
+
+
+def conv2d_nchwc_int8() -> tvm.IRModule:
+    """topi's conv2d_NCHWc_int8 layout: data (n, ic_chunk, h, w, ic_bn) u8, kernel
+    (oc_chunk, ic_chunk, kh, kw, ic_bn//4, oc_bn=16, 4) i8, out (n, oc_chunk, oh, ow, 16) i32."""
+    n, ic_chunk, h, w, ic_bn = 1, 1, 5, 5, 8
+    oc_chunk, kh, kw, oc_bn = 2, 3, 3, 16
+    oh, ow = h - kh + 1, w - kw + 1
+    data = te.placeholder((n, ic_chunk, h, w, ic_bn), name="data", dtype="uint8")
+    kernel = te.placeholder((oc_chunk, ic_chunk, kh, kw, ic_bn // 4, oc_bn, 4), name="kernel", dtype="int8")
+    ic_outer = te.reduce_axis((0, ic_chunk), name="ic_outer")
+    r_kh = te.reduce_axis((0, kh), name="kh")
+    r_kw = te.reduce_axis((0, kw), name="kw")
+    ic_f_inner = te.reduce_axis((0, ic_bn // 4), name="ic_f_inner")
+    ic_s_inner = te.reduce_axis((0, 4), name="ic_s_inner")
+    out = te.compute(
+        (n, oc_chunk, oh, ow, oc_bn),
+        lambda b, oc, y, x, ocb: te.sum(
+            data[b, ic_outer, y + r_kh, x + r_kw, ic_f_inner * 4 + ic_s_inner].astype("int32")
+            * kernel[oc, ic_outer, r_kh, r_kw, ic_f_inner, ocb, ic_s_inner].astype("int32"),
+            axis=[ic_outer, r_kh, r_kw, ic_f_inner, ic_s_inner]),
+        name="conv2d_NCHWc_int8")
+    return tvm.IRModule({"main": te.create_prim_func([data, kernel, out])})
+
+
+def matmul_f32() -> tvm.IRModule:
+    return tvm.IRModule({"main": te.create_prim_func(W.matmul(16, 16, 16))})
+
+
+# ----------------------------------------------------------------- schedules
+
+# The dense schedule of TVM's test_tensorize_vnni: split j by 16 and k by 4,
+# 16x4 loops innermost, init split off at k_0, tensorize the inner j loop.
+# parallel(i) goes where `parallel` says: "before_decompose" (the only place
+# TVM accepts it), "after_decompose" or "after_tensorize".
+def dense(intrin: str, k_factor: int = 4, parallel: str | None = None, decompose: bool = True) -> list:
+    lines = [
+        'b = sch.get_block("compute")',
+        "i, j, k = sch.get_loops(b)",
+        "j_0, j_1 = sch.split(j, factors=[None, 16])",
+        f"k_0, k_1 = sch.split(k, factors=[None, {k_factor}])",
+        "sch.reorder(k_0, j_1, k_1)",
+    ]
+    if parallel == "before_decompose":
+        lines.append("sch.parallel(i)")
+    if decompose:
+        lines.append("init = sch.decompose_reduction(b, k_0)")
+    if parallel == "after_decompose":
+        lines.append("sch.parallel(i)")
+    lines.append(f'sch.tensorize(j_1, "{intrin}")')
+    if parallel == "after_tensorize":
+        lines.append("sch.parallel(i)")
+    return lines
+
+
+CASES = [
+    # (name, one line of what it is, module builder, schedule body lines, intrinsic source or None)
+    ("vnni_dense", "u8 x i8 -> i32 16x32x32 matmul, packed weights, tensorized with dot_16x4_vnni",
+     matmul_packed, dense("dot_16x4_vnni"), None),
+    ("vnni_dense_no_decompose", "as vnni_dense without decompose_reduction (the block keeps its init)",
+     matmul_packed, dense("dot_16x4_vnni", decompose=False), None),
+    ("avx512_dense", "as vnni_dense with dot_16x4_avx512 (same desc, pmaddubs/pmaddw impl)",
+     matmul_packed, dense("dot_16x4_avx512"), None),
+    ("vnni_dense_parallel", "as vnni_dense plus parallel(i), placed before decompose_reduction",
+     matmul_packed, dense("dot_16x4_vnni", parallel="before_decompose"), None),
+    ("vnni_conv2d_nchwc", "int8 conv2d in NCHWc layout (topi conv2d_NCHWc_int8), oc_block x ic_s_inner tensorized",
+     conv2d_nchwc_int8, [
+         'b = sch.get_block("conv2d_NCHWc_int8")',
+         "n, oc_chunk, oh, ow, oc_block, ic_outer, kh, kw, ic_f_inner, ic_s_inner = sch.get_loops(b)",
+         "sch.reorder(ic_outer, kh, kw, ic_f_inner, oc_block, ic_s_inner)",
+         "init = sch.decompose_reduction(b, ic_outer)",
+         'sch.tensorize(oc_block, "dot_16x4_vnni")',
+     ], None),
+    ("vnni_refused_16x8", "inner loops 16x8 (k split by 8) against the 16x4 desc",
+     matmul_packed, dense("dot_16x4_vnni", k_factor=8), None),
+    ("vnni_refused_int8_lhs", "A (X) is int8 instead of uint8",
+     lambda: matmul_packed("int8"), dense("dot_16x4_vnni"), None),
+    ("vnni_refused_k_outside_j", "inner loops in the order k_1 (4), j_1 (16): tensorize k_1",
+     matmul_packed, [
+         'b = sch.get_block("compute")',
+         "i, j, k = sch.get_loops(b)",
+         "j_0, j_1 = sch.split(j, factors=[None, 16])",
+         "k_0, k_1 = sch.split(k, factors=[None, 4])",
+         "sch.reorder(k_0, k_1, j_1)",
+         "init = sch.decompose_reduction(b, k_0)",
+         'sch.tensorize(k_1, "dot_16x4_vnni")',
+     ], None),
+    ("vnni_refused_init_block", "tensorize (block form) of the init block decompose_reduction made",
+     matmul_packed, dense("dot_16x4_vnni")[:-1] + ['sch.tensorize(init, "dot_16x4_vnni")'], None),
+    ("vnni_refused_init_loop", "tensorize (loop form) of the init block's inner j_1_init loop",
+     matmul_packed, dense("dot_16x4_vnni")[:-1] + [
+         "i_init, j_0_init, j_1_init = sch.get_loops(init)",
+         'sch.tensorize(j_1_init, "dot_16x4_vnni")',
+     ], None),
+    ("vnni_refused_parallel_after_decompose", "parallel(i) after decompose_reduction (and before tensorize)",
+     matmul_packed, dense("dot_16x4_vnni", parallel="after_decompose"), None),
+    ("vnni_refused_parallel_after_tensorize", "parallel(i) after the tensorize",
+     matmul_packed, dense("dot_16x4_vnni", parallel="after_tensorize"), None),
+    ("mma_4x4x4_f32", "fp32 16^3 matmul, i/j/k split by 4, tensorized with our pure-TIR test_mma_4x4x4_f32",
+     matmul_f32, [
+         'b = sch.get_block("C")',
+         "i, j, k = sch.get_loops(b)",
+         "i_0, i_1 = sch.split(i, factors=[None, 4])",
+         "j_0, j_1 = sch.split(j, factors=[None, 4])",
+         "k_0, k_1 = sch.split(k, factors=[None, 4])",
+         "sch.reorder(i_0, j_0, k_0, i_1, j_1, k_1)",
+         "init = sch.decompose_reduction(b, k_0)",
+         f'sch.tensorize(i_1, "{MMA_INTRIN}")',
+     ], (mma_4x4x4_f32_desc, mma_4x4x4_f32_impl)),
+]
+
+
+# ----------------------------------------------------------------- running
+
+
+def error_report(error: BaseException) -> str:
+    """Class, headline and the "Error message:" section of a TVM error."""
+    lines = str(error).rstrip().splitlines()
+    keep = [lines[0]] if lines else []
+    for n, line in enumerate(lines):
+        if line.startswith("Error message:"):
+            keep += lines[n:]
+            break
+    else:
+        keep += lines[1:15]
+    return type(error).__name__ + "\n" + "\n".join(keep)
+
+
+def run_schedule(mod: tvm.IRModule, source: str):
+    """('ok', scheduled module) or ('error', report)."""
+    sch = s_tir.Schedule(mod)
+    namespace = {"T": types.SimpleNamespace(Schedule=object), "s_tir": s_tir}
+    exec(compile(source, "<schedule>", "exec"), namespace)  # noqa: S102
+    try:
+        namespace["schedule"](Forward(sch))
+    except Exception as error:  # noqa: BLE001
+        return "error", error_report(error)
+    return "ok", sch.mod
+
+
+CLASSIC_SPELLINGS = [
+    ("# from tvm.script import tirx as T", "# from tvm.script import tir as T"),
+    ("# from tvm.tirx.layout import Axis\n", ""),
+    ("@T.prim_func(s_tir=True)", "@T.prim_func"),
+    ("T.sblock_alloc_buffer(", "T.alloc_buffer("),
+    ("T.sblock(", "T.block("),
+    ('"tirx.noalias"', '"tir.noalias"'),
+]
+
+
+def to_classic(text: str) -> str:
+    """What TVM 0.26 printed, in the classic dialect (see the docstring)."""
+    for tirx_spelling, classic in CLASSIC_SPELLINGS:
+        text = text.replace(tirx_spelling, classic)
+    return text
+
+
+def parses_back(text: str, expected: tvm.IRModule) -> bool:
+    parsed = tvm.script.from_source(text)
+    if isinstance(parsed, tirx.PrimFunc):
+        parsed = tvm.IRModule({"main": parsed})
+    return structural_equal(parsed, expected)
+
+
+def named_module(func: tirx.PrimFunc, name: str) -> tvm.IRModule:
+    return tvm.IRModule({name: func})
+
+
+def main() -> None:
+    out = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "target", "tensorize-cases")
+    os.makedirs(out, exist_ok=True)
+    clean_dir(out, (".tir", ".txt"))
+    problems = []
+    for name, what, build, body, intrin in CASES:
+        mod = build()
+        module_text = mod.script()
+        source = "def schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in body)
+        intrinsic_text = ""
+        if intrin is not None:
+            # The file registers its own intrinsic, as tirc reads it.
+            registered = re.search(r'tensorize\([^,]+, "([^"]+)"', "".join(body)).group(1)
+            desc, impl = intrin
+            functions = [
+                "\n".join(ln for ln in to_classic(f.script()).splitlines() if not ln.startswith("# from"))
+                .strip()
+                for f in (desc, impl)
+            ]
+            intrinsic_text = "\n\n".join(functions) + (
+                f'\n\nT.TensorIntrin.register("{registered}", {desc.attrs["global_symbol"]}, '
+                f'{impl.attrs["global_symbol"]})\n\n'
+            )
+        write_text(os.path.join(out, name + ".tir"), to_classic(module_text) + "\n\n" + intrinsic_text + source)
+        outcome, result = run_schedule(build(), source)
+        if outcome == "ok":
+            text = result.script()
+            write_text(os.path.join(out, name + ".tvm.tir"), to_classic(text))
+            status = "ok"
+            if not parses_back(text, result):
+                problems.append(f"{name}.tvm.tir does not parse back to the scheduled module")
+        else:
+            # Addresses TVM prints (`ir.Range(0x55...)`) change from run to run.
+            write_text(os.path.join(out, name + ".tvm.txt"), re.sub(r"0x[0-9a-f]+", "0x…", result) + "\n")
+            status = "refused: " + result.splitlines()[0] + ": " + next(
+                (ln for ln in result.splitlines() if ln.startswith("Error message:")), "")
+        if intrin is not None:
+            desc, impl = intrin
+            write_text(os.path.join(out, name + ".intrin.tir"), desc.script() + "\n\n" + impl.script())
+        if not parses_back(module_text, mod):
+            problems.append(f"{name}: TVM's printing of the input does not parse back")
+        # the module part of NAME.tir, as written
+        with open(os.path.join(out, name + ".tir"), encoding="utf-8") as f:
+            written = f.read()
+        if not written.startswith(to_classic(module_text)):
+            problems.append(f"{name}.tir: module part is not what TVM printed")
+        print(f"{name}: {status}  ({what})")
+
+    # the x86 intrinsics, for comparison with the 0.27 corpus
+    corpus = os.path.join(REPO, "tests", "roundtrip", "tvm")
+    for intrin_name in ("dot_16x4_vnni", "dot_16x4_avx512"):
+        intrin = s_tir.TensorIntrin.get(intrin_name)
+        for part, func in (("desc", intrin.desc), ("impl", intrin.impl)):
+            symbol = func.attrs.get("global_symbol", None) if func.attrs is not None else None
+            text = named_module(func, str(symbol) if symbol is not None else "main").script()
+            write_text(os.path.join(out, "intrinsics", f"{intrin_name}_{part}.tir"), text)
+            ref = os.path.join(corpus, f"intrin_{intrin_name}_{part}.tir")
+            if os.path.exists(ref):
+                with open(ref, encoding="utf-8") as f:
+                    old = f.read().rstrip("\n").splitlines()
+                changed = [(a, b) for a, b in zip(old, text.splitlines()) if a != b]
+                if len(old) != len(text.splitlines()):
+                    changed.append((f"{len(old)} lines", f"{len(text.splitlines())} lines"))
+                print(f"intrinsics/{intrin_name}_{part}.tir vs 0.27's tests/roundtrip/tvm/"
+                      f"intrin_{intrin_name}_{part}.tir: {len(changed)} lines differ")
+                for a, b in changed:
+                    print(f"  0.27: {a.strip()}\n  0.26: {b.strip()}")
+
+    for problem in problems:
+        print("PROBLEM:", problem)
+    print(f"{len(CASES)} cases written to {out}; {len(problems)} problems")
+
+
+if __name__ == "__main__":
+    main()
