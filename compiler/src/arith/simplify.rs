@@ -575,6 +575,9 @@ impl<'a> Simplifier<'a> {
         if let Some(folded) = build::try_fold(op, &new_a, &new_b) {
             return folded;
         }
+        if let Some(lanes) = self.rewrite_lanes(op, &new_a, &new_b) {
+            return lanes;
+        }
         let rebuilt = if new_a.same_as(a) && new_b.same_as(b) {
             expr.clone()
         } else {
@@ -592,6 +595,105 @@ impl<'a> Simplifier<'a> {
             BinaryOp::Min => self.rewrite_min_max(rebuilt, true, &new_a, &new_b),
             BinaryOp::Max => self.rewrite_min_max(rebuilt, false, &new_a, &new_b),
             _ => rebuilt,
+        }
+    }
+
+    /// TVM's vector rules: arithmetic on `T.Broadcast` and `T.Ramp` operands
+    /// done on their scalar parts (`Broadcast(x) + Ramp(b, s)` is
+    /// `Ramp(x + b, s)`), so that an index stays a ramp a backend loads
+    /// contiguously.
+    fn rewrite_lanes(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Option<Expr> {
+        let ramp = |base: Expr, stride: Expr, lanes: u16| {
+            Expr::new(
+                ExprKind::Ramp {
+                    base,
+                    stride,
+                    lanes,
+                },
+                a.dtype(),
+                a.span(),
+            )
+        };
+        let broadcast = |value: Expr, lanes: u16| {
+            Expr::new(ExprKind::Broadcast { value, lanes }, a.dtype(), a.span())
+        };
+        let zero = |e: &Expr| Expr::zero(e.dtype());
+        let scalar = |this: &mut Self, op: BinaryOp, x: &Expr, y: &Expr| {
+            this.visit(&build::node(op, x.clone(), y.clone()))
+        };
+        match (op, a.kind(), b.kind()) {
+            (
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul,
+                ExprKind::Broadcast { value: x, lanes: n },
+                ExprKind::Broadcast { value: y, lanes: m },
+            ) if n == m => Some(broadcast(scalar(self, op, x, y), *n)),
+            (
+                BinaryOp::Add | BinaryOp::Sub,
+                ExprKind::Ramp {
+                    base: b1,
+                    stride: s1,
+                    lanes: n,
+                },
+                ExprKind::Ramp {
+                    base: b2,
+                    stride: s2,
+                    lanes: m,
+                },
+            ) if n == m => Some(ramp(scalar(self, op, b1, b2), scalar(self, op, s1, s2), *n)),
+            (
+                BinaryOp::Add | BinaryOp::Sub,
+                ExprKind::Ramp {
+                    base,
+                    stride,
+                    lanes: n,
+                },
+                ExprKind::Broadcast { value, lanes: m },
+            ) if n == m => Some(ramp(scalar(self, op, base, value), stride.clone(), *n)),
+            (
+                BinaryOp::Add,
+                ExprKind::Broadcast { value, lanes: m },
+                ExprKind::Ramp {
+                    base,
+                    stride,
+                    lanes: n,
+                },
+            ) if n == m => Some(ramp(scalar(self, op, value, base), stride.clone(), *n)),
+            (
+                BinaryOp::Sub,
+                ExprKind::Broadcast { value, lanes: m },
+                ExprKind::Ramp {
+                    base,
+                    stride,
+                    lanes: n,
+                },
+            ) if n == m => Some(ramp(
+                scalar(self, op, value, base),
+                scalar(self, BinaryOp::Sub, &zero(stride), stride),
+                *n,
+            )),
+            (
+                BinaryOp::Mul,
+                ExprKind::Ramp {
+                    base,
+                    stride,
+                    lanes: n,
+                },
+                ExprKind::Broadcast { value, lanes: m },
+            )
+            | (
+                BinaryOp::Mul,
+                ExprKind::Broadcast { value, lanes: m },
+                ExprKind::Ramp {
+                    base,
+                    stride,
+                    lanes: n,
+                },
+            ) if n == m => Some(ramp(
+                scalar(self, op, base, value),
+                scalar(self, op, stride, value),
+                *n,
+            )),
+            _ => None,
         }
     }
 

@@ -657,3 +657,50 @@ fn symbolic_bounds_prove_an_exact_symbolic_split() {
     let le = op(BinaryOp::Le, index, sub(mul(v(&n), c(64)), c(2)));
     assert!(!analyzer.can_prove_with_symbolic_bound(&le));
 }
+
+fn ramp(base: Expr, stride: i64, lanes: u16) -> Expr {
+    Expr::new(
+        ExprKind::Ramp {
+            base,
+            stride: c(stride),
+            lanes,
+        },
+        DataType::int32().with_lanes(lanes),
+        Span::NONE,
+    )
+}
+
+fn broadcast(value: Expr, lanes: u16) -> Expr {
+    Expr::new(
+        ExprKind::Broadcast { value, lanes },
+        DataType::int32().with_lanes(lanes),
+        Span::NONE,
+    )
+}
+
+#[test]
+fn arithmetic_on_ramps_and_broadcasts_is_done_on_their_scalars() {
+    // What lowering a matched buffer's vector access leaves behind.
+    let (i, j) = (var("i"), var("j"));
+    let analyzer = Analyzer::new();
+    let index = add(
+        broadcast(mul(v(&i), c(64)), 16),
+        add(broadcast(c(0), 16), ramp(c(0), 1, 16)),
+    );
+    check(&analyzer, &index, "T.Ramp(i * 64, 1, 16)");
+    check(
+        &analyzer,
+        &sub(broadcast(v(&j), 4), ramp(v(&i), 2, 4)),
+        "T.Ramp(j - i, -2, 4)",
+    );
+    check(
+        &analyzer,
+        &mul(ramp(v(&i), 1, 4), broadcast(c(4), 4)),
+        "T.Ramp(i * 4, 4, 4)",
+    );
+    check(
+        &analyzer,
+        &add(ramp(v(&i), 1, 8), ramp(v(&j), 2, 8)),
+        "T.Ramp(i + j, 3, 8)",
+    );
+}
