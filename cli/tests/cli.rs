@@ -226,3 +226,77 @@ fn bench_schedule_refuses_a_file_without_a_schedule() {
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("schedule"));
 }
+
+/// Tensorized kernels compile to their instructions on every machine, for
+/// targets this one may not be: AArch64 `sdot`/`udot`, AVX-512 VNNI
+/// `vpdpbusd`. The CPU feature is checked first (E0606), never left to LLVM.
+#[test]
+fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
+    let dir = std::env::temp_dir().join(format!("tirc-tensorize-asm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let cases = [
+        (
+            "tensorize_sdot_dense.tir",
+            "llvm -mtriple=aarch64-linux-gnu -mattr=+neon,+dotprod",
+            "sdot\t",
+        ),
+        (
+            "tensorize_udot_dense.tir",
+            "llvm -mtriple=aarch64-linux-gnu -mattr=+neon,+dotprod",
+            "udot\t",
+        ),
+        (
+            "tensorize_vnni_dense.tir",
+            "llvm -mtriple=x86_64-linux-gnu -mcpu=icelake-server",
+            "vpdpbusd\t",
+        ),
+        (
+            "tensorize_avx512_dense.tir",
+            "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512",
+            "vpmaddubsw\t",
+        ),
+    ];
+    for (case, target, instruction) in cases {
+        let input = workspace().join("tests/schedule").join(case);
+        let output = dir.join(format!("{case}.s"));
+        let result = run(&[
+            "build",
+            input.to_str().expect("utf-8 path"),
+            "--target",
+            target,
+            "--emit",
+            "asm",
+            "-o",
+            output.to_str().expect("utf-8 path"),
+        ]);
+        assert!(
+            result.status.success(),
+            "{case}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let assembly = std::fs::read_to_string(&output).expect("assembly written");
+        assert!(
+            assembly.contains(instruction),
+            "{case}: no `{instruction}` in the assembly"
+        );
+    }
+    // Without the extension: refused with the feature named, not an LLVM abort.
+    let input = workspace().join("tests/schedule/tensorize_sdot_dense.tir");
+    let result = run(&[
+        "build",
+        input.to_str().expect("utf-8 path"),
+        "--target",
+        "llvm -mtriple=aarch64-linux-gnu -mattr=+neon",
+        "--emit",
+        "asm",
+        "-o",
+        dir.join("refused.s").to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("E0606") && stderr.contains("dotprod"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,11 +20,14 @@ For every case it writes into OUT_DIR:
   NAME.intrin.tir   for cases using an intrinsic registered here: its desc and
                     impl, each PrimFunc's script(), one after the other
 
-and OUT_DIR/intrinsics/{dot_16x4_vnni,dot_16x4_avx512}_{desc,impl}.tir, the
-x86 intrinsics as TVM 0.26 prints them (printed like the 0.27 corpus files
-tests/roundtrip/tvm/intrin_*: an IRModule named after the function), for
-reading.  Every NAME.tir's module part and every NAME.tvm.tir is parsed back
-with tvm.script.from_source and compared with structural_equal.
+and OUT_DIR/intrinsics/NAME_{desc,impl}.tir for the x86 intrinsics
+(dot_16x4_vnni, dot_16x4_avx512) and the ARM dot-product ones
+(dot_4x4_i8i8s32_sdot, dot_4x4_u8u8u32_udot, dot_4x4_u8u8i32_hdot; tirc's
+copies are stdlib/intrinsics/{x86,arm}.tir) as TVM 0.26 prints them (printed
+like the 0.27 corpus files tests/roundtrip/tvm/intrin_*: an IRModule named
+after the function), for reading.  Every NAME.tir's module part and every
+NAME.tvm.tir is parsed back with tvm.script.from_source and compared with
+structural_equal.
 
 The .tir files are written in the classic dialect (`T.block`, `# from
 tvm.script import tir as T`), a purely textual conversion of what 0.26
@@ -34,7 +37,9 @@ is the let 0.26 means.
 
 Shapes are small so that tirc's golden test runs every case in its
 interpreter (at most 40,000 block executions), which models the x86 dot
-products: the cases then pass on CPUs without VNNI too.
+products: the cases then pass on CPUs without VNNI too.  The ARM cases
+(sdot_*, udot_*, hdot_*) are the same int8 dense schedule with 4x4 packed
+weights and TVM's sdot/udot intrinsics.
 
 The cases are copied into tests/schedule/tensorize_NAME.tir (+ .tvm.tir) and
 tests/schedule_refused/tensorize_NAME.tir (+ .tvm.txt, with `# error: E0340`
@@ -63,7 +68,7 @@ from tvm import s_tir, te, tirx  # noqa: E402
 from tvm.s_tir.meta_schedule.testing import te_workload as W  # noqa: E402
 from tvm.script import tirx as T  # noqa: E402
 
-import tvm.s_tir.tensor_intrin  # noqa: E402,F401  (registers dot_16x4_vnni, dot_16x4_avx512, ...)
+import tvm.s_tir.tensor_intrin  # noqa: E402,F401  (registers dot_16x4_vnni, dot_4x4_i8i8s32_sdot, ...)
 
 # ----------------------------------------------------------------- our own intrinsic
 
@@ -102,14 +107,17 @@ s_tir.TensorIntrin.register(MMA_INTRIN, mma_4x4x4_f32_desc, mma_4x4x4_f32_impl)
 # ----------------------------------------------------------------- workloads
 
 
-def matmul_packed(a_dtype: str = "uint8", m: int = 16, n: int = 32, k: int = 32) -> tvm.IRModule:
+def matmul_packed(a_dtype: str = "uint8", m: int = 16, n: int = 32, k: int = 32, lanes: int = 16,
+                  b_dtype: str = "int8", out_dtype: str = "int32") -> tvm.IRModule:
     """u8 x i8 -> i32 matmul with VNNI-packed weights (N//16, K//4, 16, 4), as in
-    TVM's test_tensorize_vnni (and our corpus's te_matmul_u8s8s32_packed_vnni)."""
+    TVM's test_tensorize_vnni (and our corpus's te_matmul_u8s8s32_packed_vnni).
+    With lanes=4 the weights are packed (N//4, K//4, 4, 4), as the ARM 4x4
+    dot products (sdot/udot) want them (TVM's test_tensorize_arm_dot)."""
     X = te.placeholder((m, k), name="X", dtype=a_dtype)
-    PW = te.placeholder((n // 16, k // 4, 16, 4), name="packed_W", dtype="int8")
+    PW = te.placeholder((n // lanes, k // 4, lanes, 4), name="packed_W", dtype=b_dtype)
     ak = te.reduce_axis((0, k), name="k")
     C = te.compute((m, n), lambda i, j: te.sum(
-        X[i, ak].astype("int32") * PW[j // 16, ak // 4, j % 16, ak % 4].astype("int32"), axis=ak),
+        X[i, ak].astype(out_dtype) * PW[j // lanes, ak // 4, j % lanes, ak % 4].astype(out_dtype), axis=ak),
         name="compute")
     return tvm.IRModule({"main": te.create_prim_func([X, PW, C])})
 
@@ -137,6 +145,12 @@ def conv2d_nchwc_int8() -> tvm.IRModule:
     return tvm.IRModule({"main": te.create_prim_func([data, kernel, out])})
 
 
+def matmul_packed_arm(in_dtype: str, out_dtype: str) -> tvm.IRModule:
+    """16^3 in_dtype x in_dtype -> out_dtype matmul, weights packed (4, 4, 4, 4)
+    for the ARM 4x4 dot products."""
+    return matmul_packed(in_dtype, m=16, n=16, k=16, lanes=4, b_dtype=in_dtype, out_dtype=out_dtype)
+
+
 def matmul_f32() -> tvm.IRModule:
     return tvm.IRModule({"main": te.create_prim_func(W.matmul(16, 16, 16))})
 
@@ -147,11 +161,13 @@ def matmul_f32() -> tvm.IRModule:
 # 16x4 loops innermost, init split off at k_0, tensorize the inner j loop.
 # parallel(i) goes where `parallel` says: "before_decompose" (the only place
 # TVM accepts it), "after_decompose" or "after_tensorize".
-def dense(intrin: str, k_factor: int = 4, parallel: str | None = None, decompose: bool = True) -> list:
+# lanes is the j split (16 for x86's 16x4, 4 for ARM's 4x4).
+def dense(intrin: str, k_factor: int = 4, parallel: str | None = None, decompose: bool = True,
+          lanes: int = 16) -> list:
     lines = [
         'b = sch.get_block("compute")',
         "i, j, k = sch.get_loops(b)",
-        "j_0, j_1 = sch.split(j, factors=[None, 16])",
+        f"j_0, j_1 = sch.split(j, factors=[None, {lanes}])",
         f"k_0, k_1 = sch.split(k, factors=[None, {k_factor}])",
         "sch.reorder(k_0, j_1, k_1)",
     ]
@@ -221,6 +237,15 @@ CASES = [
          "init = sch.decompose_reduction(b, k_0)",
          f'sch.tensorize(i_1, "{MMA_INTRIN}")',
      ], (mma_4x4x4_f32_desc, mma_4x4x4_f32_impl)),
+    # ARM dot products (AArch64 +dotprod): 4x4 packed weights, j split by 4
+    ("sdot_dense", "i8 x i8 -> i32 16x16x16 matmul, weights packed (4, 4, 4, 4), tensorized with dot_4x4_i8i8s32_sdot",
+     lambda: matmul_packed_arm("int8", "int32"), dense("dot_4x4_i8i8s32_sdot", lanes=4), None),
+    ("udot_dense", "u8 x u8 -> u32 16x16x16 matmul, weights packed (4, 4, 4, 4), tensorized with dot_4x4_u8u8u32_udot",
+     lambda: matmul_packed_arm("uint8", "uint32"), dense("dot_4x4_u8u8u32_udot", lanes=4), None),
+    ("hdot_dense", "u8 x u8 -> i32 16x16x16 matmul, weights packed (4, 4, 4, 4), tensorized with dot_4x4_u8u8i32_hdot",
+     lambda: matmul_packed_arm("uint8", "int32"), dense("dot_4x4_u8u8i32_hdot", lanes=4), None),
+    ("sdot_refused_u8_inputs", "u8 x u8 -> i32 matmul (hdot_dense's) against the i8 x i8 -> i32 sdot desc",
+     lambda: matmul_packed_arm("uint8", "int32"), dense("dot_4x4_i8i8s32_sdot", lanes=4), None),
 ]
 
 
@@ -328,9 +353,10 @@ def main() -> None:
             problems.append(f"{name}.tir: module part is not what TVM printed")
         print(f"{name}: {status}  ({what})")
 
-    # the x86 intrinsics, for comparison with the 0.27 corpus
+    # the x86 and ARM intrinsics, for comparison with the 0.27 corpus
     corpus = os.path.join(REPO, "tests", "roundtrip", "tvm")
-    for intrin_name in ("dot_16x4_vnni", "dot_16x4_avx512"):
+    for intrin_name in ("dot_16x4_vnni", "dot_16x4_avx512",
+                        "dot_4x4_i8i8s32_sdot", "dot_4x4_u8u8u32_udot", "dot_4x4_u8u8i32_hdot"):
         intrin = s_tir.TensorIntrin.get(intrin_name)
         for part, func in (("desc", intrin.desc), ("impl", intrin.impl)):
             symbol = func.attrs.get("global_symbol", None) if func.attrs is not None else None

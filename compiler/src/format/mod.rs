@@ -71,7 +71,13 @@ pub fn print_program(program: &Program, dialect: Option<Dialect>) -> String {
 /// line is printed, as TVM prints the module (`tirc fmt --explicit`).
 pub fn print_program_as(program: &Program, dialect: Option<Dialect>, explicit: bool) -> String {
     let mut out = print_module_of(program, &program.module, dialect, explicit);
-    out.push_str(&print_tensor_intrinsics(program, dialect, explicit));
+    let intrinsics = print_tensor_intrinsics(program, dialect, explicit);
+    if !intrinsics.is_empty() {
+        // One blank line after the module, or after the header alone.
+        out.truncate(out.trim_end_matches('\n').len());
+        out.push_str("\n\n");
+        out.push_str(&intrinsics);
+    }
     for schedule in &program.schedules {
         out.push('\n');
         out.push_str(&format_token_layout(&schedule.text));
@@ -106,7 +112,7 @@ fn print_tensor_intrinsics(program: &Program, dialect: Option<Dialect>, explicit
         }
     }
     let options = print_options(program, dialect, explicit);
-    let mut out = String::from("\n");
+    let mut out = String::new();
     out.push_str(&printer::print_functions(&functions, &options));
     out.push('\n');
     for intrinsic in &program.tensor_intrinsics {

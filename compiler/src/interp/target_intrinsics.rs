@@ -13,6 +13,9 @@ use crate::ir::DataType;
 enum DotProduct {
     /// `vpdpbusd(s)`: each i32 lane plus four u8 × i8 products.
     BytesToWords { saturate: bool },
+    /// AArch64 `sdot`/`udot`: each 32-bit lane plus four i8 × i8 (u8 × u8)
+    /// products.
+    SameSignBytesToWords { signed: bool },
     /// `vpdpwssd(s)`: each i32 lane plus two i16 × i16 products.
     HalvesToWords { saturate: bool },
     /// `pmaddubsw`: pairs of u8 × i8 products summed into i16, saturated.
@@ -29,6 +32,10 @@ fn model(name: &str) -> Option<DotProduct> {
     };
     Some(if width_suffix("llvm.x86.avx512.vpdpbusd") {
         DotProduct::BytesToWords { saturate: false }
+    } else if name.starts_with("llvm.aarch64.neon.sdot") {
+        DotProduct::SameSignBytesToWords { signed: true }
+    } else if name.starts_with("llvm.aarch64.neon.udot") {
+        DotProduct::SameSignBytesToWords { signed: false }
     } else if width_suffix("llvm.x86.avx512.vpdpbusds") {
         DotProduct::BytesToWords { saturate: true }
     } else if width_suffix("llvm.x86.avx512.vpdpwssd") {
@@ -135,6 +142,29 @@ pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpRes
                 .collect();
             (DataType::int32(), results)
         }
+        DotProduct::SameSignBytesToWords { signed } => {
+            operands(3)?;
+            let (element, bytes) = if signed {
+                (DataType::int32(), DataType::int(8))
+            } else {
+                (DataType::uint(32), DataType::uint(8))
+            };
+            let accumulator = lanes_as(&args[0], element)?;
+            let dots = group_dots(&lanes_as(&args[1], bytes)?, &lanes_as(&args[2], bytes)?, 4);
+            let results = accumulator
+                .iter()
+                .zip(dots)
+                .map(|(acc, dot)| {
+                    let sum = acc + dot;
+                    if signed {
+                        wrap_i32(sum)
+                    } else {
+                        sum & 0xffff_ffff
+                    }
+                })
+                .collect();
+            (element, results)
+        }
         DotProduct::BytesToHalves => {
             operands(2)?;
             let dots = group_dots(
@@ -158,10 +188,17 @@ pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpRes
         }
     };
     let lanes = results.len() as u16;
+    let scalar = |value: i64| {
+        if element.code == crate::ir::TypeCode::UInt {
+            Scalar::UInt(value as u64)
+        } else {
+            Scalar::Int(value)
+        }
+    };
     let value = if lanes == 1 {
-        Value::from_canonical_scalar(element, Scalar::Int(results[0]))
+        Value::from_canonical_scalar(element, scalar(results[0]))
     } else {
-        Value::from_canonical_lanes(element, results.into_iter().map(Scalar::Int).collect())
+        Value::from_canonical_lanes(element, results.into_iter().map(scalar).collect())
     };
     if value.dtype() == dtype {
         Ok(value)

@@ -7,10 +7,16 @@ use crate::source::SourceMap;
 use std::sync::OnceLock;
 
 /// The intrinsic files shipped with tirc: (path in the repository, text).
-pub const STDLIB_INTRINSIC_FILES: &[(&str, &str)] = &[(
-    "stdlib/intrinsics/x86.tir",
-    include_str!("../../../stdlib/intrinsics/x86.tir"),
-)];
+pub const STDLIB_INTRINSIC_FILES: &[(&str, &str)] = &[
+    (
+        "stdlib/intrinsics/x86.tir",
+        include_str!("../../../stdlib/intrinsics/x86.tir"),
+    ),
+    (
+        "stdlib/intrinsics/arm.tir",
+        include_str!("../../../stdlib/intrinsics/arm.tir"),
+    ),
+];
 
 /// An intrinsic found by name, and the stdlib file it comes from (`None`
 /// for the program's own, whose spans point into the program's file).
@@ -86,6 +92,8 @@ mod tests {
         }
         assert!(find_intrinsic(&[], "dot_16x4_vnni").is_some());
         assert!(find_intrinsic(&[], "dot_16x4_avx512").is_some());
+        assert!(find_intrinsic(&[], "dot_4x4_i8i8s32_sdot").is_some());
+        assert!(find_intrinsic(&[], "dot_4x4_u8u8u32_udot").is_some());
         assert!(find_intrinsic(&[], "no_such_intrinsic").is_none());
     }
 }

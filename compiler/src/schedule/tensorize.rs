@@ -38,6 +38,8 @@ struct Mismatch {
     program: Span,
     /// The description's side.
     description: Span,
+    /// What would make it match, where the default advice does not fit.
+    help: Option<&'static str>,
 }
 
 type Compared = Result<(), Mismatch>;
@@ -47,6 +49,17 @@ fn mismatch(what: impl Into<String>, program: Span, description: Span) -> Compar
         what: what.into(),
         program,
         description,
+        help: None,
+    })
+}
+
+/// A buffer whose dtype or scope differs: no loop change makes it match.
+fn buffer_mismatch(what: String, program: Span, description: Span) -> Compared {
+    Err(Mismatch {
+        what,
+        program,
+        description,
+        help: Some("pick the intrinsic registered for these dtypes and memory scopes (`tirc explain tensorize` lists where they come from), or convert the buffer first"),
     })
 }
 
@@ -122,7 +135,7 @@ impl Matcher {
             );
         }
         if program.dtype() != description.dtype() {
-            return mismatch(
+            return buffer_mismatch(
                 format!(
                     "`{}` holds {} where the description's `{}` holds {}",
                     program.name(),
@@ -135,7 +148,7 @@ impl Matcher {
             );
         }
         if program.scope() != description.scope() {
-            return mismatch(
+            return buffer_mismatch(
                 format!(
                     "`{}` is in `{}` memory where the description's `{}` is in `{}`",
                     program.name(),
@@ -824,10 +837,14 @@ pub fn tensorize(
                 target_sref.describe(),
                 difference.what
             ),
-            if realize.block.init.is_some() {
-                "decompose the reduction first (`sch.decompose_reduction(block, loop)`), then tensorize the update block's loop"
-            } else {
-                "split and reorder the loops so that the ones inside the tensorized loop have the description's extents and order"
+            match difference.help {
+                Some(help) => help,
+                None if realize.block.init.is_some() => {
+                    "decompose the reduction first (`sch.decompose_reduction(block, loop)`), then tensorize the update block's loop"
+                }
+                None => {
+                    "split and reorder the loops so that the ones inside the tensorized loop have the description's extents and order"
+                }
             },
         )
         .blame(target_location, "tensorized here")
@@ -939,7 +956,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     ],
     varargs: None,
     keyword_only: &[],
-    doc: "Replaces the computation under a loop (blockized first) or in a block by a tensor intrinsic's implementation, where it matches the intrinsic's description: loops, iterators and indices equal once each buffer's tile start is taken off. Each implementation buffer becomes a `T.match_buffer` of the region it stands for. Intrinsics come from the file (`T.TensorIntrin.register(name, desc, impl)`) or from tirc's `stdlib/intrinsics/` (`dot_16x4_vnni`, `dot_16x4_avx512`).",
+    doc: "Replaces the computation under a loop (blockized first) or in a block by a tensor intrinsic's implementation, where it matches the intrinsic's description: loops, iterators and indices equal once each buffer's tile start is taken off. Each implementation buffer becomes a `T.match_buffer` of the region it stands for. Intrinsics come from the file (`T.TensorIntrin.register(name, desc, impl)`) or from tirc's `stdlib/intrinsics/`: `x86.tir` (`dot_16x4_vnni`, `dot_16x4_avx512`) and `arm.tir` (`dot_4x4_i8i8s32_sdot`, `dot_4x4_u8u8u32_udot`, `dot_4x4_u8u8i32_hdot`). As in TVM, the tensorized block is opaque: parallelize before `decompose_reduction` and `tensorize`.",
     apply: apply_tensorize,
 }];
 

@@ -175,9 +175,7 @@ impl<'ctx> Codegen<'ctx> {
             .collect::<CodegenResult<Vec<_>>>()?;
         let result_type = self.llvm_type(dtype, span)?;
         let declaration = if intrinsic.is_overloaded() {
-            let mut types: Vec<BasicTypeEnum> = vec![result_type];
-            types.extend(values.iter().map(|v| v.get_type()));
-            (1..=types.len()).find_map(|n| intrinsic.get_declaration(&self.module, &types[..n]))
+            self.declare_overloaded(name, result_type, &values)
         } else {
             intrinsic.get_declaration(&self.module, &[])
         }
@@ -246,6 +244,63 @@ impl<'ctx> Codegen<'ctx> {
         }
     }
 
+    /// An overloaded intrinsic declared for these operands. LLVM names one
+    /// by some of its types (`llvm.aarch64.neon.sdot.v4i32.v16i8`: the result
+    /// and the multiplied operands), and asking it for a declaration with the
+    /// wrong number of types crashes it. So each candidate name is declared
+    /// with the operands' types in a scratch module that LLVM's verifier
+    /// checks first; the name as written is the first candidate.
+    fn declare_overloaded(
+        &self,
+        name: &str,
+        result_type: BasicTypeEnum<'ctx>,
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Option<inkwell::values::FunctionValue<'ctx>> {
+        let parameters: Vec<inkwell::types::BasicMetadataTypeEnum> =
+            values.iter().map(|v| v.get_type().into()).collect();
+        let function_type = result_type.fn_type(&parameters, false);
+        let mut all: Vec<BasicTypeEnum> = vec![result_type];
+        all.extend(values.iter().map(|v| v.get_type()));
+        let mut distinct: Vec<BasicTypeEnum> = Vec::new();
+        for t in &all {
+            if !distinct.contains(t) {
+                distinct.push(*t);
+            }
+        }
+        let mangled = |types: &[BasicTypeEnum]| -> Option<String> {
+            let parts: Option<Vec<String>> = types.iter().map(|t| mangle(*t)).collect();
+            Some(format!("{name}.{}", parts?.join(".")))
+        };
+        let mut candidates = vec![name.to_string()];
+        candidates.extend((1..=distinct.len()).filter_map(|n| mangled(&distinct[..n])));
+        candidates.extend((1..=all.len()).filter_map(|n| mangled(&all[..n])));
+        // The verifier checks an intrinsic's name against its types at a call.
+        let accepted = candidates.into_iter().find(|candidate| {
+            let scratch = self.context.create_module("tirc_intrinsic_probe");
+            let intrinsic = scratch.add_function(candidate, function_type, None);
+            let probe = scratch.add_function("probe", function_type, None);
+            let builder = self.context.create_builder();
+            builder.position_at_end(self.context.append_basic_block(probe, "entry"));
+            let arguments: Vec<BasicMetadataValueEnum> =
+                probe.get_param_iter().map(|p| p.into()).collect();
+            let called = builder
+                .build_call(intrinsic, &arguments, "")
+                .ok()
+                .and_then(|call| call.try_as_basic_value().basic());
+            match called {
+                Some(value) if builder.build_return(Some(&value)).is_ok() => {
+                    scratch.verify().is_ok()
+                }
+                _ => false,
+            }
+        })?;
+        Some(
+            self.module
+                .get_function(&accepted)
+                .unwrap_or_else(|| self.module.add_function(&accepted, function_type, None)),
+        )
+    }
+
     /// The bits of a scalar or vector type; 0 for others.
     fn bit_width(&self, value_type: BasicTypeEnum<'ctx>) -> u32 {
         match value_type {
@@ -267,6 +322,31 @@ impl<'ctx> Codegen<'ctx> {
             }
             _ => 0,
         }
+    }
+}
+
+/// A type as LLVM spells it in an overloaded intrinsic's name (`v16i8`).
+fn mangle(value_type: BasicTypeEnum<'_>) -> Option<String> {
+    match value_type {
+        BasicTypeEnum::IntType(t) => Some(format!("i{}", t.get_bit_width())),
+        BasicTypeEnum::FloatType(t) => {
+            let context = t.get_context();
+            if t == context.f16_type() {
+                Some("f16".to_string())
+            } else if t == context.f32_type() {
+                Some("f32".to_string())
+            } else if t == context.f64_type() {
+                Some("f64".to_string())
+            } else {
+                None
+            }
+        }
+        BasicTypeEnum::VectorType(t) => Some(format!(
+            "v{}{}",
+            t.get_size(),
+            mangle(t.get_element_type().as_basic_type_enum())?
+        )),
+        _ => None,
     }
 }
 

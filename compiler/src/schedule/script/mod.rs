@@ -443,6 +443,9 @@ impl Interpreter<'_> {
                         expr.span,
                     ));
                 };
+                if let ast::ExprKind::Slice { lower, upper, step } = &index.kind {
+                    return self.slice(container, [lower, upper, step], expr.span);
+                }
                 let index_value = self.eval(index)?;
                 match (container, index_value) {
                     (Value::List(items), Value::Int(i)) => {
@@ -735,6 +738,64 @@ impl Interpreter<'_> {
     }
 
     /// A new random variable for a loop or block.
+    /// `items[lower:upper:step]` of a list, as Python slices it.
+    fn slice(
+        &mut self,
+        container: Value,
+        bounds: [&Option<Box<ast::Expr>>; 3],
+        span: ast::Span,
+    ) -> Eval<Value> {
+        let Value::List(items) = container else {
+            return Err(self.error(
+                codes::WRONG_KIND,
+                format!("cannot slice {}", container.describe()),
+                span,
+            ));
+        };
+        let mut parts = [None; 3];
+        for (part, bound) in parts.iter_mut().zip(bounds) {
+            if let Some(bound) = bound {
+                match self.eval(bound)? {
+                    Value::Int(value) => *part = Some(value),
+                    Value::None => {}
+                    other => {
+                        return Err(self.error(
+                            codes::WRONG_KIND,
+                            format!(
+                                "a slice bound must be an integer, found {}",
+                                other.describe()
+                            ),
+                            bound.span,
+                        ))
+                    }
+                }
+            }
+        }
+        let len = items.len() as i64;
+        let step = parts[2].unwrap_or(1);
+        if step == 0 {
+            return Err(self.error(codes::BAD_ARGUMENTS, "a slice step cannot be zero", span));
+        }
+        // Python's rules: negative bounds count from the end, then clamp.
+        let clamp = |bound: Option<i64>, default: i64| match bound {
+            None => default,
+            Some(b) if b < 0 => (b + len).max(if step > 0 { 0 } else { -1 }),
+            Some(b) => b.min(if step > 0 { len } else { len - 1 }),
+        };
+        let (start, stop) = if step > 0 {
+            (clamp(parts[0], 0), clamp(parts[1], len))
+        } else {
+            (clamp(parts[0], len - 1), clamp(parts[1], -1))
+        };
+        let mut picked = Vec::new();
+        let mut position = start;
+        while (step > 0 && position < stop) || (step < 0 && position > stop) {
+            picked.push(items[position as usize].clone());
+            position += step;
+        }
+        Ok(Value::List(picked))
+    }
+
     pub(crate) fn new_rv(&mut self, kind: SRefKind, node: NodeId) -> Rv {
         let rv = self.trace.new_rv(kind);
         self.rv_nodes.push(node);
