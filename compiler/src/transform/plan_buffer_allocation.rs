@@ -421,8 +421,8 @@ pub(crate) fn wrap_in_opaque_block(body: Stmt, buffers: Vec<Buffer>) -> Stmt {
         body,
     };
     let (reads, writes) = infer_block_regions(&block);
-    block.reads = reads;
-    block.writes = writes;
+    block.reads = reads.into_iter().map(clamp_to_buffer).collect();
+    block.writes = writes.into_iter().map(clamp_to_buffer).collect();
     Stmt::new(
         StmtKind::BlockRealize(BlockRealize {
             iter_values: Vec::new(),
@@ -431,4 +431,43 @@ pub(crate) fn wrap_in_opaque_block(body: Stmt, buffers: Vec<Buffer>) -> Stmt {
         }),
         Span::NONE,
     )
+}
+
+/// A region cut to its buffer's bounds where it provably reaches past them:
+/// a guarded access (padding's `if_then_else`) relaxed over the loops the
+/// new block holds covers indices the guard never lets through.
+fn clamp_to_buffer(region: BufferRegion) -> BufferRegion {
+    let analyzer = crate::arith::Analyzer::new();
+    let ranges = region
+        .region
+        .iter()
+        .zip(region.buffer.shape())
+        .map(|(range, extent)| {
+            let zero = Expr::zero(range.min.dtype());
+            let end = crate::arith::build::add(range.min.clone(), range.extent.clone());
+            let below = analyzer.can_prove(&crate::arith::build::node(
+                crate::ir::BinaryOp::Lt,
+                range.min.clone(),
+                zero.clone(),
+            ));
+            let above = analyzer.can_prove(&crate::arith::build::node(
+                crate::ir::BinaryOp::Gt,
+                end.clone(),
+                extent.clone(),
+            ));
+            if !below && !above {
+                return range.clone();
+            }
+            let min = if below { zero } else { range.min.clone() };
+            let end = if above { extent.clone() } else { end };
+            crate::ir::Range::new(
+                analyzer.simplify(&min),
+                analyzer.simplify(&crate::arith::build::sub(end, min.clone())),
+            )
+        })
+        .collect();
+    BufferRegion {
+        buffer: region.buffer,
+        region: ranges,
+    }
 }

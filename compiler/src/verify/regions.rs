@@ -269,8 +269,17 @@ impl AccessChecker<'_> {
                     range.min.clone(),
                     Expr::zero(range.min.dtype()),
                 );
+                // Both ends clamped into the shape: a guarded access may lie
+                // wholly below or above it.
                 let high = operators::sub(extent.clone(), Expr::one(extent.dtype()))
-                    .and_then(|top| operators::binary(BinaryOp::Min, last.clone(), top));
+                    .and_then(|top| operators::binary(BinaryOp::Min, last.clone(), top))
+                    .and_then(|high| {
+                        operators::binary(BinaryOp::Max, high, Expr::zero(last.dtype()))
+                    });
+                let low = low.and_then(|low| {
+                    operators::sub(extent.clone(), Expr::one(extent.dtype()))
+                        .and_then(|top| operators::binary(BinaryOp::Min, low, top))
+                });
                 match (low, high) {
                     (Ok(low), Ok(high)) => {
                         self.facts.prove_inside(&low, declared)
