@@ -251,6 +251,11 @@ fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
             "vpdpbusd\t",
         ),
         (
+            "tensorize_bf16_dense.tir",
+            "llvm -mtriple=x86_64-linux-gnu -mcpu=cooperlake",
+            "vdpbf16ps\t",
+        ),
+        (
             "tensorize_avx512_dense.tir",
             "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512",
             "vpmaddubsw\t",

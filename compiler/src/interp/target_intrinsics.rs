@@ -18,6 +18,9 @@ enum DotProduct {
     SameSignBytesToWords { signed: bool },
     /// `vpdpwssd(s)`: each i32 lane plus two i16 × i16 products.
     HalvesToWords { saturate: bool },
+    /// `vdpbf16ps`: each f32 lane plus two bf16 × bf16 products, the odd
+    /// pair added first, each sum rounded to f32.
+    BFloat16PairsToFloats,
     /// `pmaddubsw`: pairs of u8 × i8 products summed into i16, saturated.
     BytesToHalves,
     /// `pmaddwd`: pairs of i16 × i16 products summed into i32.
@@ -36,6 +39,8 @@ fn model(name: &str) -> Option<DotProduct> {
         DotProduct::SameSignBytesToWords { signed: true }
     } else if name.starts_with("llvm.aarch64.neon.udot") {
         DotProduct::SameSignBytesToWords { signed: false }
+    } else if width_suffix("llvm.x86.avx512bf16.dpbf16ps") {
+        DotProduct::BFloat16PairsToFloats
     } else if width_suffix("llvm.x86.avx512.vpdpbusds") {
         DotProduct::BytesToWords { saturate: true }
     } else if width_suffix("llvm.x86.avx512.vpdpwssd") {
@@ -84,6 +89,38 @@ fn lanes_as(value: &Value, element: DataType) -> InterpResult<Vec<i64>> {
 
 fn wrap_i32(value: i64) -> i64 {
     value as i32 as i64
+}
+
+/// `vdpbf16ps(acc, a, b)` as Intel defines it (denormals are not flushed).
+fn bfloat16_dot(args: &[Value], dtype: DataType) -> InterpResult<Value> {
+    let floats = |value: &Value| -> InterpResult<Vec<f32>> {
+        Ok(lanes_as(value, DataType::uint(32))?
+            .into_iter()
+            .map(|bits| f32::from_bits(bits as u32))
+            .collect())
+    };
+    let bfloats = |value: &Value| -> InterpResult<Vec<f32>> {
+        Ok(lanes_as(value, DataType::uint(16))?
+            .into_iter()
+            .map(|bits| f32::from_bits((bits as u32) << 16))
+            .collect())
+    };
+    let accumulator = floats(&args[0])?;
+    let (a, b) = (bfloats(&args[1])?, bfloats(&args[2])?);
+    let lanes: Vec<Scalar> = accumulator
+        .iter()
+        .enumerate()
+        .map(|(lane, acc)| {
+            let odd = acc + a[2 * lane + 1] * b[2 * lane + 1];
+            Scalar::Float((odd + a[2 * lane] * b[2 * lane]) as f64)
+        })
+        .collect();
+    let value = Value::from_canonical_lanes(DataType::float32(), lanes);
+    if value.dtype() == dtype {
+        Ok(value)
+    } else {
+        reinterpret(&value, dtype)
+    }
 }
 
 /// The sums of the products of `a` and `b`, `group` lanes at a time.
@@ -165,6 +202,10 @@ pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpRes
                 .collect();
             (element, results)
         }
+        DotProduct::BFloat16PairsToFloats => {
+            operands(3)?;
+            return bfloat16_dot(args, dtype);
+        }
         DotProduct::BytesToHalves => {
             operands(2)?;
             let dots = group_dots(
@@ -237,6 +278,30 @@ mod tests {
             result.lanes(),
             &[Scalar::Int(10 - 255 + 2 + 6 + 12), Scalar::Int(-5 - 128)]
         );
+    }
+
+    #[test]
+    fn vdpbf16ps_adds_two_bfloat16_products_to_each_float() {
+        let accumulator = Value::from_canonical_lanes(
+            DataType::float32(),
+            vec![Scalar::Float(1.0), Scalar::Float(-1.0)],
+        );
+        // bfloat16 bits of 1, 2, 3, 4, 0.5, 0.5, 2, 2.
+        let bits = |v: &[u64]| {
+            Value::from_canonical_lanes(
+                DataType::uint(16),
+                v.iter().map(|b| Scalar::UInt(*b)).collect(),
+            )
+        };
+        let a = bits(&[0x3F80, 0x4000, 0x3F00, 0x3F00]);
+        let b = bits(&[0x4040, 0x4080, 0x4000, 0x4000]);
+        let result = evaluate(
+            "llvm.x86.avx512bf16.dpbf16ps.512",
+            &[accumulator, a, b],
+            DataType::float32().with_lanes(2),
+        )
+        .expect("modelled");
+        assert_eq!(result.lanes(), &[Scalar::Float(12.0), Scalar::Float(1.0)]);
     }
 
     #[test]
