@@ -178,9 +178,9 @@ impl Interpreter<'_> {
                 )));
             }
             "call_llvm_pure_intrin" | "call_llvm_intrin" => {
-                if let Some(ExprKind::Str(callee)) = args.first().map(Expr::kind) {
+                if let Some((callee, operands)) = crate::ir::builtin::llvm_intrinsic_call(args) {
                     if super::target_intrinsics::is_modelled(callee) {
-                        let values = args[1..]
+                        let values = operands
                             .iter()
                             .map(|arg| self.eval(arg))
                             .collect::<InterpResult<Vec<Value>>>()?;

@@ -91,7 +91,8 @@ fn wrap_i32(value: i64) -> i64 {
     value as i32 as i64
 }
 
-/// `vdpbf16ps(acc, a, b)` as Intel defines it (denormals are not flushed).
+/// `vdpbf16ps(acc, a, b)` as Intel defines it, except that denormal inputs
+/// and results are kept where the instruction flushes them to zero.
 fn bfloat16_dot(args: &[Value], dtype: DataType) -> InterpResult<Value> {
     let floats = |value: &Value| -> InterpResult<Vec<f32>> {
         Ok(lanes_as(value, DataType::uint(32))?
@@ -107,6 +108,14 @@ fn bfloat16_dot(args: &[Value], dtype: DataType) -> InterpResult<Value> {
     };
     let accumulator = floats(&args[0])?;
     let (a, b) = (bfloats(&args[1])?, bfloats(&args[2])?);
+    if a.len() != 2 * accumulator.len() || b.len() != a.len() {
+        return Err(InterpError::new(format!(
+            "`vdpbf16ps` takes 2 bfloat16 lanes per float lane: {} floats, operands of {} and {} lanes",
+            accumulator.len(),
+            a.len(),
+            b.len()
+        )));
+    }
     let lanes: Vec<Scalar> = accumulator
         .iter()
         .enumerate()
@@ -123,12 +132,27 @@ fn bfloat16_dot(args: &[Value], dtype: DataType) -> InterpResult<Value> {
     }
 }
 
-/// The sums of the products of `a` and `b`, `group` lanes at a time.
-fn group_dots(a: &[i64], b: &[i64], group: usize) -> Vec<i64> {
-    a.chunks(group)
+/// The sums of the products of `a` and `b`, `group` lanes at a time; with
+/// an accumulator, one sum for each of its `lanes`.
+fn group_dots(
+    name: &str,
+    a: &[i64],
+    b: &[i64],
+    group: usize,
+    lanes: Option<usize>,
+) -> InterpResult<Vec<i64>> {
+    let expected = lanes.map_or(a.len(), |lanes| lanes * group);
+    if a.len() != expected || b.len() != expected || !expected.is_multiple_of(group) {
+        return Err(InterpError::new(format!(
+            "`{name}` takes {group} operand lanes per result lane; its operands have {} and {} lanes",
+            a.len(),
+            b.len()
+        )));
+    }
+    Ok(a.chunks(group)
         .zip(b.chunks(group))
         .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
-        .collect()
+        .collect())
 }
 
 fn saturate_to(value: i64, bits: u32) -> i64 {
@@ -162,10 +186,12 @@ pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpRes
             };
             let accumulator = lanes_as(&args[0], DataType::int32())?;
             let dots = group_dots(
+                name,
                 &lanes_as(&args[1], a_type)?,
                 &lanes_as(&args[2], b_type)?,
                 group,
-            );
+                Some(accumulator.len()),
+            )?;
             let results = accumulator
                 .iter()
                 .zip(dots)
@@ -187,7 +213,13 @@ pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpRes
                 (DataType::uint(32), DataType::uint(8))
             };
             let accumulator = lanes_as(&args[0], element)?;
-            let dots = group_dots(&lanes_as(&args[1], bytes)?, &lanes_as(&args[2], bytes)?, 4);
+            let dots = group_dots(
+                name,
+                &lanes_as(&args[1], bytes)?,
+                &lanes_as(&args[2], bytes)?,
+                4,
+                Some(accumulator.len()),
+            )?;
             let results = accumulator
                 .iter()
                 .zip(dots)
@@ -209,10 +241,12 @@ pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpRes
         DotProduct::BytesToHalves => {
             operands(2)?;
             let dots = group_dots(
+                name,
                 &lanes_as(&args[0], DataType::uint(8))?,
                 &lanes_as(&args[1], DataType::int(8))?,
                 2,
-            );
+                None,
+            )?;
             (
                 DataType::int(16),
                 dots.into_iter().map(|d| saturate_to(d, 16)).collect(),
@@ -221,10 +255,12 @@ pub(super) fn evaluate(name: &str, args: &[Value], dtype: DataType) -> InterpRes
         DotProduct::HalvesToWordsNoAccumulator => {
             operands(2)?;
             let dots = group_dots(
+                name,
                 &lanes_as(&args[0], DataType::int(16))?,
                 &lanes_as(&args[1], DataType::int(16))?,
                 2,
-            );
+                None,
+            )?;
             (DataType::int32(), dots.into_iter().map(wrap_i32).collect())
         }
     };

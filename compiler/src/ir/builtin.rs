@@ -426,6 +426,23 @@ static OPS: &[OpInfo] = &[
     opaque("undef", "tir.undef", Arity::Exactly(0), ResultRule::Int32, "An undefined value."),
 ];
 
+/// The intrinsic's name and operands of a `T.call_llvm_pure_intrin` /
+/// `T.call_llvm_intrin` call's arguments: `("llvm.name", operands...)`, or
+/// TVM's form before 0.15 with the operand count after the name
+/// (`T.uint32(3)`), which is dropped. `None` when the name is not a string.
+pub fn llvm_intrinsic_call(args: &[super::Expr]) -> Option<(&str, &[super::Expr])> {
+    let (first, rest) = args.split_first()?;
+    let super::ExprKind::Str(name) = first.kind() else {
+        return None;
+    };
+    let counted = rest.first().is_some_and(|count| {
+        count.dtype().code == super::TypeCode::UInt
+            && count.dtype().bits == 32
+            && count.as_int() == Some(rest.len() as i64 - 1)
+    });
+    Some((name.as_str(), if counted { &rest[1..] } else { rest }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -704,11 +704,73 @@ impl FreshCopy {
                 };
                 let mut realize = copied_realize.clone();
                 realize.block.id = NodeId::fresh();
+                // The block declares the fresh iterators its body now uses.
+                for iv in &mut realize.block.iter_vars {
+                    if let Some(fresh) = self.vars.get(&iv.var).and_then(|e| e.as_var()) {
+                        iv.var = fresh.clone();
+                    }
+                }
                 copied.with_kind(StmtKind::BlockRealize(realize))
             }
             _ => mutate_stmt_children(self, stmt),
         }
     }
+}
+
+/// True when `body` accesses `buffer` past the end of a dimension with a
+/// vector index (`B[0, T.Ramp(0, 1, 64)]` of a 16x4 buffer): it reads the
+/// buffer's memory as one flat block.
+fn accesses_across_rows(body: &Stmt, buffer: &Buffer) -> bool {
+    let crosses = |indices: &[Expr]| {
+        indices.iter().zip(buffer.shape()).any(|(index, extent)| {
+            let ExprKind::Ramp {
+                base,
+                stride,
+                lanes,
+            } = index.kind()
+            else {
+                return false;
+            };
+            match (base.as_int(), stride.as_int(), extent.as_int()) {
+                (Some(base), Some(stride), Some(extent)) => {
+                    let last = base + stride * (i64::from(*lanes) - 1);
+                    base.min(last) < 0 || base.max(last) >= extent
+                }
+                _ => true,
+            }
+        })
+    };
+    let mut found = false;
+    walk_stmts(body, &mut |stmt| {
+        if let StmtKind::BufferStore(store) = stmt.kind() {
+            found |= store.buffer == *buffer && crosses(&store.indices);
+        }
+    });
+    crate::ir::visit::walk_exprs_in_stmt(body, &mut |expr| {
+        if let ExprKind::Load(load) = expr.kind() {
+            found |= load.buffer == *buffer && crosses(&load.indices);
+        }
+    });
+    found
+}
+
+/// True when `region` of the compact `buffer` is one run of memory: after
+/// its first dimension wider than one element, it spans whole dimensions.
+fn contiguous(analyzer: &Analyzer, buffer: &Buffer, region: &[Range]) -> bool {
+    if !buffer.node().strides.is_empty() {
+        return false;
+    }
+    let Some(first_wide) = region.iter().position(|r| !r.extent.is_int(1)) else {
+        return true;
+    };
+    region
+        .iter()
+        .zip(buffer.shape())
+        .skip(first_wide + 1)
+        .all(|(range, extent)| {
+            analyzer.can_prove_equal(&range.min, &Expr::zero(range.min.dtype()))
+                && analyzer.can_prove_equal(&range.extent, extent)
+        })
 }
 
 /// The names of every buffer a function declares.
@@ -923,6 +985,30 @@ pub fn tensorize(
                 None => Range::new(start.clone(), Expr::one(start.dtype())),
             })
             .collect();
+        // An implementation that reads its buffer as one flat block
+        // (`B[0, T.Ramp(0, 1, 64)]` of a 16x4 buffer) needs the region to be
+        // contiguous, which the comparison does not ensure.
+        if implementation_buffer.node().strides.is_empty()
+            && accesses_across_rows(&implementation.block.body, &implementation_buffer)
+            && !contiguous(&matcher.analyzer, &program_buffer, &region)
+        {
+            let source = BufferRegion {
+                buffer: program_buffer.clone(),
+                region: region.clone(),
+            };
+            return Err(ScheduleError::new(
+                codes::BAD_TENSORIZE,
+                format!(
+                    "the implementation of {where_defined} reads `{}` as one contiguous block of memory, but its region `{}` is not contiguous in `{}`",
+                    implementation_buffer.name(),
+                    region_text(&source),
+                    program_buffer.name()
+                ),
+                "lay the buffer out as the intrinsic wants it (pack it, or cache_read it into a packed copy) so that the tile's rows follow each other",
+            )
+            .blame(target_location, "tensorized here")
+            .at_argument(0));
+        }
         match_buffers.push(MatchBufferRegion {
             buffer: copy.fresh_buffer(&implementation_buffer),
             source: BufferRegion {

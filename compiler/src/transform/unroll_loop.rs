@@ -135,7 +135,31 @@ fn unrolled_copies(for_loop: &For, extent: i64) -> Stmt {
             renew_definitions(&copy)
         });
     }
-    Stmt::seq(copies)
+    // A copy ending in a let scopes over the copies after it, as the printed
+    // program reads back (`x: T.int32 = v` binds to the end of its block).
+    let mut copies = copies.into_iter().rev();
+    let last = copies.next().unwrap_or_else(Stmt::no_op);
+    copies.fold(last, |rest, copy| append_in_scope(&copy, rest))
+}
+
+/// `stmt` followed by `rest`, with `rest` inside the lets `stmt` ends in.
+fn append_in_scope(stmt: &Stmt, rest: Stmt) -> Stmt {
+    match stmt.kind() {
+        StmtKind::LetStmt { var, value, body } => stmt.with_kind(StmtKind::LetStmt {
+            var: var.clone(),
+            value: value.clone(),
+            body: append_in_scope(body, rest),
+        }),
+        StmtKind::Seq(stmts)
+            if matches!(stmts.last().map(Stmt::kind), Some(StmtKind::LetStmt { .. })) =>
+        {
+            let mut stmts = stmts.clone();
+            let last = stmts.pop().map(|last| append_in_scope(&last, rest));
+            stmts.extend(last);
+            Stmt::seq(stmts)
+        }
+        _ => Stmt::seq(vec![stmt.clone(), rest]),
+    }
 }
 
 impl Mutator for Unroller {

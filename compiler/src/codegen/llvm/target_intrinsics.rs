@@ -9,7 +9,7 @@ use super::context::{Codegen, CodegenError, CodegenResult};
 use super::raw::{self, Opcode};
 use super::target::TargetSpec;
 use crate::diagnostics::Diagnostic;
-use crate::ir::{DataType, Expr, ExprKind, TypeCode};
+use crate::ir::{DataType, Expr};
 use crate::source::Span;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::types::{BasicType, BasicTypeEnum};
@@ -61,16 +61,77 @@ const REQUIRED_FEATURES: &[(&str, &[&[&str]])] = &[
     ("llvm.aarch64.neon.", &[&["neon"]]),
 ];
 
-/// LLVM 14's x86 CPUs that have AVX-512 VNNI, for a target named by
-/// `-mcpu` alone (no feature list to read).
-const VNNI_CPUS: &[&str] = &[
+/// LLVM 14's x86 CPUs with AVX-512 (F, BW, VL), for a target named by
+/// `-mcpu` alone: tirc has no feature list to read then.
+const AVX512_CPUS: &[&str] = &[
+    "skylake-avx512",
+    "skx",
+    "cascadelake",
+    "cooperlake",
+    "cannonlake",
+    "icelake-client",
+    "icelake-server",
+    "rocketlake",
+    "tigerlake",
+    "sapphirerapids",
+    "x86-64-v4",
+];
+
+/// LLVM 14's x86 CPUs with AVX-512 VNNI.
+const AVX512_VNNI_CPUS: &[&str] = &[
     "cascadelake",
     "cooperlake",
     "icelake-client",
     "icelake-server",
+    "rocketlake",
     "tigerlake",
     "sapphirerapids",
-    "rocketlake",
+];
+
+/// LLVM 14's x86 CPUs with AVX2 and FMA (every AVX-512 CPU too).
+const AVX2_CPUS: &[&str] = &[
+    "haswell",
+    "broadwell",
+    "skylake",
+    "alderlake",
+    "znver1",
+    "znver2",
+    "znver3",
+    "x86-64-v3",
+    "core-avx2",
+];
+
+/// LLVM 14's AArch64 CPUs with the dot-product extension.
+const DOTPROD_CPUS: &[&str] = &[
+    "cortex-a55",
+    "cortex-a65",
+    "cortex-a65ae",
+    "cortex-a75",
+    "cortex-a76",
+    "cortex-a76ae",
+    "cortex-a77",
+    "cortex-a78",
+    "cortex-a78c",
+    "cortex-a510",
+    "cortex-a710",
+    "cortex-x1",
+    "cortex-x1c",
+    "cortex-x2",
+    "neoverse-e1",
+    "neoverse-n1",
+    "neoverse-n2",
+    "neoverse-v1",
+    "apple-a12",
+    "apple-a13",
+    "apple-a14",
+    "apple-m1",
+    "a64fx",
+];
+
+/// Architectures whose intrinsics LLVM names `llvm.<arch>.*`.
+const INTRINSIC_ARCHITECTURES: &[&str] = &[
+    "x86", "aarch64", "arm", "nvvm", "amdgcn", "r600", "riscv", "ppc", "wasm", "hexagon", "mips",
+    "s390", "ve", "bpf",
 ];
 
 /// The architecture an intrinsic belongs to (`x86`, `aarch64`), when it is
@@ -78,22 +139,28 @@ const VNNI_CPUS: &[&str] = &[
 fn intrinsic_architecture(name: &str) -> Option<&str> {
     let rest = name.strip_prefix("llvm.")?;
     let architecture = rest.split('.').next()?;
-    matches!(
-        architecture,
-        "x86" | "aarch64" | "arm" | "nvvm" | "amdgcn" | "riscv"
-    )
-    .then_some(architecture)
+    INTRINSIC_ARCHITECTURES
+        .contains(&architecture)
+        .then_some(architecture)
 }
 
 /// True when the target has `feature`: in its feature list, or, for a CPU
-/// named without one, as far as tirc knows that CPU.
+/// named without one, as far as tirc knows that CPU. What tirc does not know
+/// is refused: LLVM aborts the process on an instruction the CPU lacks.
 fn has_feature(target: &TargetSpec, feature: &str) -> bool {
     if target.features.is_empty() {
-        // LLVM knows the named CPU's features and tirc does not: it refuses
-        // only what it knows the CPU lacks.
+        let cpu = target.cpu.as_str();
+        let avx512 = AVX512_CPUS.contains(&cpu);
         return match feature {
-            "avx512vnni" => VNNI_CPUS.contains(&target.cpu.as_str()),
-            _ => true,
+            "avx512f" | "avx512bw" | "avx512vl" => avx512,
+            "avx512vnni" => AVX512_VNNI_CPUS.contains(&cpu),
+            "avx512bf16" => matches!(cpu, "cooperlake" | "sapphirerapids"),
+            "avxvnni" => matches!(cpu, "alderlake" | "sapphirerapids"),
+            "amx-tile" | "amx-int8" | "amx-bf16" => cpu == "sapphirerapids",
+            "avx2" | "fma" => avx512 || AVX2_CPUS.contains(&cpu),
+            "neon" => target.triple.starts_with("aarch64") || target.triple.starts_with("arm64"),
+            "dotprod" => DOTPROD_CPUS.contains(&cpu),
+            _ => false,
         };
     }
     target
@@ -109,6 +176,7 @@ pub fn missing_features(target: &TargetSpec, name: &str) -> Option<String> {
     let same_architecture = match architecture {
         "x86" => target_architecture == "x86_64" || target_architecture.starts_with('i'),
         "aarch64" => target_architecture == "aarch64" || target_architecture == "arm64",
+        "arm" => target_architecture.starts_with("arm") && target_architecture != "arm64",
         other => target_architecture.starts_with(other),
     };
     if !same_architecture {
@@ -142,23 +210,12 @@ impl<'ctx> Codegen<'ctx> {
         dtype: DataType,
         span: Span,
     ) -> CodegenResult<BasicValueEnum<'ctx>> {
-        let Some(ExprKind::Str(name)) = args.first().map(Expr::kind) else {
+        let Some((name, operands)) = crate::ir::builtin::llvm_intrinsic_call(args) else {
             return Err(CodegenError::unsupported(
                 "`T.call_llvm_pure_intrin` names its intrinsic by a string here (`\"llvm.x86.avx512.vpdpbusd.512\"`), not by a number",
                 span,
             ));
         };
-        let mut operands = &args[1..];
-        // TVM before 0.15 wrote the number of arguments after the name.
-        if let Some(first) = operands.first() {
-            let count = operands.len() as i64 - 1;
-            if first.dtype().code == TypeCode::UInt
-                && first.dtype().bits == 32
-                && first.as_int() == Some(count)
-            {
-                operands = &operands[1..];
-            }
-        }
         if let Some(reason) = missing_features(&self.target, name) {
             return Err(CodegenError(Box::new(
                 Diagnostic::error(MISSING_FEATURE, reason, span).with_help(
@@ -394,6 +451,33 @@ mod tests {
             missing_features(&target("cascadelake", ""), "llvm.x86.avx512.vpdpbusd.512"),
             None
         );
+        // Named CPUs tirc does not know to have the extension are refused.
+        assert!(
+            missing_features(&target("haswell", ""), "llvm.x86.avx512.pmaddubs.w.512").is_some()
+        );
+        assert!(missing_features(
+            &target("skylake-avx512", ""),
+            "llvm.x86.avx512bf16.dpbf16ps.512"
+        )
+        .is_some());
+        assert_eq!(
+            missing_features(
+                &target("cooperlake", ""),
+                "llvm.x86.avx512bf16.dpbf16ps.512"
+            ),
+            None
+        );
+        let generic_arm = TargetSpec {
+            triple: "aarch64-linux-gnu".to_string(),
+            ..target("generic", "")
+        };
+        assert!(missing_features(&generic_arm, "llvm.aarch64.neon.sdot").is_some());
+        let neoverse = TargetSpec {
+            cpu: "neoverse-n1".to_string(),
+            ..generic_arm
+        };
+        assert_eq!(missing_features(&neoverse, "llvm.aarch64.neon.sdot"), None);
+        assert!(missing_features(&zen5, "llvm.ppc.altivec.vmsumubm").is_some());
         // Another architecture's intrinsic, and generic intrinsics.
         assert!(
             missing_features(&zen5, "llvm.aarch64.neon.sdot.v4i32.v16i8")

@@ -737,7 +737,6 @@ impl Interpreter<'_> {
         }
     }
 
-    /// A new random variable for a loop or block.
     /// `items[lower:upper:step]` of a list, as Python slices it.
     fn slice(
         &mut self,
@@ -790,12 +789,18 @@ impl Interpreter<'_> {
         let mut picked = Vec::new();
         let mut position = start;
         while (step > 0 && position < stop) || (step < 0 && position > stop) {
-            picked.push(items[position as usize].clone());
-            position += step;
+            if let Some(item) = usize::try_from(position).ok().and_then(|p| items.get(p)) {
+                picked.push(item.clone());
+            }
+            match position.checked_add(step) {
+                Some(next) => position = next,
+                None => break,
+            }
         }
         Ok(Value::List(picked))
     }
 
+    /// A new random variable for a loop or block.
     pub(crate) fn new_rv(&mut self, kind: SRefKind, node: NodeId) -> Rv {
         let rv = self.trace.new_rv(kind);
         self.rv_nodes.push(node);
