@@ -48,9 +48,18 @@ impl Lowerer {
             return None;
         };
         let usage = "write `T.TensorIntrin.register(\"name\", description, implementation)` with the names of two top-level `@T.prim_func`s";
-        let mut positional: Vec<&ast::Expr> = args.iter().collect();
+        // Python's binding: positional arguments first, then keywords into
+        // the slots left, each slot at most once.
+        let mut slots: [Option<&ast::Expr>; 3] = [None; 3];
+        if args.len() > 3 {
+            self.error(codes::BAD_ARGUMENTS, usage, expr.span);
+            return None;
+        }
+        for (slot, arg) in slots.iter_mut().zip(args) {
+            *slot = Some(arg);
+        }
         for keyword in keywords {
-            let slot = match keyword.name.name.as_str() {
+            let index = match keyword.name.name.as_str() {
                 "name" => 0,
                 "desc" => 1,
                 "impl" => 2,
@@ -63,11 +72,19 @@ impl Lowerer {
                     return None;
                 }
             };
-            if positional.len() == slot {
-                positional.push(&keyword.value);
+            if slots[index].replace(&keyword.value).is_some() {
+                self.error(
+                    codes::BAD_ARGUMENTS,
+                    format!(
+                        "`T.TensorIntrin.register` is given `{}` twice",
+                        keyword.name.name
+                    ),
+                    keyword.value.span,
+                );
+                return None;
             }
         }
-        let [name, description, implementation] = positional[..] else {
+        let [Some(name), Some(description), Some(implementation)] = slots else {
             self.error(codes::BAD_ARGUMENTS, usage, expr.span);
             return None;
         };

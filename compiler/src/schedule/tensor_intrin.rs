@@ -96,4 +96,28 @@ mod tests {
         assert!(find_intrinsic(&[], "dot_4x4_u8u8u32_udot").is_some());
         assert!(find_intrinsic(&[], "no_such_intrinsic").is_none());
     }
+
+    #[test]
+    fn registrations_bind_keywords_as_python_does() {
+        let function = |name: &str| {
+            format!(
+                "@T.prim_func\ndef {name}(A: T.Buffer((4,), \"float32\")):\n    with T.block(\"root\"):\n        for i in range(4):\n            with T.block(\"update\"):\n                vi = T.axis.spatial(4, i)\n                A[vi] = A[vi] + T.float32(1)\n\n"
+            )
+        };
+        let text = format!(
+            "{}{}T.TensorIntrin.register(name=\"add\", impl=m, desc=d)\n",
+            function("d"),
+            function("m")
+        );
+        let mut sources = SourceMap::new();
+        let (program, diagnostics) = crate::frontend::parse_program(&mut sources, "k.tir", &text);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let program = program.expect("parsed");
+        let [intrinsic] = &program.tensor_intrinsics[..] else {
+            panic!("one intrinsic: {:?}", program.tensor_intrinsics);
+        };
+        assert_eq!(intrinsic.description.name, "d");
+        assert_eq!(intrinsic.implementation.name, "m");
+        assert!(program.module.functions.is_empty());
+    }
 }

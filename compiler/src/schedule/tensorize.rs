@@ -134,6 +134,18 @@ impl Matcher {
                 at.1,
             );
         }
+        if let Some((other, _)) = self.buffers.iter().find(|(_, p)| p == program) {
+            return mismatch(
+                format!(
+                    "`{}` would stand for both `{}` and `{}` of the description",
+                    program.name(),
+                    other.name(),
+                    description.name()
+                ),
+                at.0,
+                at.1,
+            );
+        }
         if program.dtype() != description.dtype() {
             return buffer_mismatch(
                 format!(
@@ -621,10 +633,22 @@ impl FreshCopy {
     /// A fresh copy of a parameter buffer: new data and offset variables.
     fn fresh_buffer(&mut self, buffer: &Buffer) -> Buffer {
         let data = self.fresh_var(buffer.data());
-        let elem_offset = match buffer.node().elem_offset.as_var() {
-            Some(offset) => self.fresh_var(offset).to_expr(),
-            None => buffer.node().elem_offset.clone(),
-        };
+        // Offset, stride and shape variables (`strides=[s1, 1]` of wmma
+        // intrinsics) are bound per match: each copy gets its own.
+        let node = buffer.node();
+        for expr in std::iter::once(&node.elem_offset)
+            .chain(&node.strides)
+            .chain(&node.shape)
+        {
+            if let Some(var) = expr.as_var() {
+                if !self.vars.contains_key(var) {
+                    self.fresh_var(var);
+                }
+            }
+        }
+        let elem_offset = self.mutate_expr(&node.elem_offset);
+        let strides: Vec<Expr> = node.strides.iter().map(|e| self.mutate_expr(e)).collect();
+        let shape: Vec<Expr> = node.shape.iter().map(|e| self.mutate_expr(e)).collect();
         let mut name = buffer.name().to_string();
         let mut suffix = 0;
         while self.taken_names.contains(&name) {
@@ -638,6 +662,8 @@ impl FreshCopy {
             node.name = name;
             node.data = data;
             node.elem_offset = elem_offset;
+            node.strides = strides;
+            node.shape = shape;
         });
         self.buffers.push((buffer.clone(), fresh.clone()));
         fresh
