@@ -969,6 +969,12 @@ impl<'a> Simplifier<'a> {
                 return Some(Canon::Sum(divisible));
             }
         }
+        if mode == DivMode::Floor {
+            if let Some(quotient) = self.floordiv_of_scaled_plus_small(&extra, divisor) {
+                let whole = build::add(self.print_sum(&divisible), quotient);
+                return Some(self.mutate(&whole));
+            }
+        }
         // A single positive term divides as itself: (x // 3) // 5 is x // 15. Anything
         // else divides as the printed remainder, as TVM's canonical pass does.
         let single_positive = extra.base == 0 && extra.args.len() == 1 && extra.args[0].scale > 0;
@@ -1005,6 +1011,7 @@ impl<'a> Simplifier<'a> {
         let scaled = |e: &Expr| matches!(e.kind(), ExprKind::Binary(BinaryOp::Mul, _, c) if c.as_int().is_some());
         let shaped = match remainder.kind() {
             ExprKind::Binary(BinaryOp::Add, a, b) => scaled(a) || scaled(b),
+            ExprKind::Binary(BinaryOp::Sub, a, b) => scaled(a) && b.as_int().is_some(),
             _ => scaled(remainder),
         };
         if shaped {
@@ -1213,6 +1220,43 @@ impl<'a> Simplifier<'a> {
             small.clone(),
         );
         Some(self.visit(&rebuilt))
+    }
+
+    /// `floordiv(x * c1 + y, c2) == floordiv(x, c2 / c1)` when `c1` divides
+    /// `c2` and `0 <= y < c1`; a constant `y` first gives up its multiples of
+    /// `c2` (`(x * 4 - 14) // 16` is `x // 4 - 1`). TVM's rewrite rules: a
+    /// region of a split of a fused loop, `(f * 32 + 31) // 64`, is one row.
+    fn floordiv_of_scaled_plus_small(&mut self, sum: &SumForm, divisor: i64) -> Option<Expr> {
+        let printed = sum.to_expr();
+        let (scaled, small) = match printed.kind() {
+            ExprKind::Binary(BinaryOp::Add, scaled, small) => (scaled, small.clone()),
+            // `x * 4 - 14` prints as a subtraction of the constant.
+            ExprKind::Binary(BinaryOp::Sub, scaled, constant) => (
+                scaled,
+                build::int(constant.as_int()?.checked_neg()?, sum.dtype),
+            ),
+            _ => return None,
+        };
+        let ExprKind::Binary(BinaryOp::Mul, x, factor) = scaled.kind() else {
+            return None;
+        };
+        let factor = factor.as_int().filter(|c| *c > 1 && divisor % *c == 0)?;
+        let dtype = sum.dtype;
+        let (small, whole_quotients) = match small.as_int() {
+            Some(constant) => (
+                build::floor_mod_i64(constant, divisor)?,
+                build::floor_div_i64(constant, divisor)?,
+            ),
+            None => {
+                let bound = self.bound(&small);
+                (if bound.min >= 0 { bound.max } else { -1 }, 0)
+            }
+        };
+        if !(0..factor).contains(&small) {
+            return None;
+        }
+        let quotient = build::floordiv(x.clone(), build::int(divisor / factor, dtype));
+        Some(self.visit(&build::add(quotient, build::int(whole_quotients, dtype))))
     }
 
     /// `term % divisor` as a single term.

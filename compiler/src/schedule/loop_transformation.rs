@@ -203,6 +203,23 @@ fn plan_split(
             }
         }
     }
+    // TVM refuses a literal out of the loop type's range; folding it here would wrap.
+    let constant_total: Option<i128> = resolved.iter().flatten().try_fold(1i128, |product, f| {
+        Some(product.saturating_mul(i128::from(f.as_int()?)))
+    });
+    let extent_value = for_loop.extent.as_int().map(i128::from).unwrap_or(0);
+    if let Some(product) = constant_total {
+        let largest = (1i128 << (extent_type.bits.clamp(8, 64) - 1)) - 1;
+        if product.saturating_add(extent_value - 1).max(product) > largest {
+            return Err(ScheduleError::new(
+                codes::BAD_FACTORS,
+                format!("the split factors multiply to {product}, which {extent_type} cannot hold with the extent"),
+                "use factors whose product is at most the loop's extent, or a little more for a predicated tile",
+            )
+            .blame(sref.location(), loop_label.clone())
+            .at_argument(1));
+        }
+    }
     if let Some(index) = infer_index {
         let numerator = operators::sub(
             operators::add(for_loop.extent.clone(), total.clone()).map_err(operator_error)?,
@@ -969,6 +986,9 @@ mod tests {
             (vec![int(-4), None], codes::BAD_FACTORS),
             (vec![int(2), int(8)], codes::BAD_FACTORS),
             (vec![], codes::BAD_FACTORS),
+            // Inferring ceil(extent / 2^31 - 1) would wrap int32 (found by fuzzing).
+            (vec![int(2147483647), None], codes::BAD_FACTORS),
+            (vec![int(65536), int(65536), None], codes::BAD_FACTORS),
         ] {
             let mut s = s0.clone();
             let error = split(&mut s, loops[0], &factors, true, false).unwrap_err();

@@ -10,6 +10,7 @@ use super::proofs::{AffineValueRanges, Facts};
 use super::spans::{show, SpanStack};
 use crate::diagnostics::Diagnostic;
 use crate::ir::identity::{BufferSet, VarMap};
+use crate::ir::mutate::substitute;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
@@ -202,8 +203,24 @@ impl BlockChecker {
     fn check_bindings(&mut self, realize: &BlockRealize, block_span: Span) {
         let block = &realize.block;
         let has_predicate = !realize.predicate.is_int(1) && realize.predicate.dtype().is_bool();
+        // A split with `preserve_unit_iters=False` drops a unit loop from the
+        // bindings but not from the predicate (as TVM does): read it as its one value.
+        let unit_loops: VarMap<Expr> = self
+            .loops
+            .iter()
+            .filter(|(var, range)| {
+                range.extent.as_int() == Some(1)
+                    && expr_uses_var(&realize.predicate, &mut |v| v == var)
+            })
+            .map(|(var, range)| (var.clone(), range.min.clone()))
+            .collect();
+        let predicate = if unit_loops.is_empty() {
+            realize.predicate.clone()
+        } else {
+            substitute(&realize.predicate, &unit_loops)
+        };
         if has_predicate {
-            self.facts.push_condition(&realize.predicate);
+            self.facts.push_condition(&predicate);
         }
         // The affine form of all the bindings, found once for the first that needs it.
         let mut affine_ranges: Option<AffineValueRanges> = None;
@@ -227,7 +244,7 @@ impl BlockChecker {
                         self.facts.affine_value_ranges(
                             &realize.iter_values,
                             &self.loops,
-                            &realize.predicate,
+                            &predicate,
                         )
                     })
                     .flatten()

@@ -2,7 +2,7 @@
 
 Each line: ranges <TAB> expression as an s-expression <TAB> TVM's simplified text.
 Run (from the repository root; see README.md beside this file for the seeds):
-  tools/tvm/python compiler/src/arith/testdata/gen_tvm_simplify.py SEED COUNT \
+  tools/tvm/python compiler/src/arith/testdata/gen_tvm_simplify.py SEED COUNT [scaled] \
       > compiler/src/arith/testdata/tvm_simplify.txt
 """
 import random
@@ -64,6 +64,15 @@ def split_fuse(r):
     ]
     return r.choice(choices)
 
+def scaled_plus_small(r):
+    """`(x * c1 + y) // c3` and `% c3` with `c1` dividing `c3`: the regions of
+    a split of a fused loop (`(f * 32 + 31) // 64`)."""
+    a, b = r.sample(VARS, 2)
+    c1 = r.choice([2, 4, 8, 16, 32])
+    c3 = c1 * r.choice([1, 2, 3, 4]) if r.random() < 0.8 else r.choice([3, 5, 12, 64])
+    small = str(r.randint(-40, 40)) if r.random() < 0.6 else ("floormod", b, str(r.choice([c1, c1 * 2, 3])))
+    return (r.choice(["floordiv", "floormod"]), ("add", ("mul", a, str(c1)), small), str(c3))
+
 def condition(r, depth):
     if depth == 0 or r.random() < 0.5:
         return (r.choice(["lt", "le", "gt", "ge", "eq", "ne"]), tree(r, 2), tree(r, 2))
@@ -89,6 +98,7 @@ def build(t, env):
 def main():
     r = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 20260427)
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 600
+    shapes = sys.argv[3] if len(sys.argv) > 3 else "mixed"
     out = []
     for n in range(count):
         env = {v: tir.Var(v, "int32") for v in VARS}
@@ -102,7 +112,8 @@ def main():
                 ana.bind(env[v], tvm.ir.Range(lo, lo + ext))
                 ranges.append(f"{v}:{lo}:{ext}")
         kind = r.random()
-        if kind < 0.35: t = split_fuse(r)
+        if shapes == "scaled": t = scaled_plus_small(r)
+        elif kind < 0.35: t = split_fuse(r)
         elif kind < 0.8: t = tree(r, 4)
         else: t = condition(r, 2)
         try:
