@@ -12,6 +12,7 @@ mod final_form;
 pub mod int_set;
 pub mod iter_map;
 pub mod modular_set;
+pub mod polynomial;
 mod rewrite_rules;
 mod simplify;
 

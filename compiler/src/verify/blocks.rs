@@ -11,10 +11,11 @@ use super::spans::{show, SpanStack};
 use crate::diagnostics::Diagnostic;
 use crate::ir::identity::{BufferSet, VarMap};
 use crate::ir::mutate::substitute;
+use crate::ir::operators;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
-    AttrNode, BlockRealize, Buffer, Expr, IterKind, PrimFunc, Range, Stmt, StmtKind, Var,
+    AttrNode, BinaryOp, BlockRealize, Buffer, Expr, IterKind, PrimFunc, Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
@@ -60,7 +61,24 @@ impl BlockChecker {
                 self.facts.bind_range(&for_loop.loop_var, &range, true);
                 self.ranges.insert(for_loop.loop_var.clone(), range.clone());
                 self.loops.push((for_loop.loop_var.clone(), range));
+                // The body runs only when a symbolic extent is positive.
+                let runs = (for_loop.extent.as_int().is_none())
+                    .then(|| {
+                        operators::binary(
+                            BinaryOp::Lt,
+                            Expr::zero(for_loop.extent.dtype()),
+                            for_loop.extent.clone(),
+                        )
+                        .ok()
+                    })
+                    .flatten();
+                if let Some(runs) = &runs {
+                    self.facts.push_condition(runs);
+                }
                 self.stmt(&for_loop.body);
+                if runs.is_some() {
+                    self.facts.pop_condition();
+                }
                 self.loops.pop();
             }
             StmtKind::BlockRealize(realize) => {
@@ -234,7 +252,12 @@ impl BlockChecker {
             {
                 continue; // reported by the type checks
             }
-            if self.bound_to_same_range(value, dom) || self.facts.prove_inside(value, dom) {
+            let unit_free = if unit_loops.is_empty() {
+                value.clone()
+            } else {
+                substitute(value, &unit_loops)
+            };
+            if self.bound_to_same_range(value, dom) || self.facts.prove_inside(&unit_free, dom) {
                 continue;
             }
             let affine = affine_ranges.get_or_insert_with(|| {

@@ -6,6 +6,7 @@
 //! sampled: a fact that is not proved is reported.
 
 use crate::arith::iter_map::{detect_iter_map, IterMapLevel, IterSum};
+use crate::arith::polynomial::PolynomialExpander;
 use crate::arith::{Analyzer, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_expr_children, substitute, Mutator};
@@ -253,12 +254,43 @@ impl Facts {
     /// binding alone (with `f` up to 47) cannot see.
     fn prove_below_through_constraints(&mut self, value: &Expr, end: &Expr) -> bool {
         let bounds = self.assumed_upper_bounds();
+        if self.prove_below_through_equal_bounds(value, end, &bounds) {
+            return true;
+        }
         if self.prove_below_through_bounds(value, end, &bounds) {
             return true;
         }
         // Tightening costs a proof per division in the bounds: only when needed.
         let tightened = self.tighten_bounds(&bounds);
         self.prove_below_through_bounds(value, end, &tightened)
+    }
+
+    /// True when `value` is a bounded side plus a constant `c` once both are
+    /// expanded as polynomials, and `limit + c < end`: a split of a symbolic
+    /// extent states its predicate as `((a * 8 + b) * k + c) * 7 < n` and
+    /// binds `a * (k * 56) + b * (k * 7) + c * 7`.
+    fn prove_below_through_equal_bounds(
+        &mut self,
+        value: &Expr,
+        end: &Expr,
+        bounds: &[(Expr, Expr)],
+    ) -> bool {
+        let mut expander = PolynomialExpander::default();
+        for (bounded, limit) in bounds {
+            let Some(offset) = expander.constant_difference(value, bounded) else {
+                continue;
+            };
+            let Ok(offset) = i64::try_from(offset) else {
+                continue;
+            };
+            let shifted = operators::add(limit.clone(), Expr::int(offset, limit.dtype()));
+            let below =
+                shifted.and_then(|shifted| operators::binary(BinaryOp::Lt, shifted, end.clone()));
+            if below.is_ok_and(|below| self.prove(&below)) {
+                return true;
+            }
+        }
+        false
     }
 
     /// [`Facts::prove_below_through_constraints`] with the bounds given.
