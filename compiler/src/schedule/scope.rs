@@ -287,8 +287,9 @@ fn unbound_regions(realize: &BlockRealize, regions: &[BufferRegion]) -> Vec<Buff
 /// Whether what `consumer` reads of its producers' buffers is written by
 /// them before it runs.
 ///
-/// TVM bounds the produced region from below and the consumed region from
-/// above. tirc relaxes both with interval sets and, to stay on the safe side,
+/// As TVM does, the producers are grouped by where they meet the consumer;
+/// each region is relaxed over the loops below that meeting point, and the
+/// loops above it keep their ranges. To stay on the safe side tirc
 /// trusts a produced region only when its producer has no predicate and an
 /// affine binding, and compares each consumed region with one producer's
 /// region at a time (no unions).
@@ -323,11 +324,23 @@ fn region_cover(
         }
     }
     let consumer_reads = unbound_regions(consumer_realize, &consumer_realize.block.reads);
-    let analyzer = Analyzer::new();
     for &lca in &chain {
         let Some(lca_producers) = at_lca.get(&lca) else {
             continue;
         };
+        // The loops from the meeting point up to the scope keep their ranges
+        // (TVM's analyzer has them bound): a unit loop `nn` there is 0.
+        let mut analyzer = Analyzer::new();
+        let mut current = Some(lca);
+        while let Some(id) = current.filter(|id| *id != scope_root) {
+            let Some(sref) = state.sref(id) else {
+                break;
+            };
+            if let Some(for_loop) = sref.as_for() {
+                analyzer.bind(&for_loop.loop_var, &for_loop.range());
+            }
+            current = sref.parent;
+        }
         let consumer_parent = state.sref(consumer).and_then(|s| s.parent);
         let consumed_domains = consumer_parent
             .map(|p| loop_domains(state, Some(p), lca))
