@@ -90,6 +90,8 @@ pub mod codes {
     pub const BAD_BLOCKIZE: &str = "E0339";
     /// `tensorize` of a computation that does not match the intrinsic.
     pub const BAD_TENSORIZE: &str = "E0340";
+    /// `transform_layout` with an index map it cannot apply (wrong arity, padding, a view).
+    pub const BAD_LAYOUT_TRANSFORM: &str = "E0341";
 }
 
 /// A program location a refusal is about.

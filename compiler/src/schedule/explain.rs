@@ -11,7 +11,7 @@ pub static SCHEDULE_EXPLANATIONS: &[Explanation] = &[
         title: "unknown schedule primitive",
         text: r#"A call on `sch` names a method that is not one of tirc's schedule
 primitives. Close misspellings get a suggestion; TVM primitives tirc does not
-implement yet (`tensorize`, `transform_layout`, ...) are named as such."#,
+implement yet (`reindex`, `rolling_buffer`, ...) are named as such."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     for i, j, k in T.grid(16, 16, 16):
@@ -1559,6 +1559,41 @@ def schedule(sch: T.Schedule):
     (i,) = sch.get_loops(b)
     i_0, i_1 = sch.split(i, factors=[None, 4])
     sch.tensorize(i_1, "add_4")
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0341",
+        title: "the layout transformation cannot be applied",
+        text: r#"`transform_layout(block, buffer, index_map)` gives a buffer the shape an
+index map computes and rewrites every access to it. The map takes one
+parameter per dimension of the buffer and returns the new indices, built from
+the parameters, integers and `+ - * // %`; each new index starts at 0. The map
+must fill the new shape one to one: `lambda i: (i // 10, i % 10)` over 64
+elements gives shape (7, 10), whose last 6 elements would be padding, which
+TVM refuses without `pad_value` (tirc does not yet write the padding
+`pad_value` asks for). The buffer is named as `("read", N)`, `("write", N)`
+or by its name among the block's reads and writes, and must be a function
+parameter or a block's allocation, not a `match_buffer` view."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + T.float32(1)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.transform_layout(b, ("write", 0), lambda i: (i // 10, i % 10))
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + T.float32(1)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.transform_layout(b, ("write", 0), lambda i: (i // 16, i % 16))
 "#,
         from_passes_only: false,
     },

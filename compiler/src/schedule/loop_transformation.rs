@@ -207,9 +207,14 @@ fn plan_split(
     let constant_total: Option<i128> = resolved.iter().flatten().try_fold(1i128, |product, f| {
         Some(product.saturating_mul(i128::from(f.as_int()?)))
     });
-    let extent_value = for_loop.extent.as_int().map(i128::from).unwrap_or(0);
+    let largest = (1i128 << (extent_type.bits.clamp(8, 64) - 1)) - 1;
+    // A symbolic extent may be up to the type's range: keep half of it for the extent.
+    let extent_value = for_loop
+        .extent
+        .as_int()
+        .map(i128::from)
+        .unwrap_or((largest + 1) / 2);
     if let Some(product) = constant_total {
-        let largest = (1i128 << (extent_type.bits.clamp(8, 64) - 1)) - 1;
         if product.saturating_add(extent_value - 1).max(product) > largest {
             return Err(ScheduleError::new(
                 codes::BAD_FACTORS,

@@ -25,6 +25,7 @@ pub mod error;
 pub mod explain;
 pub mod for_kind;
 pub mod get_block_loop;
+pub mod layout_transformation;
 pub mod loop_transformation;
 pub mod primitive;
 #[cfg(test)]
@@ -66,6 +67,9 @@ pub struct AppliedStep {
     /// False for steps that do not change the program (getters, an annotate of
     /// a key already there).
     pub changed: bool,
+    /// The first buffer parameter the step gave another layout
+    /// (`transform_layout`): the function then takes its data differently.
+    pub relaid_parameter: Option<String>,
 }
 
 /// The result of running a schedule section.

@@ -142,6 +142,7 @@ const FAMILIES: &[&[Primitive]] = &[
     super::rfactor::PRIMITIVES,
     super::blockize::PRIMITIVES,
     super::tensorize::PRIMITIVES,
+    super::layout_transformation::PRIMITIVES,
 ];
 
 /// Every primitive tirc applies.
@@ -165,7 +166,6 @@ pub const TVM_ONLY_METHODS: &[&str] = &[
     "read_at",
     "write_at",
     "unsafe_set_dtype",
-    "transform_layout",
     "transform_block_layout",
     "set_axis_separator",
     "decompose_padding",

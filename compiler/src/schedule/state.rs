@@ -10,7 +10,7 @@
 //! it was.
 
 use super::scope::{blocks_of, compute_block_flags, compute_block_infos, BlockFlags, BlockInfo};
-use crate::ir::{Block, BlockRealize, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
+use crate::ir::{Block, BlockRealize, Buffer, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
 use crate::source::Span;
 use std::cell::OnceCell;
 
@@ -367,6 +367,16 @@ impl ScheduleState {
         let new_body = replace_in(&func.body, target, &new_stmt, &path)?;
         self.module.functions[function].body = new_body;
         Some(self.index_function(function))
+    }
+
+    /// Binds a function's buffer parameter to another buffer (a layout
+    /// transformation of a parameter changes the signature).
+    pub fn replace_parameter_buffer(&mut self, function: usize, from: &Buffer, to: Buffer) {
+        if let Some(func) = self.module.functions.get_mut(function) {
+            for (_, buffer) in func.buffer_map.iter_mut().filter(|(_, b)| b == from) {
+                *buffer = to.clone();
+            }
+        }
     }
 
     /// Sets the flags of a block, as a primitive does for a block it creates

@@ -32,6 +32,10 @@ pub enum TraceArg {
     List(Vec<TraceArg>),
     /// A dict with string keys (printed sorted by key, as TVM does).
     Dict(Vec<(String, TraceArg)>),
+    /// A tuple (`("write", 0)`), printed with parentheses.
+    Tuple(Vec<TraceArg>),
+    /// Python source printed as it is (an index map's `lambda`).
+    Source(String),
 }
 
 /// What a recorded call returns.
@@ -164,6 +168,14 @@ fn format_arg(arg: &TraceArg, names: &HashMap<Rv, String>) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        TraceArg::Tuple(items) => {
+            let items: Vec<String> = items.iter().map(|i| format_arg(i, names)).collect();
+            match items.as_slice() {
+                [one] => format!("({one},)"),
+                _ => format!("({})", items.join(", ")),
+            }
+        }
+        TraceArg::Source(text) => text.clone(),
         TraceArg::Dict(items) => {
             let mut sorted: Vec<&(String, TraceArg)> = items.iter().collect();
             sorted.sort_by(|a, b| a.0.cmp(&b.0));

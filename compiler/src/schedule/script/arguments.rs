@@ -324,7 +324,9 @@ impl Interpreter<'_> {
                     }
                     (AttrValue::Dict(attrs), TraceArg::Dict(traces))
                 }
-                Value::Schedule | Value::Block(_) | Value::Loop(_) => return None,
+                Value::Schedule | Value::Block(_) | Value::Loop(_) | Value::Lambda(_) => {
+                    return None
+                }
             })
         }
         convert(&arg.value).ok_or_else(|| {

@@ -11,7 +11,7 @@ mod arguments;
 mod dispatch;
 mod signatures;
 
-pub use signatures::Value;
+pub use signatures::{Lambda, Value};
 
 use super::error::codes;
 use super::state::{SRefKind, ScheduleState};
@@ -467,6 +467,19 @@ impl Interpreter<'_> {
                     )),
                 }
             }
+            ast::ExprKind::Lambda { params, body } => {
+                Ok(Value::Lambda(std::sync::Arc::new(signatures::Lambda {
+                    params: params.iter().map(|p| p.name.clone()).collect(),
+                    body: (**body).clone(),
+                    span: self.span(expr.span),
+                })))
+            }
+            // `T.index_map(lambda ...)`, as TVM's traces may spell an index map.
+            ast::ExprKind::Call { func, args, .. }
+                if is_index_map_call(func) && args.len() == 1 =>
+            {
+                self.eval(&args[0])
+            }
             ast::ExprKind::Call {
                 func,
                 args,
@@ -566,7 +579,23 @@ impl Interpreter<'_> {
             .iter()
             .map(|f| f.body.clone())
             .collect::<Vec<_>>();
+        let parameters_before: Vec<_> = self
+            .state
+            .module()
+            .functions
+            .iter()
+            .flat_map(|f| f.buffer_map.iter().map(|(_, b)| b.clone()))
+            .collect();
         let result = self.apply(primitive, &bound)?;
+        let relaid_parameter = self
+            .state
+            .module()
+            .functions
+            .iter()
+            .flat_map(|f| f.buffer_map.iter().map(|(_, b)| b))
+            .zip(&parameters_before)
+            .find(|(after, before)| after != before)
+            .map(|(_, before)| before.name().to_string());
         let changed = self
             .state
             .module()
@@ -584,6 +613,7 @@ impl Interpreter<'_> {
             span: call_span,
             module: self.state.module().clone(),
             changed,
+            relaid_parameter,
         });
         Ok(result)
     }
@@ -872,4 +902,10 @@ pub fn primitive_parameters() -> Vec<(&'static str, Vec<String>)> {
     primitive::all()
         .flat_map(|p| p.names().map(move |name| (name, p.parameter_names())))
         .collect()
+}
+
+/// True for `T.index_map`, which wraps a `lambda` in TVM's traces.
+fn is_index_map_call(func: &ast::Expr) -> bool {
+    matches!(&func.kind, ast::ExprKind::Attribute { value, attr }
+        if attr.name == "index_map" && matches!(&value.kind, ast::ExprKind::Name(module) if module == "T"))
 }

@@ -28,6 +28,26 @@ pub enum Value {
     List(Vec<Value>),
     /// A dict with string keys.
     Dict(Vec<(String, Value)>),
+    /// A `lambda` (TVM's index maps, `lambda i, j: (j, i)`), kept as written.
+    Lambda(std::sync::Arc<Lambda>),
+}
+
+/// A `lambda` of the schedule script: its parameter names and its body,
+/// given meaning by the primitive that takes it.
+#[derive(Debug)]
+pub struct Lambda {
+    /// The parameter names, in order.
+    pub params: Vec<String>,
+    /// The body as written.
+    pub body: tirc_grammar::ast::Expr,
+    /// Where the lambda is written.
+    pub span: Span,
+}
+
+impl PartialEq for Lambda {
+    fn eq(&self, other: &Lambda) -> bool {
+        std::ptr::eq(self, other)
+    }
 }
 
 impl Value {
@@ -44,6 +64,7 @@ impl Value {
             Value::None => "None",
             Value::List(_) => "a list",
             Value::Dict(_) => "a dict",
+            Value::Lambda(_) => "a lambda",
         }
     }
 }
