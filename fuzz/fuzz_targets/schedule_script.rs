@@ -32,6 +32,27 @@ use tirc::schedule::primitive::{self, Param, Primitive};
 use tirc::schedule::{apply_schedule, step_check};
 use tirc::source::SourceMap;
 
+/// Index maps for `transform_layout`: layouts that fit the seed programs'
+/// buffers, ones that pad, shift or fold them, and wrong arities.
+const INDEX_MAPS: &[&str] = &[
+    "lambda i, j: (j, i)",
+    "lambda i, j: (i // 16, j // 16, i % 16, j % 16)",
+    "lambda i, j: (i, j // 8, j % 8)",
+    "lambda i, j: (i // 10, j, i % 10)",
+    "lambda i: (i // 4, i % 4)",
+    "lambda n, c, h, w: (n, h, w, c)",
+    "lambda n, h, w, c: (n, c // 4, h, w, c % 4)",
+    "lambda i, j: (i + 1, j)",
+    "lambda i, j: (i * 2, j)",
+    "lambda i, j: (i + j, j)",
+    "lambda i, j, k: (k, j, i)",
+    "lambda i, j: i",
+    "T.index_map(lambda i, j: (j, i))",
+];
+
+/// Buffer names for `transform_layout`: the seed programs' and a made-up one.
+const BUFFER_NAMES: &[&str] = &["\"A\"", "\"B\"", "\"C\"", "\"D\"", "\"pad\"", "\"X\"", "\"Y\"", "\"nope\""];
+
 /// The seed programs: schedule cases whose schedule sections are cut off.
 const SEEDS: &[&str] = &[
     // A 64^3 matmul with a bias and relu epilogue.
@@ -437,6 +458,14 @@ impl Generator<'_, '_> {
                     self.input.pick(&["\"nope\"", "1", "\"\""]).to_string()
                 } else {
                     self.input.pick(&["\"main\"", "None"]).to_string()
+                }
+            }
+            "index_map" => return self.input.pick(INDEX_MAPS).to_string(),
+            "buffer" => {
+                return match self.input.below(3) {
+                    0 => format!("(\"read\", {})", self.int()),
+                    1 => format!("(\"write\", {})", self.int()),
+                    _ => self.input.pick(BUFFER_NAMES).to_string(),
                 }
             }
             "consumer_blocks" => {

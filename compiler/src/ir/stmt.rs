@@ -216,6 +216,17 @@ impl BufferRegion {
                 .collect(),
         }
     }
+
+    /// One element: `A[i, j]` as the region `A[i:i + 1, j:j + 1]` (TVM's `FromPoint`).
+    pub fn from_point(buffer: &Buffer, indices: &[Expr]) -> BufferRegion {
+        BufferRegion {
+            buffer: buffer.clone(),
+            region: indices
+                .iter()
+                .map(|i| Range::new(i.clone(), Expr::one(i.dtype())))
+                .collect(),
+        }
+    }
 }
 
 /// `T.match_buffer(source_region, ...)` inside a block: a buffer viewing a region.

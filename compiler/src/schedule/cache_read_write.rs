@@ -212,7 +212,7 @@ pub fn cache_write(
 
 /// A new cache stage covers what it reads and is a pipeline of its own
 /// (TVM sets these flags; the binding is checked).
-fn set_stage_flags(state: &mut ScheduleState, stage: NodeId) {
+pub(crate) fn set_stage_flags(state: &mut ScheduleState, stage: NodeId) {
     let flags = BlockFlags {
         affine_binding: current_affine_binding(state, stage),
         region_cover: true,
@@ -536,20 +536,13 @@ fn make_cache_stage(
         source_indices.push(s);
         target_indices.push(t);
     }
-    let point_region = |buffer: &Buffer, indices: &[Expr]| BufferRegion {
-        buffer: buffer.clone(),
-        region: indices
-            .iter()
-            .map(|i| Range::new(i.clone(), Expr::one(i.dtype())))
-            .collect(),
-    };
     let id = NodeId::fresh();
     let block = Block {
         id,
         name: format!("{}_{}", region_buffer.name(), storage_scope),
         iter_vars,
-        reads: vec![point_region(source, &source_indices)],
-        writes: vec![point_region(target, &target_indices)],
+        reads: vec![BufferRegion::from_point(source, &source_indices)],
+        writes: vec![BufferRegion::from_point(target, &target_indices)],
         init: None,
         alloc_buffers: Vec::new(),
         match_buffers: Vec::new(),
@@ -568,7 +561,7 @@ fn make_cache_stage(
 }
 
 /// TVM's `InsertCacheStage`.
-fn insert_stage(body: &Stmt, position: usize, stage: &Stmt) -> Stmt {
+pub(crate) fn insert_stage(body: &Stmt, position: usize, stage: &Stmt) -> Stmt {
     match body.kind() {
         StmtKind::Seq(stmts) => {
             let mut stmts = stmts.clone();

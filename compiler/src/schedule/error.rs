@@ -92,6 +92,8 @@ pub mod codes {
     pub const BAD_TENSORIZE: &str = "E0340";
     /// `transform_layout` with an index map it cannot apply (wrong arity, padding, a view).
     pub const BAD_LAYOUT_TRANSFORM: &str = "E0341";
+    /// `reindex` of a block whose accesses it cannot reindex.
+    pub const BAD_REINDEX: &str = "E0342";
 }
 
 /// A program location a refusal is about.

@@ -11,7 +11,7 @@ pub static SCHEDULE_EXPLANATIONS: &[Explanation] = &[
         title: "unknown schedule primitive",
         text: r#"A call on `sch` names a method that is not one of tirc's schedule
 primitives. Close misspellings get a suggestion; TVM primitives tirc does not
-implement yet (`reindex`, `rolling_buffer`, ...) are named as such."#,
+implement yet (`rolling_buffer`, `pad_einsum`, ...) are named as such."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     for i, j, k in T.grid(16, 16, 16):
@@ -1594,6 +1594,38 @@ def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
 def schedule(sch: T.Schedule):
     b = sch.get_block("B")
     sch.transform_layout(b, ("write", 0), lambda i: (i // 16, i % 16))
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0342",
+        title: "the block's accesses cannot be reindexed",
+        text: r#"`reindex(block, buffer)` replaces the block's access pattern of a buffer
+by a new buffer indexed by the block iterators the pattern uses, with a copy
+stage before the block (for a read) or after it (for a write), as TVM's
+`reindex` does. The block must be a leaf (no blocks inside), it must load and
+store the buffer at one index tuple only, and the loops over it must hold
+nothing else, since the copy goes beside the outermost of them. Reindex
+before `compute_at` and before fusing stages under shared loops."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((65,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + A[vi + 1]
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.reindex(b, ("read", 0))
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((65,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + A[vi + 1]
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.reindex(b, ("write", 0))
 "#,
         from_passes_only: false,
     },

@@ -182,7 +182,7 @@ pub enum BufferChoice {
 
 /// Resolves a buffer choice to the buffer and its `(kind, index)`, as TVM's
 /// Python resolves a name.
-fn chosen_buffer(
+pub(crate) fn chosen_buffer(
     state: &ScheduleState,
     block: NodeId,
     choice: &BufferChoice,
@@ -594,6 +594,46 @@ fn whole_region(buffer: &Buffer) -> BufferRegion {
     }
 }
 
+/// Reads a `buffer` argument: `("read", N)`, `("write", N)` or a name.
+pub(crate) fn buffer_choice_arg(
+    run: &Interpreter<'_>,
+    bound: &Bound<'_>,
+    index: usize,
+) -> Eval<BufferChoice> {
+    const EXPECTED: &str = "`(\"read\", INDEX)`, `(\"write\", INDEX)` or a buffer name";
+    match bound.get(index).map(|a| &a.value) {
+        Some(Value::Str(name)) => Ok(BufferChoice::Named(name.clone())),
+        Some(Value::List(items)) => match items.as_slice() {
+            [Value::Str(kind), Value::Int(position)] if kind == "read" || kind == "write" => {
+                let kind = if kind == "read" {
+                    AccessKind::Read
+                } else {
+                    AccessKind::Write
+                };
+                Ok(BufferChoice::Access(kind, *position))
+            }
+            _ => Err(run.wrong_kind(
+                bound,
+                index,
+                "buffer",
+                EXPECTED,
+                &Value::List(items.clone()),
+            )),
+        },
+        Some(other) => Err(run.wrong_kind(bound, index, "buffer", EXPECTED, other)),
+        None => Err(run.wrong_kind(bound, index, "buffer", EXPECTED, &Value::None)),
+    }
+}
+
+/// A buffer argument as TVM's traces print it: `("write", 0)`.
+pub(crate) fn buffer_trace_arg(kind: AccessKind, index: i64) -> TraceArg {
+    let kind = match kind {
+        AccessKind::Read => "read",
+        AccessKind::Write => "write",
+    };
+    TraceArg::Tuple(vec![TraceArg::Str(kind.to_string()), TraceArg::Int(index)])
+}
+
 /// The layout-transformation primitives' descriptors.
 pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     name: "transform_layout",
@@ -613,39 +653,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
 
 fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
     let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
-    let choice = match bound.get(1).map(|a| &a.value) {
-        Some(Value::Str(name)) => BufferChoice::Named(name.clone()),
-        Some(Value::List(items)) => match items.as_slice() {
-            [Value::Str(kind), Value::Int(index)] if kind == "read" || kind == "write" => {
-                let kind = if kind == "read" {
-                    AccessKind::Read
-                } else {
-                    AccessKind::Write
-                };
-                BufferChoice::Access(kind, *index)
-            }
-            _ => {
-                let found = &bound.get(1).map(|a| a.value.clone()).unwrap_or(Value::None);
-                return Err(run.wrong_kind(
-                    bound,
-                    1,
-                    "buffer",
-                    "`(\"read\", INDEX)`, `(\"write\", INDEX)` or a buffer name",
-                    found,
-                ));
-            }
-        },
-        Some(other) => {
-            return Err(run.wrong_kind(
-                bound,
-                1,
-                "buffer",
-                "`(\"read\", INDEX)`, `(\"write\", INDEX)` or a buffer name",
-                other,
-            ))
-        }
-        None => return Err(run.wrong_kind(bound, 1, "buffer", "a buffer", &Value::None)),
-    };
+    let choice = buffer_choice_arg(run, bound, 1)?;
     let lambda = match bound.get(2).map(|a| &a.value) {
         Some(Value::Lambda(lambda)) => lambda.clone(),
         Some(other) => return Err(run.wrong_kind(bound, 2, "index_map", "a `lambda`", other)),
@@ -681,21 +689,11 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
         assume_injective,
     )
     .map_err(|e| run.refused(bound, e))?;
-    let kind_text = match kind {
-        AccessKind::Read => "read",
-        AccessKind::Write => "write",
-    };
     run.record(
         "transform_layout",
         vec![
             (Some("block"), TraceArg::Rv(block_rv)),
-            (
-                Some("buffer"),
-                TraceArg::Tuple(vec![
-                    TraceArg::Str(kind_text.to_string()),
-                    TraceArg::Int(index),
-                ]),
-            ),
+            (Some("buffer"), buffer_trace_arg(kind, index)),
             (Some("index_map"), TraceArg::Source(map_text)),
             (Some("pad_value"), pad_value.unwrap_or(TraceArg::None)),
             (

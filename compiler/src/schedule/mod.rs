@@ -32,6 +32,7 @@ pub mod primitive;
 mod random_scripts;
 pub mod reduction;
 pub mod region;
+pub mod reindex;
 pub mod report;
 pub mod rfactor;
 pub mod scope;

@@ -143,6 +143,7 @@ const FAMILIES: &[&[Primitive]] = &[
     super::blockize::PRIMITIVES,
     super::tensorize::PRIMITIVES,
     super::layout_transformation::PRIMITIVES,
+    super::reindex::PRIMITIVES,
 ];
 
 /// Every primitive tirc applies.
@@ -160,7 +161,6 @@ pub fn find(name: &str) -> Option<&'static Primitive> {
 pub const TVM_ONLY_METHODS: &[&str] = &[
     "cache_inplace",
     "cache_index",
-    "reindex",
     "reindex_cache_read",
     "reindex_cache_write",
     "read_at",
