@@ -251,6 +251,15 @@ impl AccessChecker<'_> {
                 {
                     return true;
                 }
+                // Compared by their ends, an empty range (a symbolic `0:n` with
+                // `n` = 0) is inside too: no `n - 1 >= 0` to prove.
+                if let (Ok(end), Ok(declared_end)) = (range.end(), declared.end()) {
+                    if self.facts.prove_greater_equal(&range.min, &declared.min)
+                        && self.facts.prove_greater_equal(&declared_end, &end)
+                    {
+                        return true;
+                    }
+                }
                 let Ok(last) = range.last() else {
                     return false;
                 };

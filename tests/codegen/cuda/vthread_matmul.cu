@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(64) main_kernel(float* __restrict__
         for (int ax0_ax1_fused_0_1 = 0; ax0_ax1_fused_0_1 < 4; ++ax0_ax1_fused_0_1) {
           int ax0_ax1_fused_1_1 = ((int)threadIdx.y);
           int ax0_ax1_fused_2_1 = ((int)threadIdx.x);
-          B_shared[(((ax0_ax1_fused_0_1 * 64) + ((((ax0_ax1_fused_1_1 * 8) + ax0_ax1_fused_2_1) >> 5) * 32)) + ((ax0_ax1_fused_1_1 & 3) * 8)) + ax0_ax1_fused_2_1] = B[(((((k_0 * 512) + (ax0_ax1_fused_0_1 * 128)) + ((((ax0_ax1_fused_1_1 * 8) + ax0_ax1_fused_2_1) >> 5) * 64)) + (j_0 * 32)) + ((ax0_ax1_fused_1_1 & 3) * 8)) + ax0_ax1_fused_2_1];
+          B_shared[((ax0_ax1_fused_0_1 * 64) + (ax0_ax1_fused_1_1 * 8)) + ax0_ax1_fused_2_1] = B[(((((k_0 * 512) + (ax0_ax1_fused_0_1 * 128)) + ((ax0_ax1_fused_1_1 >> 2) * 64)) + (j_0 * 32)) + ((ax0_ax1_fused_1_1 & 3) * 8)) + ax0_ax1_fused_2_1];
         }
         __syncthreads();
         for (int k_1 = 0; k_1 < 8; ++k_1) {
