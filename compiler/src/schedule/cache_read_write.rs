@@ -19,8 +19,8 @@ use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
 };
 use crate::ir::{
-    Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, IterKind, IterVar, NodeId, Range,
-    Stmt, StmtKind, Var,
+    BinaryOp, Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, IterKind, IterVar, NodeId,
+    Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 
@@ -110,6 +110,7 @@ pub fn cache_read(
             )
         }
     };
+    check_stage_in_bounds(state, location.location, &cache_region)?;
     let (cache, full) = cache_buffer(
         state,
         &read_buffer,
@@ -176,6 +177,7 @@ pub fn cache_write(
     } else {
         region
     };
+    check_stage_in_bounds(state, location.location, &cache_region)?;
     let (cache, full) = cache_buffer(
         state,
         &write_buffer,
@@ -219,6 +221,56 @@ pub(crate) fn set_stage_flags(state: &mut ScheduleState, stage: NodeId) {
         stage_pipeline: true,
     };
     state.set_block_flags(stage, flags);
+}
+
+/// Refuses a stage whose copy would leave the buffer: under a loop that a
+/// non-dividing split left longer than the block's `T.where` allows, the
+/// region is a point the stage would copy for every iteration (TVM copies
+/// out of bounds there).
+fn check_stage_in_bounds(
+    state: &ScheduleState,
+    location: NodeId,
+    region: &BufferRegion,
+) -> ScheduleResult<()> {
+    let mut analyzer = Analyzer::new();
+    let mut current = Some(location);
+    while let Some(id) = current {
+        let Some(sref) = state.sref(id) else {
+            break;
+        };
+        if let Some(for_loop) = sref.as_for() {
+            analyzer.bind(&for_loop.loop_var, &for_loop.range());
+        }
+        current = sref.parent;
+    }
+    for (dim, (range, extent)) in region.region.iter().zip(region.buffer.shape()).enumerate() {
+        let low = build::binary(
+            BinaryOp::Ge,
+            range.min.clone(),
+            Expr::zero(range.min.dtype()),
+        );
+        let end = build::add(range.min.clone(), range.extent.clone());
+        let high = build::binary(BinaryOp::Le, end, extent.clone());
+        if !(analyzer.can_prove(&low) && analyzer.can_prove(&high)) {
+            let place = state.sref(location).map(|s| (s.location(), s.describe()));
+            let mut error = ScheduleError::new(
+                codes::CACHE_OUT_OF_BOUNDS,
+                format!(
+                    "the cache stage would copy dimension {dim} of `{}` from `{}` for `{}` elements, past the buffer's {}",
+                    region.buffer.name(),
+                    crate::printer::expr_to_string(&range.min),
+                    crate::printer::expr_to_string(&range.extent),
+                    crate::printer::expr_to_string(extent)
+                ),
+                "the loops around the stage run where the block's `T.where` does not hold: cache before splitting by a factor that does not divide the extent, or at a block",
+            );
+            if let Some((span, described)) = place {
+                error = error.blame(span, format!("the stage would go into {described}"));
+            }
+            return Err(error);
+        }
+    }
+    Ok(())
 }
 
 fn is_block(state: &ScheduleState, id: NodeId) -> bool {

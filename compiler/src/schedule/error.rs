@@ -94,6 +94,8 @@ pub mod codes {
     pub const BAD_LAYOUT_TRANSFORM: &str = "E0341";
     /// `reindex` of a block whose accesses it cannot reindex.
     pub const BAD_REINDEX: &str = "E0342";
+    /// A cache stage whose copy would leave the buffer.
+    pub const CACHE_OUT_OF_BOUNDS: &str = "E0343";
 }
 
 /// A program location a refusal is about.

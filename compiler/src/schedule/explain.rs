@@ -1629,4 +1629,55 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0343",
+        title: "the cache stage would copy past the buffer",
+        text: r#"`cache_read` and `cache_write` put their copy stage at the lowest loop or
+block that holds the producer and its consumers, copying what the producer
+writes under it. When that loop comes from a split by a factor that does not
+divide the extent, it runs further than the block's `T.where` allows, and the
+stage, which has no such guard, would copy elements past the end of the
+buffer for the extra iterations (TVM applies the step and copies out of
+bounds). Cache before the non-dividing split, or split by a factor that
+divides the extent."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), D: T.Buffer((64,), "float32")):
+    C = T.alloc_buffer((64,))
+    for i in range(64):
+        with T.block("C"):
+            vi = T.axis.spatial(64, i)
+            C[vi] = A[vi] * T.float32(2)
+    for i in range(64):
+        with T.block("D"):
+            vi = T.axis.spatial(64, i)
+            D[vi] = C[vi] + T.float32(1)
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    d = sch.get_block("D")
+    (i,) = sch.get_loops(c)
+    sch.reverse_compute_at(d, i)
+    i_0, i_1 = sch.split(i, factors=[1, 100])
+    sch.cache_write(c, 0, "shared")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), D: T.Buffer((64,), "float32")):
+    C = T.alloc_buffer((64,))
+    for i in range(64):
+        with T.block("C"):
+            vi = T.axis.spatial(64, i)
+            C[vi] = A[vi] * T.float32(2)
+    for i in range(64):
+        with T.block("D"):
+            vi = T.axis.spatial(64, i)
+            D[vi] = C[vi] + T.float32(1)
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    d = sch.get_block("D")
+    (i,) = sch.get_loops(c)
+    sch.reverse_compute_at(d, i)
+    i_0, i_1 = sch.split(i, factors=[1, 64])
+    sch.cache_write(c, 0, "shared")
+"#,
+        from_passes_only: false,
+    },
 ];
