@@ -55,29 +55,7 @@ pub fn cache_read(
         .map_err(|e| e.at_argument(1))?;
     let scope = scope_root_of(state, block)?;
     check_region_cover(state, scope, &read_buffer)?;
-    // A consumer nested in another block of the scope would read the cache
-    // while the block around it still declares the original buffer.
-    for &consumer in consumer_blocks {
-        if state.scope_root(consumer) != Some(scope) {
-            let sref = state.sref(consumer).ok_or_else(|| {
-                ScheduleError::new(
-                    codes::REMOVED_HANDLE,
-                    "the block is no longer in the program",
-                    "get it again",
-                )
-            })?;
-            return Err(ScheduleError::new(
-                codes::BAD_COMPUTE_LOCATION,
-                format!(
-                    "{} is not in the scope of the block whose buffer is cached (it is nested in another block)",
-                    sref.describe()
-                ),
-                "pass consumers that are siblings of the cached block, or the block around this one",
-            )
-            .blame(sref.location(), "nested consumer")
-            .at_argument(3));
-        }
-    }
+    check_consumers_in_scope(state, consumer_blocks, scope)?;
     let consumers = with_child_blocks(state, consumer_blocks);
     let (location, cache_region) = match only_writer(state, scope, &read_buffer)? {
         Some(writer) => {
@@ -160,6 +138,7 @@ pub fn cache_write(
     if only_writer(state, scope, &write_buffer)? != Some(block) {
         return Err(not_single_writer(state, scope, &write_buffer));
     }
+    check_consumers_in_scope(state, consumer_blocks, scope)?;
     let consumers = with_child_blocks(state, consumer_blocks);
     let related: Vec<NodeId> = raw_consumers(state, scope, block)
         .into_iter()
@@ -268,6 +247,39 @@ fn check_stage_in_bounds(
                 error = error.blame(span, format!("the stage would go into {described}"));
             }
             return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `consumer_blocks` outside the cached block's scope: a consumer
+/// nested in another block would read the cache while the block around it
+/// still declares the original buffer, and the scope root itself (or a block
+/// above it) would lose the cache's allocation.
+fn check_consumers_in_scope(
+    state: &ScheduleState,
+    consumer_blocks: &[NodeId],
+    scope: NodeId,
+) -> ScheduleResult<()> {
+    for &consumer in consumer_blocks {
+        if state.scope_root(consumer) != Some(scope) {
+            let sref = state.sref(consumer).ok_or_else(|| {
+                ScheduleError::new(
+                    codes::REMOVED_HANDLE,
+                    "the block is no longer in the program",
+                    "get it again",
+                )
+            })?;
+            return Err(ScheduleError::new(
+                codes::BAD_COMPUTE_LOCATION,
+                format!(
+                    "{} is not in the scope of the block whose buffer is cached (it is nested in another block, or is the scope itself)",
+                    sref.describe()
+                ),
+                "pass consumers that are siblings of the cached block, or the block around this one",
+            )
+            .blame(sref.location(), "nested consumer")
+            .at_argument(3));
         }
     }
     Ok(())
