@@ -215,6 +215,8 @@ class Trial:
         if op in ("cache_read", "cache_write"):
             kind = "reads" if op == "cache_read" else "writes"
             return lambda n: bool(self.regions(n, kind))
+        if op in ("transform_layout", "reindex"):
+            return lambda n: bool(self.regions(n, "reads") or self.regions(n, "writes"))
         if op in ("storage_align", "set_scope"):
             allocated = self.allocated()
             return lambda n: any(b in allocated for b, _ in self.regions(n, "writes"))
@@ -348,6 +350,32 @@ class Trial:
             return self.rng.randrange(count)
         return self.rng.choice([-1, count, count + 1, 7])
 
+    def index_map(self, rank: int) -> str:
+        """A `lambda` over `rank` indices: transposes, tilings by factors that
+        may not divide, merges, and now and then the wrong arity."""
+        rng = self.rng
+        names = ["i", "j", "k", "l", "m"]
+        if rng.random() < 0.05:
+            rank = max(1, rank + rng.choice([-1, 1]))
+        params = names[:rank]
+        outputs = list(params)
+        shape = rng.random()
+        if shape < 0.3 and rank >= 2:
+            rng.shuffle(outputs)
+        elif shape < 0.7:
+            axis = rng.randrange(rank)
+            factor = rng.choice([2, 4, 8, 16, 3, 5, 10])
+            p = params[axis]
+            outputs[axis : axis + 1] = [f"{p} // {factor}", f"{p} % {factor}"]
+            if rng.random() < 0.5:
+                outputs.append(outputs.pop(axis + 1))
+        elif shape < 0.85 and rank >= 2:
+            factor = rng.choice([4, 8, 16, 64])
+            outputs[0:2] = [f"{params[0]} * {factor} + {params[1]}"]
+        elif rank >= 1:
+            outputs[0] = rng.choice([f"{params[0]} + 1", f"{params[0]} * 2"])
+        return f"lambda {', '.join(params)}: ({', '.join(outputs)},)"
+
     def scope(self) -> str:
         return self.rng.choice(SCOPES) if self.rng.random() < 0.93 else self.rng.choice(BAD_SCOPES)
 
@@ -369,6 +397,8 @@ class Trial:
             + ["compute_at"] * 3
             + ["reverse_compute_at"] * 3
             + ["rfactor"] * 3
+            + ["transform_layout"] * 2
+            + ["reindex"] * 2
         )
         if op in DATAFLOW:
             return self.dataflow(op)
@@ -484,6 +514,24 @@ class Trial:
                 self.blocks.pop(name, None)
                 self.removed.append(block)
             return ok
+        if op in ("transform_layout", "reindex"):
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            kind = rng.choice(["read", "write"])
+            regions = self.regions(name, kind + "s")
+            index = self.index(len(regions))
+            if op == "reindex":
+                target = self.fresh("b")
+                ok = self.run(f'{target} = sch.reindex({block}, ("{kind}", {index}))')
+                if ok:
+                    self.register(target)
+                return ok
+            rank = regions[index][1] if 0 <= index < len(regions) else rng.randint(1, 4)
+            buffer = f'("{kind}", {index})'
+            if 0 <= index < len(regions) and rng.random() < 0.3:
+                buffer = f'"{regions[index][0]}"'
+            return self.run(f"sch.transform_layout({block}, {buffer}, {self.index_map(rank)})")
         if op in ("cache_read", "cache_write"):
             kind = "reads" if op == "cache_read" else "writes"
             name, block = self.pick(liked=liked)
@@ -636,6 +684,8 @@ DATAFLOW = (
     "compute_at",
     "reverse_compute_at",
     "rfactor",
+    "transform_layout",
+    "reindex",
 )
 
 

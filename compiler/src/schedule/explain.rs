@@ -1604,9 +1604,11 @@ def schedule(sch: T.Schedule):
 by a new buffer indexed by the block iterators the pattern uses, with a copy
 stage before the block (for a read) or after it (for a write), as TVM's
 `reindex` does. The block must be a leaf (no blocks inside), it must load and
-store the buffer at one index tuple only, and the loops over it must hold
-nothing else, since the copy goes beside the outermost of them. Reindex
-before `compute_at` and before fusing stages under shared loops."#,
+store the buffer at one index tuple only, and the copy goes beside the
+outermost loop over it: the loops above the block's own must hold only the
+next loop, and no other block under them may access the buffer (it would
+not see the copy). Reindex before `compute_at` and before fusing stages
+under shared loops."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((65,), "float32"), B: T.Buffer((64,), "float32")):
     for i in range(64):

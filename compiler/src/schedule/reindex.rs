@@ -48,8 +48,8 @@ pub fn reindex(
         .at_argument(1)
     })?;
     // The copy goes beside the outermost loop over the block, which must hold only it.
-    let top =
-        top_of_loop_chain(state, block, scope).map_err(|e| e.blame(location, "this block"))?;
+    let top = top_of_loop_chain(state, block, scope, &buffer)
+        .map_err(|e| e.blame(location, "this block"))?;
     let mut analyzer = Analyzer::new();
     for iter_var in &target.iter_vars {
         analyzer.bind(&iter_var.var, &iter_var.dom);
@@ -169,12 +169,16 @@ fn single_access(block: &Block, buffer: &Buffer) -> Result<Vec<Expr>, String> {
 }
 
 /// The child of the scope that holds the block: its outermost loop, each
-/// loop of the chain holding only the next (TVM assumes this and crashes
-/// otherwise), or the block itself.
+/// loop above the block's own holding only the next (TVM assumes this and
+/// stops at an internal check otherwise), or the block itself. The block's
+/// own loop may hold other blocks, as in TVM, but none that accesses
+/// `buffer`: the copy goes beside the whole nest, so such a block would see
+/// the buffer before the copy in (or after the copy out).
 fn top_of_loop_chain(
     state: &ScheduleState,
     block: NodeId,
     scope: NodeId,
+    buffer: &Buffer,
 ) -> ScheduleResult<NodeId> {
     let mut current = block;
     loop {
@@ -183,25 +187,50 @@ fn top_of_loop_chain(
             .and_then(|s| s.parent)
             .ok_or_else(gone)?;
         if parent == scope {
-            return Ok(current);
+            break;
         }
         let parent_sref = state.sref(parent).ok_or_else(gone)?;
+        let innermost = current == block;
         let single_child = parent_sref
             .as_for()
-            .is_some_and(|l| !matches!(l.body.kind(), StmtKind::Seq(_)));
+            .is_some_and(|l| innermost || !matches!(l.body.kind(), StmtKind::Seq(_)));
         if !single_child {
             return Err(ScheduleError::new(
                 codes::BAD_REINDEX,
-                format!(
-                    "{} holds more than the block's loops",
-                    parent_sref.describe()
-                ),
-                "reindex a block whose loops hold only it (before compute_at or fusing stages)",
+                format!("{} holds more than the loops over the block", parent_sref.describe()),
+                "reindex a block whose outer loops hold only the next loop (before compute_at or fusing stages)",
             )
             .blame(parent_sref.location(), "this holds other statements"));
         }
         current = parent;
     }
+    let mut sharing = None;
+    if let Some(top) = state.sref(current) {
+        walk_stmts(&top.stmt, &mut |stmt| {
+            if let StmtKind::BlockRealize(realize) = stmt.kind() {
+                let other = &realize.block;
+                let touches = other
+                    .reads
+                    .iter()
+                    .chain(&other.writes)
+                    .any(|r| r.buffer == *buffer);
+                if other.id != block && sharing.is_none() && touches {
+                    sharing = Some(other.name.clone());
+                }
+            }
+        });
+    }
+    if let Some(other) = sharing {
+        return Err(ScheduleError::new(
+            codes::BAD_REINDEX,
+            format!(
+                "block `{other}` under the same loops also accesses `{}`, and would not see the copy",
+                buffer.name()
+            ),
+            "reindex before moving other stages of the buffer under the block's loops",
+        ));
+    }
+    Ok(current)
 }
 
 /// Where `node` is in its parent's statement sequence (0 when it is alone).
