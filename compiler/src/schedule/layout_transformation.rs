@@ -298,6 +298,26 @@ pub fn transform_layout(
         .at_argument(1));
     }
     let new_shape = mapped_shape(buffer, &map)?;
+    // A signature defines a symbolic size by a bare variable in a shape; an
+    // expression such as `n * 2 - 1` would leave `n` undefined.
+    if is_parameter {
+        if let Some(dim) = new_shape
+            .iter()
+            .find(|d| d.as_int().is_none() && d.as_var().is_none())
+        {
+            return Err(ScheduleError::new(
+                codes::BAD_LAYOUT_TRANSFORM,
+                format!(
+                    "parameter `{}` would get the dimension `{}`, and a parameter's symbolic dimensions must stay single variables, which define them",
+                    buffer.name(),
+                    expr_to_string(dim)
+                ),
+                "transform a copy of the parameter (`sch.cache_read`), or use a map whose symbolic dimensions stay whole",
+            )
+            .blame(buffer.span(), format!("`{}` is declared here", buffer.name()))
+            .at_argument(2));
+        }
+    }
     if !assume_injective_transform {
         check_no_padding(buffer, &map, &new_shape, pad_value_given)?;
     }
