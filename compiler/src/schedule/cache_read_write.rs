@@ -839,7 +839,10 @@ impl Mutator for CacheWriteRewriter<'_> {
         place_stage_in_loop(new_stmt, self.location, &self.stage)
     }
     fn mutate_block(&mut self, block: &Block) -> Block {
-        if self.consumers.contains(&block.id) {
+        // The writer listed among the consumers goes the writer's way, so the
+        // blocks inside it (a blockized init's) are redirected too.
+        let in_writer = block.id == self.writer || self.under_writer;
+        if self.consumers.contains(&block.id) && !in_writer {
             let mut new_block = mutate_block_children(self, block);
             self.redirect(&mut new_block, block);
             return new_block;
