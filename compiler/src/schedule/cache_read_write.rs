@@ -139,6 +139,7 @@ pub fn cache_write(
         return Err(not_single_writer(state, scope, &write_buffer));
     }
     check_consumers_in_scope(state, consumer_blocks, scope)?;
+    check_not_read_modify_write(state, block, &write_buffer)?;
     let consumers = with_child_blocks(state, consumer_blocks);
     let related: Vec<NodeId> = raw_consumers(state, scope, block)
         .into_iter()
@@ -220,6 +221,12 @@ fn check_stage_in_bounds(
         if let Some(for_loop) = sref.as_for() {
             analyzer.bind(&for_loop.loop_var, &for_loop.range());
         }
+        // A stage inside a block copies in terms of its iterators.
+        if let Some(block) = sref.as_block() {
+            for iter_var in &block.iter_vars {
+                analyzer.bind(&iter_var.var, &iter_var.dom);
+            }
+        }
         current = sref.parent;
     }
     for (dim, (range, extent)) in region.region.iter().zip(region.buffer.shape()).enumerate() {
@@ -229,8 +236,21 @@ fn check_stage_in_bounds(
             Expr::zero(range.min.dtype()),
         );
         let end = build::add(range.min.clone(), range.extent.clone());
-        let high = build::binary(BinaryOp::Le, end, extent.clone());
-        if !(analyzer.can_prove(&low) && analyzer.can_prove(&high)) {
+        let high = build::binary(BinaryOp::Le, end.clone(), extent.clone());
+        // Interval evaluation over the bound loops proves what the rewrite
+        // rules cannot with symbolic sizes (`ax0 + 1 - n <= 0` for `ax0 < n`).
+        let at_most_zero = |e: Expr| {
+            let set = analyzer.int_set(&e);
+            set.max()
+                .and_then(|max| analyzer.simplify(max).as_int())
+                .is_some_and(|max| max <= 0)
+        };
+        let inside_low = analyzer.can_prove(&low)
+            || at_most_zero(build::sub(Expr::zero(range.min.dtype()), range.min.clone()));
+        let inside_high =
+            analyzer.can_prove(&high) || at_most_zero(build::sub(end, extent.clone()));
+        let outside = !(inside_low && inside_high);
+        if outside {
             let place = state.sref(location).map(|s| (s.location(), s.describe()));
             let mut error = ScheduleError::new(
                 codes::CACHE_OUT_OF_BOUNDS,
@@ -281,6 +301,37 @@ fn check_consumers_in_scope(
             .blame(sref.location(), "nested consumer")
             .at_argument(3));
         }
+    }
+    Ok(())
+}
+
+/// Refuses to cache what a block reads back without initializing it (an
+/// update after `decompose_reduction`, an in-place `A[i] = A[i] + 1`): the
+/// cache would start with garbage where the buffer had values (TVM applies
+/// it). A reduction's `T.init()` moves into the cache with it.
+fn check_not_read_modify_write(
+    state: &ScheduleState,
+    block: NodeId,
+    buffer: &Buffer,
+) -> ScheduleResult<()> {
+    let Some(sref) = state.sref(block) else {
+        return Ok(());
+    };
+    let Some(target) = sref.as_block() else {
+        return Ok(());
+    };
+    if target.init.is_none() && target.reads.iter().any(|r| r.buffer == *buffer) {
+        return Err(ScheduleError::new(
+            codes::NOT_SINGLE_WRITER,
+            format!(
+                "block `{}` reads back `{}` without initializing it, so a cache of it would start without the buffer's values",
+                target.name,
+                buffer.name()
+            ),
+            "cache the write before `decompose_reduction` (the init then moves into the cache), or cache_read the buffer first",
+        )
+        .blame(sref.location(), "this block reads what it writes")
+        .at_argument(1));
     }
     Ok(())
 }
