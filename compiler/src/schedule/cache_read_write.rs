@@ -56,7 +56,7 @@ pub fn cache_read(
     let scope = scope_root_of(state, block)?;
     check_region_cover(state, scope, &read_buffer)?;
     check_consumers_in_scope(state, consumer_blocks, scope)?;
-    let consumers = with_child_blocks(state, consumer_blocks);
+    let consumers = with_inner_blocks(state, consumer_blocks);
     let (location, cache_region) = match only_writer(state, scope, &read_buffer)? {
         Some(writer) => {
             let related = if consumers.is_empty() {
@@ -140,7 +140,7 @@ pub fn cache_write(
     }
     check_consumers_in_scope(state, consumer_blocks, scope)?;
     check_not_read_modify_write(state, block, &write_buffer)?;
-    let consumers = with_child_blocks(state, consumer_blocks);
+    let consumers = with_inner_blocks(state, consumer_blocks);
     let related: Vec<NodeId> = raw_consumers(state, scope, block)
         .into_iter()
         .filter(|c| !consumers.contains(c))
@@ -393,14 +393,16 @@ fn check_region_cover(state: &ScheduleState, scope: NodeId, buffer: &Buffer) -> 
     Ok(())
 }
 
-/// The consumer blocks with the blocks directly under them.
-fn with_child_blocks(state: &ScheduleState, blocks: &[NodeId]) -> Vec<NodeId> {
+/// The consumer blocks with every block inside them.
+fn with_inner_blocks(state: &ScheduleState, blocks: &[NodeId]) -> Vec<NodeId> {
     let mut result = Vec::new();
     for &block in blocks {
         if !result.contains(&block) {
             result.push(block);
         }
-        for child in state.child_blocks(block) {
+        // Every block inside, not only the children (TVM's `GetChildBlocks`):
+        // a block nested two levels down (blockize twice) reads the buffer too.
+        for child in state.descendant_blocks(block) {
             if !result.contains(&child) {
                 result.push(child);
             }
