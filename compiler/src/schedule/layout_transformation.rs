@@ -17,6 +17,7 @@ use super::trace::{Outputs, TraceArg};
 use crate::analysis::access_regions::infer_block_regions;
 use crate::arith::int_set::{eval_set, IntSet};
 use crate::arith::iter_map::{detect_iter_map, iter_map_simplify, IterMapLevel};
+use crate::arith::polynomial::PolynomialExpander;
 use crate::arith::Analyzer;
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{
@@ -438,7 +439,10 @@ fn check_no_padding(
     };
     let same_size = match (product(buffer.shape()), product(new_shape)) {
         (Some(old), Some(new)) => {
-            operators::binary(BinaryOp::Eq, old, new).is_ok_and(|equal| analyzer.can_prove(&equal))
+            // `m * n` against `n * m`: expanded as polynomials when the rules cannot tell.
+            PolynomialExpander::default().constant_difference(&old, &new) == Some(0)
+                || operators::binary(BinaryOp::Eq, old, new)
+                    .is_ok_and(|equal| analyzer.can_prove(&equal))
         }
         _ => false,
     };
