@@ -322,9 +322,13 @@ pub fn transform_layout(
     if !assume_injective_transform {
         check_no_padding(buffer, &map, &new_shape, pad_value_given)?;
     }
-    let scope = match site {
-        Some(site) => site,
-        None => scope_root_of(state, block)?,
+    // A parameter is rewritten from the function's root: blocks around the
+    // block's own scope (a blockized nest) declare regions of it too (TVM
+    // rewrites only the block's scope and leaves those stale).
+    let scope = match (site, function_index.and_then(|f| state.root_block(f))) {
+        (Some(site), _) => site,
+        (None, Some(root)) => root,
+        (None, None) => scope_root_of(state, block)?,
     };
     let new_buffer = buffer.with(|node| node.shape = new_shape);
     let scope_stmt = state.sref(scope).map(|s| s.stmt.clone()).ok_or_else(|| {

@@ -54,6 +54,13 @@ impl Mutator for BlockLowerer {
                 return self.mutate_stmt(&substitute_stmt(&for_loop.body, &map));
             }
         }
+        if let StmtKind::Seq(_) = stmt.kind() {
+            let rewritten = mutate_stmt_children(self, stmt);
+            return match rewritten.kind() {
+                StmtKind::Seq(items) => allocations_to_the_end(items),
+                _ => rewritten,
+            };
+        }
         let StmtKind::BlockRealize(realize) = stmt.kind() else {
             return mutate_stmt_children(self, stmt);
         };
@@ -98,5 +105,46 @@ impl Mutator for BlockLowerer {
             );
         }
         body
+    }
+}
+
+/// A sequence where an allocation that is not the last statement holds the
+/// statements after it too: printed, `x = T.alloc_buffer(...)` reaches the end
+/// of its sequence, so the program reads back as it is (the buffer only
+/// lives longer; its name is unique).
+fn allocations_to_the_end(items: &[Stmt]) -> Stmt {
+    let mut tail: Vec<Stmt> = Vec::new();
+    for item in items.iter().rev() {
+        let is_allocation = matches!(
+            item.kind(),
+            StmtKind::AllocBuffer { .. } | StmtKind::DeclBuffer { .. }
+        );
+        if is_allocation && !tail.is_empty() {
+            let rest = std::mem::take(&mut tail);
+            tail.push(extend_innermost_body(item, rest));
+        } else {
+            tail.insert(0, item.clone());
+        }
+    }
+    Stmt::seq(tail)
+}
+
+/// `stmt`, a chain of allocations, with `rest` after its innermost body.
+fn extend_innermost_body(stmt: &Stmt, rest: Vec<Stmt>) -> Stmt {
+    match stmt.kind() {
+        StmtKind::AllocBuffer {
+            buffer,
+            annotations,
+            body,
+        } => stmt.with_kind(StmtKind::AllocBuffer {
+            buffer: buffer.clone(),
+            annotations: annotations.clone(),
+            body: extend_innermost_body(body, rest),
+        }),
+        StmtKind::DeclBuffer { buffer, body } => stmt.with_kind(StmtKind::DeclBuffer {
+            buffer: buffer.clone(),
+            body: extend_innermost_body(body, rest),
+        }),
+        _ => Stmt::seq(std::iter::once(stmt.clone()).chain(rest).collect()),
     }
 }
