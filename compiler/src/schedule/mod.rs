@@ -144,6 +144,7 @@ impl ScheduleRun {
             &[
                 crate::verify::codes::BINDING_OUT_OF_DOMAIN,
                 crate::verify::codes::LOAD_OUTSIDE_READS,
+                crate::verify::codes::STORE_OUTSIDE_WRITES,
             ]
         } else {
             &[]
