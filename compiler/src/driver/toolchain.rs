@@ -165,7 +165,9 @@ pub fn probe_nvrtc() -> Probe {
         .map(String::as_str)
         .chain(NVRTC_LIBRARIES.iter().copied())
         .collect();
-    let outcome = load_library(&names, &nvidia_wheel_directories("lib"));
+    let mut directories = nvidia_wheel_directories("lib");
+    directories.push(PathBuf::from("/usr/local/cuda/lib64"));
+    let outcome = load_library(&names, &directories);
     Probe {
         name: "NVRTC".to_string(),
         found: outcome.is_ok(),

@@ -95,9 +95,10 @@ impl Gpu {
 
     /// A timing event recorded on the stream now.
     pub fn record(&self) -> Result<CudaEvent, String> {
+        // cudarc's default flags disable timing, and `elapsed_ms` then fails.
         let event = self
             .context
-            .new_event(None)
+            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(|e| driver_error("create an event", e))?;
         event
             .record(&self.stream)

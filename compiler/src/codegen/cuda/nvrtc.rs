@@ -1,11 +1,11 @@
-//! CUDA C to PTX through NVRTC (cudarc, loaded dynamically), and PTX to a
-//! cubin through `ptxas`. Neither needs a GPU. cudarc panics when it cannot
-//! load NVRTC, so the library is probed first; once found it is loaded by
-//! its full path and kept loaded, which is how cudarc's own load by name
-//! (`libnvrtc.so.12`) finds a copy that is not on the loader's path (pip's
-//! `nvidia-cuda-nvrtc-cu12`).
+//! CUDA C to PTX through NVRTC, and PTX to a cubin through `ptxas`. Neither
+//! needs a GPU. NVRTC is probed first (pip's wheels, the toolkit, the
+//! loader's path), then its few entry points are bound by hand, so that any
+//! NVRTC from CUDA 11.2 to 13 serves and a missing one is a message, not a
+//! panic.
 
 use crate::driver::toolchain::{find_executable, nvidia_wheel_directories, probe_nvrtc};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::OnceLock;
 
 /// Why NVRTC or ptxas gave no result.
@@ -29,9 +29,41 @@ impl ToolError {
 /// The default architecture when no GPU says otherwise.
 pub const DEFAULT_ARCH: &str = "sm_80";
 
-/// Loads NVRTC once; the path it was found at.
-fn load_nvrtc() -> Result<&'static str, ToolError> {
-    static LOADED: OnceLock<Result<String, ToolError>> = OnceLock::new();
+/// The C entry points of NVRTC that tirc calls. They are bound here rather
+/// than through cudarc, whose table of NVRTC symbols is fixed at CUDA 12
+/// (it panics on NVRTC 13, which dropped `nvrtcGetNVVM`) and whose load by
+/// soname misses `libnvrtc.so.13`.
+struct Nvrtc {
+    /// Where the library was found.
+    path: String,
+    create_program: unsafe extern "C" fn(
+        *mut *mut c_void,
+        *const c_char,
+        *const c_char,
+        c_int,
+        *const *const c_char,
+        *const *const c_char,
+    ) -> c_int,
+    compile_program: unsafe extern "C" fn(*mut c_void, c_int, *const *const c_char) -> c_int,
+    get_program_log_size: unsafe extern "C" fn(*mut c_void, *mut usize) -> c_int,
+    get_program_log: unsafe extern "C" fn(*mut c_void, *mut c_char) -> c_int,
+    get_ptx_size: unsafe extern "C" fn(*mut c_void, *mut usize) -> c_int,
+    get_ptx: unsafe extern "C" fn(*mut c_void, *mut c_char) -> c_int,
+    destroy_program: unsafe extern "C" fn(*mut *mut c_void) -> c_int,
+    get_error_string: unsafe extern "C" fn(c_int) -> *const c_char,
+    /// Keeps the library mapped while the entry points above are used.
+    _library: libloading::Library,
+    /// NVRTC's builtins, loaded from beside it: NVRTC 13 opens them by
+    /// soname, which fails when its directory is not on the loader's path.
+    _builtins: Option<libloading::Library>,
+}
+
+const NVRTC_SUCCESS: c_int = 0;
+const NVRTC_ERROR_COMPILATION: c_int = 6;
+
+/// Loads NVRTC once and binds its entry points.
+fn load_nvrtc() -> Result<&'static Nvrtc, ToolError> {
+    static LOADED: OnceLock<Result<Nvrtc, ToolError>> = OnceLock::new();
     LOADED
         .get_or_init(|| {
             let probe = probe_nvrtc();
@@ -44,22 +76,160 @@ fn load_nvrtc() -> Result<&'static str, ToolError> {
                     help: probe.help,
                 });
             }
-            // SAFETY: NVRTC's initialisers are made to run on dlopen; the
-            // handle is leaked so the library stays loaded for cudarc.
-            match unsafe { libloading::Library::new(&probe.detail) } {
-                Ok(library) => {
-                    std::mem::forget(library);
-                    Ok(probe.detail)
-                }
-                Err(error) => Err(ToolError::failed(format!(
-                    "cannot load NVRTC from {}: {error}",
-                    probe.detail
-                ))),
-            }
+            bind_nvrtc(probe.detail)
         })
         .as_ref()
-        .map(String::as_str)
         .map_err(Clone::clone)
+}
+
+fn bind_nvrtc(path: String) -> Result<Nvrtc, ToolError> {
+    let cannot = |error: libloading::Error| {
+        ToolError::failed(format!("cannot load NVRTC from {path}: {error}"))
+    };
+    // SAFETY: each symbol is bound to the C signature NVRTC's header
+    // (nvrtc.h, unchanged since CUDA 11) declares for it.
+    unsafe {
+        let library = libloading::Library::new(&path).map_err(cannot)?;
+        let builtins =
+            builtins_beside(&path).and_then(|builtins| libloading::Library::new(builtins).ok());
+        Ok(Nvrtc {
+            create_program: *library.get(b"nvrtcCreateProgram\0").map_err(cannot)?,
+            compile_program: *library.get(b"nvrtcCompileProgram\0").map_err(cannot)?,
+            get_program_log_size: *library.get(b"nvrtcGetProgramLogSize\0").map_err(cannot)?,
+            get_program_log: *library.get(b"nvrtcGetProgramLog\0").map_err(cannot)?,
+            get_ptx_size: *library.get(b"nvrtcGetPTXSize\0").map_err(cannot)?,
+            get_ptx: *library.get(b"nvrtcGetPTX\0").map_err(cannot)?,
+            destroy_program: *library.get(b"nvrtcDestroyProgram\0").map_err(cannot)?,
+            get_error_string: *library.get(b"nvrtcGetErrorString\0").map_err(cannot)?,
+            _library: library,
+            _builtins: builtins,
+            path,
+        })
+    }
+}
+
+/// `libnvrtc-builtins.so.X.Y` in the directory of the NVRTC at `path`.
+fn builtins_beside(path: &str) -> Option<std::path::PathBuf> {
+    let directory = std::path::Path::new(path).parent()?;
+    std::fs::read_dir(directory)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|candidate| {
+            candidate
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("libnvrtc-builtins.so."))
+        })
+}
+
+impl Nvrtc {
+    fn error_text(&self, status: c_int) -> String {
+        // SAFETY: nvrtcGetErrorString returns a static C string for any code.
+        let text = unsafe { (self.get_error_string)(status) };
+        if text.is_null() {
+            return format!("NVRTC error {status}");
+        }
+        // SAFETY: non-null, NUL-terminated, static (above).
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn check(&self, what: &str, status: c_int) -> Result<(), ToolError> {
+        if status == NVRTC_SUCCESS {
+            return Ok(());
+        }
+        Err(ToolError::failed(format!(
+            "NVRTC failed to {what}: {}",
+            self.error_text(status)
+        )))
+    }
+
+    /// Reads a NUL-terminated text NVRTC holds for `program` (log or PTX).
+    fn read_text(
+        &self,
+        what: &str,
+        program: *mut c_void,
+        size: unsafe extern "C" fn(*mut c_void, *mut usize) -> c_int,
+        text: unsafe extern "C" fn(*mut c_void, *mut c_char) -> c_int,
+    ) -> Result<String, ToolError> {
+        let mut length = 0usize;
+        // SAFETY: `program` is live; the buffer has the size NVRTC reported.
+        self.check(what, unsafe { size(program, &mut length) })?;
+        let mut buffer = vec![0u8; length.max(1)];
+        self.check(what, unsafe {
+            text(program, buffer.as_mut_ptr().cast::<c_char>())
+        })?;
+        let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+        Ok(String::from_utf8_lossy(&buffer[..end]).into_owned())
+    }
+
+    /// Compiles `source` with `options`: the PTX, or the compiler's log.
+    fn compile(&self, source: &str, options: &[String]) -> Result<String, ToolError> {
+        let interior_nul = |_| ToolError::failed("the CUDA C holds a NUL byte");
+        let source = CString::new(source).map_err(interior_nul)?;
+        let name = CString::new("tirc_kernels.cu").map_err(interior_nul)?;
+        let options: Vec<CString> = options
+            .iter()
+            .map(|option| CString::new(option.as_str()).map_err(interior_nul))
+            .collect::<Result<_, _>>()?;
+        let option_pointers: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
+        let mut program: *mut c_void = std::ptr::null_mut();
+        // SAFETY: the strings outlive the calls; no headers are passed.
+        let status = unsafe {
+            (self.create_program)(
+                &mut program,
+                source.as_ptr(),
+                name.as_ptr(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        self.check("create a program", status)?;
+        // SAFETY: `program` was created above; the option array is live.
+        let status = unsafe {
+            (self.compile_program)(
+                program,
+                option_pointers.len() as c_int,
+                option_pointers.as_ptr(),
+            )
+        };
+        let result = match status {
+            NVRTC_SUCCESS => {
+                self.read_text("return the PTX", program, self.get_ptx_size, self.get_ptx)
+            }
+            NVRTC_ERROR_COMPILATION => {
+                let log = self.read_text(
+                    "return its log",
+                    program,
+                    self.get_program_log_size,
+                    self.get_program_log,
+                )?;
+                Err(ToolError::failed(format!(
+                    "NVRTC rejected the generated CUDA C (a tirc bug; please report it):\n{log}"
+                )))
+            }
+            _ => {
+                let log = self
+                    .read_text(
+                        "return its log",
+                        program,
+                        self.get_program_log_size,
+                        self.get_program_log,
+                    )
+                    .unwrap_or_default();
+                Err(ToolError::failed(format!(
+                    "NVRTC failed to compile: {}\n{log}",
+                    self.error_text(status)
+                )))
+            }
+        };
+        // SAFETY: destroyed once, after its last use.
+        unsafe { (self.destroy_program)(&mut program) };
+        result
+    }
 }
 
 /// Header directories with `cuda_fp16.h`, which NVRTC needs for float16
@@ -71,9 +241,14 @@ fn include_paths(nvrtc_path: &str) -> Vec<String> {
     let mut candidates: Vec<PathBuf> = std::env::var_os("TIRC_CUDA_INCLUDE")
         .map(|dir| std::env::split_paths(&dir).collect())
         .unwrap_or_default();
-    // .../nvidia/cuda_nvrtc/lib/libnvrtc.so.12 -> .../nvidia/cuda_runtime/include
-    if let Some(nvidia) = Path::new(nvrtc_path).ancestors().nth(3) {
+    // .../nvidia/cuda_nvrtc/lib/libnvrtc.so.12 -> .../nvidia/cuda_runtime/include;
+    // .../nvidia/cu13/lib/libnvrtc.so.13 (and a toolkit's lib64) -> ../include.
+    let ancestors: Vec<&Path> = Path::new(nvrtc_path).ancestors().collect();
+    if let Some(nvidia) = ancestors.get(3) {
         candidates.push(nvidia.join("cuda_runtime/include"));
+    }
+    if let Some(root) = ancestors.get(2) {
+        candidates.push(root.join("include"));
     }
     candidates.extend(nvidia_wheel_directories("include"));
     candidates.push(PathBuf::from("/usr/local/cuda/include"));
@@ -95,8 +270,8 @@ fn arch_number(arch: &str) -> &str {
 
 /// Compiles CUDA C to PTX for `arch` (`sm_90`).
 pub fn compile_ptx(source: &str, arch: &str) -> Result<String, ToolError> {
-    let nvrtc_path = load_nvrtc()?;
-    let include_paths = include_paths(nvrtc_path);
+    let nvrtc = load_nvrtc()?;
+    let include_paths = include_paths(&nvrtc.path);
     let needs_headers =
         source.contains("#include <cuda_fp16.h>") || source.contains("#include <cuda_bf16.h>");
     if needs_headers && include_paths.is_empty() {
@@ -105,25 +280,16 @@ pub fn compile_ptx(source: &str, arch: &str) -> Result<String, ToolError> {
             help: Some("`pip install nvidia-cuda-runtime-cu12` (no GPU needed), or name the directory with TIRC_CUDA_INCLUDE".to_string()),
         });
     }
-    let virtual_arch: &'static str =
-        Box::leak(format!("compute_{}", arch_number(arch)).into_boxed_str());
-    let options = cudarc::nvrtc::CompileOptions {
-        arch: Some(virtual_arch),
-        include_paths,
-        options: vec!["--std=c++17".to_string()],
-        ..Default::default()
-    };
-    match cudarc::nvrtc::compile_ptx_with_opts(source, options) {
-        Ok(ptx) => Ok(ptx.to_src()),
-        Err(cudarc::nvrtc::CompileError::CompileError { log, .. }) => Err(ToolError {
-            message: format!(
-                "NVRTC rejected the generated CUDA C (a tirc bug; please report it):\n{}",
-                log.to_string_lossy()
-            ),
-            help: None,
-        }),
-        Err(error) => Err(ToolError::failed(format!("NVRTC failed: {error:?}"))),
-    }
+    let mut options = vec![
+        format!("--gpu-architecture=compute_{}", arch_number(arch)),
+        "--std=c++17".to_string(),
+    ];
+    options.extend(
+        include_paths
+            .iter()
+            .map(|dir| format!("--include-path={dir}")),
+    );
+    nvrtc.compile(source, &options)
 }
 
 /// What `ptxas -v` reported for one kernel.
@@ -209,4 +375,61 @@ pub fn parse_ptxas_report(log: &str) -> Vec<KernelResources> {
         }
     }
     kernels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NVRTC is here, or the test may skip (CI requires it).
+    fn nvrtc_here() -> bool {
+        let found = probe_nvrtc().found;
+        let required = std::env::var_os("TIRC_REQUIRE_CUDA_TOOLS").is_some_and(|v| v != "0");
+        assert!(
+            found || !required,
+            "TIRC_REQUIRE_CUDA_TOOLS is set and NVRTC is missing"
+        );
+        if !found {
+            eprintln!("skipped: NVRTC not found");
+        }
+        found
+    }
+
+    #[test]
+    fn a_kernel_compiles_to_ptx_for_the_requested_architecture() {
+        if !nvrtc_here() {
+            return;
+        }
+        let source = "extern \"C\" __global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }";
+        let ptx = compile_ptx(source, "sm_90").expect("NVRTC compiles a plain kernel");
+        assert!(ptx.contains(".target sm_90"), "{ptx}");
+        assert!(ptx.contains(".entry scale"), "{ptx}");
+    }
+
+    #[test]
+    fn rejected_cuda_c_reports_nvrtc_log() {
+        if !nvrtc_here() {
+            return;
+        }
+        let error = compile_ptx("extern \"C\" __global__ void broken( {}", "sm_80")
+            .expect_err("NVRTC rejects a syntax error");
+        assert!(
+            error.message.contains("NVRTC rejected"),
+            "{}",
+            error.message
+        );
+        assert!(error.message.contains("error"), "{}", error.message);
+    }
+
+    #[test]
+    fn builtins_are_found_beside_nvrtc() {
+        let directory = std::env::temp_dir().join(format!("tirc-nvrtc-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        std::fs::write(directory.join("libnvrtc.so.13"), b"").unwrap();
+        std::fs::write(directory.join("libnvrtc-builtins.so.13.0"), b"").unwrap();
+        let nvrtc = directory.join("libnvrtc.so.13");
+        let found = builtins_beside(nvrtc.to_str().unwrap());
+        std::fs::remove_dir_all(&directory).unwrap();
+        assert_eq!(found, Some(directory.join("libnvrtc-builtins.so.13.0")));
+    }
 }
