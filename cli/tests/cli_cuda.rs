@@ -134,3 +134,43 @@ fn a_program_not_bound_to_threads_is_refused_at_a_place_in_the_file() {
         "the diagnostic has a place: {stderr}"
     );
 }
+
+/// The output of a reduction with `T.init()` is written before it is read,
+/// so `--args` may leave it out on the CUDA target as on the CPU (the CUDA
+/// host function stores nothing itself; the outputs come from the program).
+#[test]
+fn args_may_leave_out_the_output_of_a_cuda_run() {
+    let dir = std::env::temp_dir().join(format!("tirc-cli-cuda-args-{}", std::process::id()));
+    let dir_text = dir.to_str().unwrap();
+    let mode = if has_gpu() { None } else { Some("--emulate") };
+    let mut first = vec![
+        "run",
+        "tests/codegen/cuda/shared_tiles.tir",
+        "--target",
+        "cuda",
+        "--save-outputs",
+        dir_text,
+    ];
+    first.extend(mode);
+    let output = run(&first);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    std::fs::remove_file(dir.join("C.npy")).expect("the output was saved");
+    let mut second = vec![
+        "run",
+        "tests/codegen/cuda/shared_tiles.tir",
+        "--target",
+        "cuda",
+        "--args",
+        dir_text,
+        "--check",
+    ];
+    second.extend(mode);
+    let output = run(&second);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("C"),
+        "{}",
+        text(&output.stdout)
+    );
+}

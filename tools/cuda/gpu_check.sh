@@ -36,6 +36,9 @@ list=$out/cases.txt
 for f in tests/codegen/cuda/*.tir; do echo "$f -" >> "$list"; done
 for f in examples/*.tir; do
     grep -q 'blockIdx\|threadIdx' "$f" || continue
+    # At 1024^3 the interpreter needs minutes: on a GPU, gpu_matmul.py checks
+    # this one against a float64 product instead.
+    [ -z "$mode" ] && [ "$f" = examples/matmul_gpu.tir ] && continue
     grep -o '^def schedule[a-z0-9_]*' "$f" | sed 's/^def //' | while read -r s; do echo "$f $s" >> "$list"; done
 done
 for f in stdlib/ops/*.tir; do

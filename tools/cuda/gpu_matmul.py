@@ -59,7 +59,7 @@ def main():
                        "--bench", "20", "--json"]
             result = subprocess.run(command, capture_output=True, text=True, timeout=600)
             if result.returncode != 0:
-                print(f"FAIL  {size} {schedule}: {result.stderr[-2000:]}")
+                print(f"FAIL  {size} {schedule}: {result.stdout[-2000:]} {result.stderr[-2000:]}")
                 rows.append((size, schedule, None, None))
                 continue
             report = json.loads(result.stdout)

@@ -176,9 +176,9 @@ pub fn run_cuda(
         seed: request.seed,
         shape_values: &request.shape_values,
     };
-    let inputs = prepare_inputs(entry.lowered, &source).map_err(failed)?;
     // The host function stores nothing itself: its kernels do.
     let outputs = output_positions(entry.original);
+    let inputs = prepare_inputs(entry.lowered, &outputs, &source).map_err(failed)?;
     let flops = count_flops(entry.original, &shape_values(entry.original, &inputs));
     let (reference, reference_note) = match request.check {
         None => (None, None),

@@ -93,8 +93,13 @@ fn shape_of(
 /// where a directory is given (a 0-d array for a scalar; an output the
 /// function writes may be left out and starts as zeros, shaped by the
 /// inputs), else seeded random data, symbolic sizes from `shape_values`.
-pub fn prepare_inputs(func: &PrimFunc, source: &InputSource<'_>) -> Result<Vec<Arg>, String> {
-    let outputs = output_positions(func);
+/// `outputs` are the positions of the parameters the program writes (from
+/// the function before lowering: a CUDA host function writes nothing itself).
+pub fn prepare_inputs(
+    func: &PrimFunc,
+    outputs: &[usize],
+    source: &InputSource<'_>,
+) -> Result<Vec<Arg>, String> {
     let mut args: Vec<Option<Arg>> = Vec::with_capacity(func.params.len());
     let mut missing: Vec<String> = Vec::new();
     let mut random_bytes: u64 = 0;

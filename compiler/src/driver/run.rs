@@ -218,7 +218,8 @@ fn run_llvm(
         seed: request.seed,
         shape_values: &request.shape_values,
     };
-    let inputs = prepare_inputs(entry.lowered, &source).map_err(usage)?;
+    let inputs =
+        prepare_inputs(entry.lowered, &output_positions(entry.original), &source).map_err(usage)?;
     let kernel = PreparedRun::new(function, entry.lowered, &inputs)
         .map_err(|failure| usage(failure.to_string()))?;
     let outputs = output_positions(entry.lowered);

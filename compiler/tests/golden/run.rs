@@ -44,7 +44,11 @@ fn run_case(path: &Path) -> Result<CaseOutcome, String> {
         args_dir: inputs_dir.is_dir().then_some(inputs_dir.as_path()),
         ..InputSource::default()
     };
-    let inputs = prepare_inputs(func, &source)?;
+    let inputs = prepare_inputs(
+        func,
+        &tirc::driver::execute::output_positions(func),
+        &source,
+    )?;
     let kernel = PreparedRun::new(function, func, &inputs).map_err(|e| e.to_string())?;
     kernel.run().map_err(|e| e.to_string())?;
     let results = kernel.results(&inputs).map_err(|e| e.to_string())?;
