@@ -4,7 +4,10 @@ by `tirc run --bench` (CUDA events around the launches) and compared with
 torch.matmul (cuBLAS) timed the same way in the same run, in float32 with
 TF32 off (the same arithmetic as tirc's kernels) and with TF32 on.
 
-    python3 tools/cuda/gpu_matmul.py path/to/tirc OUT_DIR
+    python3 tools/cuda/gpu_matmul.py path/to/tirc OUT_DIR [FILE SCHEDULE...]
+
+FILE (default examples/matmul_gpu.tir) is a 1024^3 float32 matmul
+`C = A @ B`; its other sizes are made by replacing 1024.
 """
 
 import json
@@ -34,7 +37,14 @@ def torch_ms(a, b, tf32, runs=20):
 
 def main():
     tirc, out = sys.argv[1], sys.argv[2]
-    source = open("examples/matmul_gpu.tir").read()
+    file = sys.argv[3] if len(sys.argv) > 3 else "examples/matmul_gpu.tir"
+    schedules = sys.argv[4:] or [
+        "schedule",
+        "schedule_shared",
+        "schedule_register_tiles",
+        "schedule_register_tiles_64",
+    ]
+    source = open(file).read()
     rows = []
     print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     for size in (1024, 4096):
@@ -52,7 +62,7 @@ def main():
         a_gpu, b_gpu = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
         expected = (a_gpu.double() @ b_gpu.double()).cpu().numpy()
         scale = np.abs(expected).max()
-        for schedule in ("schedule", "schedule_shared"):
+        for schedule in schedules:
             saved = os.path.join(out, f"saved_{size}_{schedule}")
             command = [tirc, "--color", "never", "run", path, "--schedule", schedule,
                        "--target", "cuda", "--args", args, "--save-outputs", saved,

@@ -150,9 +150,12 @@ impl Names {
         printed
     }
 
-    /// Gives a variable a printed form without reserving a name (`A.data`).
+    /// Gives a variable a printed form without reserving a name (`A.data`),
+    /// until the innermost scope closes: a kernel split from a host function
+    /// shares the host's data variables, and must not print the host's names.
     pub fn alias_var(&mut self, var: &Var, text: impl Into<Rc<str>>) {
-        self.vars.insert(var.clone(), text.into());
+        let shadowed = self.vars.insert(var.clone(), text.into());
+        self.defined.push(Definition::Var(var.clone(), shadowed));
     }
 
     /// The printed name of a defined variable.

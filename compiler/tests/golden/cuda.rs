@@ -28,26 +28,12 @@ fn require_tools() -> bool {
     std::env::var_os("TIRC_REQUIRE_CUDA_TOOLS").is_some_and(|v| v != "0")
 }
 
-/// Operators whose CUDA lowering tirc still gets wrong, and why.
-const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "stdlib/ops/layernorm.tir",
-    "reuse-storage lets X_mean share X_sum's storage on the host; the kernel \
-     that reads X_sum and writes X_mean takes one parameter for both and \
-     declares X_sum as a view of a data variable it does not have, so the \
-     printed kernel does not read back",
-)];
-
 /// The examples whose schedules bind GPU threads, with each schedule name,
 /// and the `schedule_cuda` of every `stdlib/ops` operator.
 fn gpu_examples() -> Vec<(std::path::PathBuf, String)> {
     let mut found = Vec::new();
     for path in collect(&tests_root().join("../stdlib/ops"), ".tir") {
         let text = std::fs::read_to_string(&path).expect("readable operator");
-        let known_failure = KNOWN_FAILURES.iter().find(|(name, _)| path.ends_with(name));
-        if let Some((name, why)) = known_failure {
-            eprintln!("cuda: skipped: {name} (schedule_cuda): FIXME {why}");
-            continue;
-        }
         if text.contains("\ndef schedule_cuda(") {
             found.push((path, "schedule_cuda".to_string()));
         }
