@@ -96,6 +96,8 @@ pub mod codes {
     pub const BAD_REINDEX: &str = "E0342";
     /// A cache stage whose copy would leave the buffer.
     pub const CACHE_OUT_OF_BOUNDS: &str = "E0343";
+    /// A sampling instruction with arguments or a decision it cannot use.
+    pub const BAD_SAMPLE: &str = "E0344";
 }
 
 /// A program location a refusal is about.

@@ -1682,4 +1682,41 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0344",
+        title: "a sampling instruction cannot use its arguments or decision",
+        text: r#"`sample_perfect_tile(loop, n, max_innermost_factor, decision)` draws `n`
+factors whose product is the loop's extent: the loop's extent must be a
+constant, `n` between 1 and 64, and a decision given with `decision=` must
+have `n` positive factors (tirc then fits it to the extent from the
+innermost factor out, as TVM does when it replays a trace).
+`sample_categorical(candidates, probs, decision)` needs one non-negative
+probability per integer candidate, not all zero, and a decision that is the
+index of a candidate. The trace records each decision, so the schedule
+replays exactly."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    for i in range(128):
+        with T.block("B"):
+            vi = T.axis.spatial(128, i)
+            B[vi] = A[vi] * T.float32(2)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    (i,) = sch.get_loops(b)
+    factors = sch.sample_perfect_tile(i, n=2, decision=[4, 8, 4])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    for i in range(128):
+        with T.block("B"):
+            vi = T.axis.spatial(128, i)
+            B[vi] = A[vi] * T.float32(2)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    (i,) = sch.get_loops(b)
+    factors = sch.sample_perfect_tile(i, n=2, decision=[16, 8])
+    sch.split(i, factors=factors)
+"#,
+        from_passes_only: false,
+    },
 ];

@@ -845,14 +845,17 @@ fn apply_split(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
                 factors.push(None);
                 trace_factors.push(TraceArg::None);
             }
-            Value::Int(v) => {
+            Value::Int(v) | Value::Sampled(_, v) => {
                 let dtype = if i32::try_from(*v).is_ok() {
                     DataType::int32()
                 } else {
                     DataType::int64()
                 };
                 factors.push(Some(Expr::int(*v, dtype)));
-                trace_factors.push(TraceArg::Int(*v));
+                trace_factors.push(match item {
+                    Value::Sampled(rv, _) => TraceArg::Rv(*rv),
+                    _ => TraceArg::Int(*v),
+                });
             }
             other => return Err(run.wrong_kind(bound, 1, "factors", expected, other)),
         }

@@ -35,6 +35,7 @@ pub mod region;
 pub mod reindex;
 pub mod report;
 pub mod rfactor;
+pub mod sampling;
 pub mod scope;
 pub mod script;
 pub mod state;

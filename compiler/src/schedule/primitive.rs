@@ -144,6 +144,7 @@ const FAMILIES: &[&[Primitive]] = &[
     super::tensorize::PRIMITIVES,
     super::layout_transformation::PRIMITIVES,
     super::reindex::PRIMITIVES,
+    super::sampling::PRIMITIVES,
 ];
 
 /// Every primitive tirc applies.
@@ -177,9 +178,7 @@ pub const TVM_ONLY_METHODS: &[&str] = &[
     "annotate_buffer_access",
     "unsafe_hide_buffer_access",
     "fuse_reduction_epilogue",
-    "sample_perfect_tile",
     "sample_partitioned_tile",
-    "sample_categorical",
     "sample_compute_location",
     "get_output_blocks",
     "enter_postproc",

@@ -147,7 +147,13 @@ pub struct ScheduleState {
     /// The tensor intrinsics the program registers (the stdlib's are found
     /// apart).
     tensor_intrinsics: std::sync::Arc<Vec<crate::ir::TensorIntrin>>,
+    /// The seed sampling instructions draw from.
+    seed: u64,
 }
+
+/// The seed of a schedule that names none (TVM's default is -1, "from the
+/// clock"; tirc stays reproducible).
+pub const DEFAULT_SEED: u64 = 1;
 
 impl ScheduleState {
     /// The state of a module before any step.
@@ -165,11 +171,22 @@ impl ScheduleState {
             removed: NodeMap::default(),
             current_step: 0,
             tensor_intrinsics: Default::default(),
+            seed: DEFAULT_SEED,
         };
         for function in 0..count {
             state.index_function(function);
         }
         state
+    }
+
+    /// The seed sampling instructions draw from (`s_tir.Schedule(..., seed=)`).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Sets the seed sampling instructions draw from.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
     }
 
     /// Makes the program's own tensor intrinsics known to `tensorize`.

@@ -2,16 +2,38 @@
 //! `sch.trace` (`def apply_trace(sch: s_tir.Schedule) -> None:`), so that it
 //! runs in TVM as it is.
 //!
-//! Every loop or block a primitive returns is a random variable (`Rv`); the
-//! printer names them from one counter in order of appearance: `b0`, `l1`,
-//! `l2`, ... (`b` for blocks, `l` for loops), as TVM does.
+//! Every loop or block a primitive returns, and every integer a sampling
+//! instruction draws, is a random variable (`Rv`); the printer names them
+//! from one counter in order of appearance: `b0`, `l1`, `v2`, ... (`b` for
+//! blocks, `l` for loops, `v` for sampled integers), as TVM does.
 
 use super::state::SRefKind;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// A loop or block returned by a primitive: an index into the run's table.
+/// A loop, block or sampled integer returned by a primitive: an index into
+/// the run's table.
 pub type Rv = usize;
+
+/// What a random variable stands for, which names it in a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RvKind {
+    /// A loop (`l3`).
+    Loop,
+    /// A block (`b0`).
+    Block,
+    /// An integer a sampling instruction drew (`v4`; TVM's `ExprRV`).
+    Expr,
+}
+
+impl From<SRefKind> for RvKind {
+    fn from(kind: SRefKind) -> RvKind {
+        match kind {
+            SRefKind::Loop => RvKind::Loop,
+            SRefKind::Block => RvKind::Block,
+        }
+    }
+}
 
 /// An argument of a recorded call.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,13 +88,13 @@ pub struct Trace {
     /// The calls in order.
     pub instructions: Vec<Instruction>,
     /// The kind of each random variable, by index.
-    pub rv_kinds: Vec<SRefKind>,
+    pub rv_kinds: Vec<RvKind>,
 }
 
 impl Trace {
     /// A new random variable of the given kind.
-    pub fn new_rv(&mut self, kind: SRefKind) -> Rv {
-        self.rv_kinds.push(kind);
+    pub fn new_rv(&mut self, kind: impl Into<RvKind>) -> Rv {
+        self.rv_kinds.push(kind.into());
         self.rv_kinds.len() - 1
     }
 
@@ -103,7 +125,8 @@ impl Trace {
                 .entry(rv)
                 .or_insert_with(|| {
                     let prefix = match self.rv_kinds.get(rv) {
-                        Some(SRefKind::Loop) => 'l',
+                        Some(RvKind::Loop) => 'l',
+                        Some(RvKind::Expr) => 'v',
                         _ => 'b',
                     };
                     let name = format!("{prefix}{counter}");

@@ -58,7 +58,7 @@ impl Interpreter<'_> {
     pub(crate) fn as_bool(&self, arg: &Arg, param: &str) -> Eval<bool> {
         match &arg.value {
             Value::Bool(b) => Ok(*b),
-            Value::Int(i) => Ok(*i != 0),
+            Value::Int(i) | Value::Sampled(_, i) => Ok(*i != 0),
             other => Err(Diagnostic::error(
                 codes::WRONG_KIND,
                 format!(
@@ -81,7 +81,7 @@ impl Interpreter<'_> {
         default: Option<i64>,
     ) -> Eval<i64> {
         match (bound.get(index).map(|a| &a.value), default) {
-            (Some(Value::Int(i)), _) => Ok(*i),
+            (Some(Value::Int(i) | Value::Sampled(_, i)), _) => Ok(*i),
             (Some(Value::Bool(b)), _) => Ok(*b as i64),
             (Some(other), _) => Err(self.wrong_kind(bound, index, param, "an integer", other)),
             (None, Some(default)) => Ok(default),
@@ -304,6 +304,7 @@ impl Interpreter<'_> {
         fn convert(value: &Value) -> Option<(AttrValue, TraceArg)> {
             Some(match value {
                 Value::Int(i) => (AttrValue::Int(*i), TraceArg::Int(*i)),
+                Value::Sampled(rv, i) => (AttrValue::Int(*i), TraceArg::Rv(*rv)),
                 Value::Float(f) => (AttrValue::Float(*f), TraceArg::Float(*f)),
                 Value::Str(s) => (AttrValue::Str(s.clone()), TraceArg::Str(s.clone())),
                 Value::Bool(b) => (AttrValue::Bool(*b), TraceArg::Bool(*b)),

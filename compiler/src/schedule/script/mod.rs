@@ -59,6 +59,7 @@ pub(crate) fn run(
     stop_after: Option<usize>,
 ) -> Outcome {
     let text_start = def.span.end.saturating_sub(def.text.len() as u32);
+    let state_seed = state.seed();
     let mut interpreter = Interpreter {
         state,
         file,
@@ -70,6 +71,7 @@ pub(crate) fn run(
         steps: Vec::new(),
         stop_after,
         handles: Vec::new(),
+        random: super::sampling::RandomState::new(state_seed),
     };
     if let Some(first) = def.def.params.first() {
         interpreter
@@ -111,6 +113,8 @@ pub(crate) struct Interpreter<'a> {
     stop_after: Option<usize>,
     /// What each assigned name denoted.
     handles: Vec<HandleBinding>,
+    /// What sampling instructions draw from.
+    random: super::sampling::RandomState,
 }
 
 /// The result of evaluating script: a value, or why the run stops.
@@ -179,7 +183,7 @@ impl Interpreter<'_> {
             _ => items
                 .iter()
                 .map(|item| match item {
-                    Value::Int(value) => value.to_string(),
+                    Value::Int(value) | Value::Sampled(_, value) => value.to_string(),
                     other => other.describe().to_string(),
                 })
                 .collect(),
@@ -225,7 +229,7 @@ impl Interpreter<'_> {
             {
                 let mut bounds = Vec::new();
                 for arg in args {
-                    match self.eval(arg)? {
+                    match self.eval(arg)?.plain() {
                         Value::Int(value) => bounds.push(value),
                         other => {
                             return Err(self.error(
@@ -391,7 +395,7 @@ impl Interpreter<'_> {
                 Ok(Value::Dict(entries))
             }
             ast::ExprKind::UnaryOp { op, operand } => {
-                let value = self.eval(operand)?;
+                let value = self.eval(operand)?.plain();
                 match (op, value) {
                     (ast::UnaryOp::Neg, Value::Int(v)) => Ok(Value::Int(v.wrapping_neg())),
                     (ast::UnaryOp::Neg, Value::Float(v)) => Ok(Value::Float(-v)),
@@ -404,7 +408,7 @@ impl Interpreter<'_> {
                 }
             }
             ast::ExprKind::BinOp { op, lhs, rhs } => {
-                let (a, b) = (self.eval(lhs)?, self.eval(rhs)?);
+                let (a, b) = (self.eval(lhs)?.plain(), self.eval(rhs)?.plain());
                 let (Value::Int(a), Value::Int(b)) = (&a, &b) else {
                     return Err(self.error(
                         codes::WRONG_KIND,
@@ -446,7 +450,7 @@ impl Interpreter<'_> {
                 if let ast::ExprKind::Slice { lower, upper, step } = &index.kind {
                     return self.slice(container, [lower, upper, step], expr.span);
                 }
-                let index_value = self.eval(index)?;
+                let index_value = self.eval(index)?.plain();
                 match (container, index_value) {
                     (Value::List(items), Value::Int(i)) => {
                         let len = items.len() as i64;
@@ -784,7 +788,7 @@ impl Interpreter<'_> {
         let mut parts = [None; 3];
         for (part, bound) in parts.iter_mut().zip(bounds) {
             if let Some(bound) = bound {
-                match self.eval(bound)? {
+                match self.eval(bound)?.plain() {
                     Value::Int(value) => *part = Some(value),
                     Value::None => {}
                     other => {
@@ -831,6 +835,24 @@ impl Interpreter<'_> {
     }
 
     /// A new random variable for a loop or block.
+    /// A new random variable for an integer a sampling instruction drew.
+    pub(crate) fn new_expr_rv(&mut self) -> Rv {
+        let rv = self.trace.new_rv(super::trace::RvKind::Expr);
+        // No loop or block: the slot keeps `rv_nodes` indexed by random variable.
+        self.rv_nodes.push(NodeId(0));
+        rv
+    }
+
+    /// The random state sampling draws from.
+    pub(crate) fn random_state(&self) -> super::sampling::RandomState {
+        self.random
+    }
+
+    /// The random state after a draw.
+    pub(crate) fn set_random_state(&mut self, random: super::sampling::RandomState) {
+        self.random = random;
+    }
+
     pub(crate) fn new_rv(&mut self, kind: SRefKind, node: NodeId) -> Rv {
         let rv = self.trace.new_rv(kind);
         self.rv_nodes.push(node);

@@ -16,6 +16,9 @@ pub enum Value {
     Loop(Rv),
     /// An integer.
     Int(i64),
+    /// An integer a sampling instruction drew: used as an integer, and
+    /// recorded in the trace as the random variable (`v3`) it came from.
+    Sampled(Rv, i64),
     /// A float.
     Float(f64),
     /// A string.
@@ -51,13 +54,30 @@ impl PartialEq for Lambda {
 }
 
 impl Value {
+    /// The integer this value is, sampled or written.
+    pub fn integer(&self) -> Option<i64> {
+        match self {
+            Value::Int(value) | Value::Sampled(_, value) => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// The value with a sampled integer made a plain one (what arithmetic
+    /// on it gives: TVM's trace would hold an expression there).
+    pub fn plain(self) -> Value {
+        match self {
+            Value::Sampled(_, value) => Value::Int(value),
+            other => other,
+        }
+    }
+
     /// What kind of value this is, for messages.
     pub fn describe(&self) -> &'static str {
         match self {
             Value::Schedule => "the schedule",
             Value::Block(_) => "a block handle",
             Value::Loop(_) => "a loop handle",
-            Value::Int(_) => "an integer",
+            Value::Int(_) | Value::Sampled(..) => "an integer",
             Value::Float(_) => "a float",
             Value::Str(_) => "a string",
             Value::Bool(_) => "a bool",
