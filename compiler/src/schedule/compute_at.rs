@@ -10,6 +10,7 @@ use super::compute_inline::{leaf_removal, replace_node};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{optional, required, Param, Primitive};
 use super::region::bindings;
+use super::sampling::ComputeLocation;
 use super::scope::{complete_block_violation, current_affine_binding, reduction_block_violation};
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::ScheduleState;
@@ -796,10 +797,32 @@ fn apply_move(
     primitive: fn(&mut ScheduleState, NodeId, NodeId, bool, i64) -> ScheduleResult<()>,
 ) -> Eval<Value> {
     let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
-    let (loop_rv, loop_id) = run.loop_arg(bound, 1, "loop")?;
+    let mark = match bound.get(1).map(|a| &a.value) {
+        Some(Value::LocationMark(rv, mark)) => Some((*rv, *mark)),
+        _ => None,
+    };
+    let (loop_rv, loop_id) = match mark {
+        Some((rv, _)) => (rv, None),
+        None => {
+            let (rv, id) = run.loop_arg(bound, 1, "loop")?;
+            (rv, Some(id))
+        }
+    };
     let preserve = run.bool_arg(bound, 2, "preserve_unit_loops", false)?;
     let index = run.int_arg(bound, 3, "index", Some(-1))?;
-    primitive(run.state, block, loop_id, preserve, index).map_err(|e| run.refused(bound, e))?;
+    // `sample_compute_location`'s marks, as TVM's ComputeAt takes them: the
+    // root leaves the block where it is, inline inlines it.
+    let applied = match (mark, loop_id) {
+        (Some((_, ComputeLocation::Inline)), _) if name == "compute_at" => {
+            super::compute_inline::compute_inline(run.state, block)
+        }
+        (Some((_, ComputeLocation::Inline)), _) => {
+            super::compute_inline::reverse_compute_inline(run.state, block)
+        }
+        (Some(_), _) | (None, None) => Ok(()),
+        (None, Some(loop_id)) => primitive(run.state, block, loop_id, preserve, index),
+    };
+    applied.map_err(|e| run.refused(bound, e))?;
     run.record(
         name,
         vec![

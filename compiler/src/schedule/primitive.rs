@@ -179,7 +179,6 @@ pub const TVM_ONLY_METHODS: &[&str] = &[
     "unsafe_hide_buffer_access",
     "fuse_reduction_epilogue",
     "sample_partitioned_tile",
-    "sample_compute_location",
     "get_output_blocks",
     "enter_postproc",
     "work_on",

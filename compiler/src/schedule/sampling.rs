@@ -1,17 +1,20 @@
-//! Sampling instructions: `sample_perfect_tile` and `sample_categorical`, as
+//! Sampling instructions: `sample_perfect_tile`, `sample_categorical` and
+//! `sample_compute_location`, as
 //! TVM's `src/s_tir/schedule/primitive/sampling.cc` defines them. Each draws
 //! a decision from the schedule's seeded random state, or takes the one
 //! given with `decision=`, and records it in the trace, so a sampled
 //! schedule replays exactly, in tirc and in TVM. They read the program and
 //! never change it; what they return are integers (TVM's `ExprRV`s) that
-//! later steps take as split factors or annotation values.
+//! later steps take as split factors or annotation values, and a place for
+//! `compute_at` (a loop, or TVM's marks for "at the root" and "inline").
 
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{optional, required, typed, Primitive};
 use super::script::{Bound, Eval, Interpreter, Value};
+use super::state::SRefKind;
 use super::state::ScheduleState;
 use super::trace::{Outputs, TraceArg};
-use crate::ir::NodeId;
+use crate::ir::{IterKind, NodeId};
 
 /// TVM's random state: the minimal-standard linear congruential engine
 /// (`std::minstd_rand`), seeded as `s_tir.Schedule(mod, seed=...)` is.
@@ -77,7 +80,7 @@ fn sample_tile(random: &mut RandomState, extent: i64, n: usize) -> Vec<i64> {
 }
 
 /// `n` factors whose product is `extent`, the innermost at most
-/// `max_innermost_factor` (when positive): the innermost is drawn from the
+/// `max_innermost_factor` (-1: no bound): the innermost is drawn from the
 /// extent's divisors in that bound, the others as [`sample_tile`] draws them.
 pub fn sample_perfect_tile(
     random: &mut RandomState,
@@ -88,7 +91,7 @@ pub fn sample_perfect_tile(
     if n == 1 {
         return vec![extent];
     }
-    if max_innermost_factor <= 0 {
+    if max_innermost_factor == -1 {
         return sample_tile(random, extent, n);
     }
     let divisors: Vec<i64> = (1..=extent.min(max_innermost_factor))
@@ -101,21 +104,17 @@ pub fn sample_perfect_tile(
 }
 
 /// A decision given for a loop of `extent`, made to divide it as TVM does
-/// on replay: from the innermost out, each factor becomes its greatest
-/// common divisor with what is left, and the outermost takes the rest. A
-/// decision recorded for this loop comes back unchanged.
+/// on replay: from the innermost out, a factor that does not divide what
+/// is left takes all of it (the inner tiles become `1, ..., 1, L`), and the
+/// outermost takes the rest. A decision recorded for this loop comes back
+/// unchanged.
 pub fn fit_perfect_tile_decision(extent: i64, decision: &[i64]) -> Vec<i64> {
-    fn gcd(a: i64, b: i64) -> i64 {
-        if b == 0 {
-            a.abs()
-        } else {
-            gcd(b, a % b)
-        }
-    }
     let mut fitted = decision.to_vec();
     let mut left = extent;
     for factor in fitted.iter_mut().skip(1).rev() {
-        *factor = gcd(*factor, left).max(1);
+        if left % *factor != 0 {
+            *factor = left;
+        }
         left /= *factor;
     }
     if let Some(first) = fitted.first_mut() {
@@ -141,6 +140,132 @@ fn constant_extent(state: &ScheduleState, loop_id: NodeId) -> ScheduleResult<i64
     }
 }
 
+/// Where `sample_compute_location` may put a block: TVM's marks, or a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComputeLocation {
+    /// Inlined into its consumers (decision -2).
+    Inline,
+    /// Left where it is, under its scope's root (decision -1).
+    Root,
+    /// Under this loop (decision: the loop's position among the first
+    /// consumer's loops).
+    Loop(NodeId),
+}
+
+/// How a loop iterates the blocks directly under it (TVM's `GetLoopIterType`):
+/// data-parallel unless some binding that uses it is a reduction or opaque.
+fn data_parallel_loop(state: &ScheduleState, loop_id: NodeId) -> bool {
+    let Some(loop_var) = state
+        .sref(loop_id)
+        .and_then(|s| s.as_for())
+        .map(|f| f.loop_var.clone())
+    else {
+        return false;
+    };
+    let (mut spatial, mut reduce, mut other) = (0, 0, 0);
+    for block in state.child_blocks(loop_id) {
+        let Some(realize) = state.sref(block).and_then(|s| s.as_realize()) else {
+            continue;
+        };
+        for (iter, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
+            if !crate::ir::visit::expr_uses_var(binding, &mut |v| *v == loop_var) {
+                continue;
+            }
+            match iter.kind {
+                IterKind::Spatial => spatial += 1,
+                IterKind::Reduce => reduce += 1,
+                _ => other += 1,
+            }
+        }
+    }
+    other == 0 && !(spatial > 0 && reduce > 0) && reduce == 0
+}
+
+/// The places `block` may be computed at, with their decisions, in TVM's
+/// order (`CollectComputeLocation`): inline (when it can be), the root, then
+/// the loops around its consumers down to their innermost common loop,
+/// skipping unit loops, stopping at the first reduction loop after the
+/// data-parallel ones, and keeping only loops `compute_at` accepts.
+pub fn compute_locations(state: &ScheduleState, block: NodeId) -> Vec<(i64, ComputeLocation)> {
+    let mut locations = Vec::new();
+    let mut trial = state.clone();
+    if super::compute_inline::compute_inline(&mut trial, block).is_ok() {
+        locations.push((-2, ComputeLocation::Inline));
+    }
+    locations.push((-1, ComputeLocation::Root));
+    let consumers = super::get_block_loop::get_consumers(state, block).unwrap_or_default();
+    let Some(first) = consumers.first() else {
+        return locations;
+    };
+    // The innermost loop or block around every consumer.
+    let boundary = consumers[1..].iter().fold(
+        state.sref(*first).and_then(|s| s.parent),
+        |lca, consumer| {
+            let lca = lca?;
+            let mut around: Vec<NodeId> = vec![lca];
+            around.extend(state.ancestors(lca));
+            let consumer_ancestors = state.ancestors(*consumer);
+            around
+                .into_iter()
+                .find(|node| consumer_ancestors.contains(node))
+        },
+    );
+    let Some(boundary) =
+        boundary.filter(|b| state.sref(*b).is_some_and(|s| s.kind == SRefKind::Loop))
+    else {
+        return locations;
+    };
+    let loops = state.enclosing_loops(*first);
+    let Some(boundary_position) = loops.iter().position(|l| *l == boundary) else {
+        return locations;
+    };
+    let candidates = &loops[..=boundary_position];
+    let data_parallel: Vec<bool> = candidates
+        .iter()
+        .map(|l| data_parallel_loop(state, *l))
+        .collect();
+    let last_data_parallel = data_parallel.iter().rposition(|d| *d);
+    let mut visited_reduce = false;
+    for (position, loop_id) in candidates.iter().enumerate() {
+        let extent = state
+            .sref(*loop_id)
+            .and_then(|s| s.as_for())
+            .and_then(|f| f.extent.as_int());
+        if extent == Some(1) {
+            continue;
+        }
+        if data_parallel[position] {
+            if visited_reduce {
+                break;
+            }
+        } else {
+            visited_reduce = true;
+            if last_data_parallel.is_none_or(|last| position > last) {
+                break;
+            }
+        }
+        let mut trial = state.clone();
+        if super::compute_at::compute_at(&mut trial, block, *loop_id, true, -1).is_ok() {
+            locations.push((position as i64, ComputeLocation::Loop(*loop_id)));
+        }
+    }
+    locations
+}
+
+/// The location a decision names, fitted as TVM fits a replayed one: the
+/// candidate with that decision, else the nearest one before it, else the root.
+pub fn fit_compute_location_decision(
+    locations: &[(i64, ComputeLocation)],
+    decision: i64,
+) -> (i64, ComputeLocation) {
+    locations
+        .iter()
+        .rev()
+        .find(|(candidate, _)| *candidate <= decision)
+        .copied()
+        .unwrap_or((-1, ComputeLocation::Root))
+}
+
 /// The sampling instructions' descriptors.
 pub(crate) const PRIMITIVES: &[Primitive] = &[
     Primitive {
@@ -154,7 +279,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         ],
         varargs: None,
         keyword_only: &[],
-        doc: "Draws `n` factors whose product is the loop's (constant) extent, the innermost at most `max_innermost_factor` (no bound when it is -1 or less), and returns them as integers for `split(loop, factors=...)`. The draw comes from the schedule's seeded random state; `decision=[...]` gives the factors instead, fitted to the extent as TVM fits a replayed decision. The trace records the decision, so the schedule replays exactly.",
+        doc: "Draws `n` factors whose product is the loop's (constant) extent, the innermost at most `max_innermost_factor` (no bound when it is -1), and returns them as integers for `split(loop, factors=...)`. The draw comes from the schedule's seeded random state; `decision=[...]` gives the factors instead, fitted to the extent as TVM fits a replayed decision. The trace records the decision, so the schedule replays exactly.",
         apply: apply_sample_perfect_tile,
     },
     Primitive {
@@ -169,6 +294,15 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         keyword_only: &[],
         doc: "Draws one of the integer `candidates` with the probabilities `probs` (non-negative, not all zero) and returns it, for an annotation value such as `meta_schedule.unroll_explicit`. `decision=k` picks the k-th candidate instead. The trace records the decision, so the schedule replays exactly.",
         apply: apply_sample_categorical,
+    },
+    Primitive {
+        name: "sample_compute_location",
+        aliases: &[],
+        params: &[required("block"), optional("decision", "None")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Draws a place to compute the block at, for `compute_at(block, loop)`: one of the loops around its consumers that `compute_at` accepts (TVM's candidates: no unit loops, no loop past the first reduction loop), or TVM's marks for leaving it at the root (decision -1; `compute_at` then does nothing) and for inlining it (decision -2, when it can be inlined; `compute_at` then inlines it). `decision=k` names the loop by its position among the first consumer's loops. The trace records the decision, so the schedule replays exactly.",
+        apply: apply_sample_compute_location,
     },
 ];
 
@@ -212,6 +346,14 @@ fn apply_sample_perfect_tile(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Ev
             format!("`n` must be between 1 and 64, not {n}"),
             "ask for as many factors as the loop is to be split into",
             1,
+        );
+        return Err(run.refused(bound, error));
+    }
+    if max_innermost_factor != -1 && max_innermost_factor < 1 {
+        let error = bad_sample(
+            format!("`max_innermost_factor` must be positive or -1 (no bound), not {max_innermost_factor}"),
+            "bound the innermost factor (`max_innermost_factor=16`), or pass -1",
+            2,
         );
         return Err(run.refused(bound, error));
     }
@@ -364,6 +506,46 @@ fn apply_sample_categorical(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eva
     Ok(Value::Sampled(rv, candidates[index]))
 }
 
+fn apply_sample_compute_location(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let decision = match bound.get(1).map(|a| &a.value) {
+        None | Some(Value::None) => None,
+        Some(value) => match value.integer() {
+            Some(k) => Some(k),
+            None => return Err(run.wrong_kind(bound, 1, "decision", "an integer", value)),
+        },
+    };
+    let locations = compute_locations(run.state, block);
+    let (decision, location) = match decision {
+        Some(decision) => fit_compute_location_decision(&locations, decision),
+        None => {
+            let mut random = run.random_state();
+            let index = random.sample_int(0, locations.len() as i64) as usize;
+            run.set_random_state(random);
+            locations[index]
+        }
+    };
+    let (rv, value) = match location {
+        ComputeLocation::Loop(loop_id) => {
+            let rv = run.new_rv(SRefKind::Loop, loop_id);
+            (rv, Value::Loop(rv))
+        }
+        mark => {
+            let rv = run.new_location_mark_rv();
+            (rv, Value::LocationMark(rv, mark))
+        }
+    };
+    run.record(
+        "sample_compute_location",
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("decision"), TraceArg::Int(decision)),
+        ],
+        Outputs::Single(rv),
+    );
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,9 +584,32 @@ mod tests {
         assert_eq!(fit_perfect_tile_decision(128, &[1, 16, 8]), vec![1, 16, 8]);
         // The outermost takes what the inner factors leave.
         assert_eq!(fit_perfect_tile_decision(128, &[5, 16, 8]), vec![1, 16, 8]);
-        // An inner factor that does not divide becomes its gcd with the rest.
-        assert_eq!(fit_perfect_tile_decision(96, &[1, 16, 64]), vec![3, 1, 32]);
-        assert_eq!(fit_perfect_tile_decision(7, &[1, 4]), vec![7, 1]);
+        // A factor that does not divide what is left takes all of it.
+        assert_eq!(fit_perfect_tile_decision(96, &[1, 16, 64]), vec![1, 1, 96]);
+        assert_eq!(fit_perfect_tile_decision(96, &[1, 5, 32]), vec![1, 3, 32]);
+        assert_eq!(fit_perfect_tile_decision(7, &[1, 4]), vec![1, 7]);
+    }
+
+    #[test]
+    fn a_location_decision_falls_back_to_the_candidate_before_it() {
+        let (i, k) = (NodeId(3), NodeId(5));
+        let locations = [
+            (-2, ComputeLocation::Inline),
+            (-1, ComputeLocation::Root),
+            (0, ComputeLocation::Loop(i)),
+            (2, ComputeLocation::Loop(k)),
+        ];
+        let fit = |d| fit_compute_location_decision(&locations, d);
+        assert_eq!(fit(2), (2, ComputeLocation::Loop(k)));
+        assert_eq!(fit(1), (0, ComputeLocation::Loop(i)));
+        assert_eq!(fit(7), (2, ComputeLocation::Loop(k)));
+        assert_eq!(fit(-2), (-2, ComputeLocation::Inline));
+        assert_eq!(fit(-5), (-1, ComputeLocation::Root));
+        let no_inline = &locations[1..];
+        assert_eq!(
+            fit_compute_location_decision(no_inline, -2),
+            (-1, ComputeLocation::Root)
+        );
     }
 
     #[test]

@@ -325,9 +325,11 @@ impl Interpreter<'_> {
                     }
                     (AttrValue::Dict(attrs), TraceArg::Dict(traces))
                 }
-                Value::Schedule | Value::Block(_) | Value::Loop(_) | Value::Lambda(_) => {
-                    return None
-                }
+                Value::Schedule
+                | Value::Block(_)
+                | Value::Loop(_)
+                | Value::Lambda(_)
+                | Value::LocationMark(..) => return None,
             })
         }
         convert(&arg.value).ok_or_else(|| {

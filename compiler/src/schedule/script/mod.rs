@@ -843,6 +843,13 @@ impl Interpreter<'_> {
         rv
     }
 
+    /// A new random variable for a compute-location mark (named as a loop).
+    pub(crate) fn new_location_mark_rv(&mut self) -> Rv {
+        let rv = self.trace.new_rv(super::trace::RvKind::Loop);
+        self.rv_nodes.push(NodeId(0));
+        rv
+    }
+
     /// The random state sampling draws from.
     pub(crate) fn random_state(&self) -> super::sampling::RandomState {
         self.random

@@ -19,6 +19,9 @@ pub enum Value {
     /// An integer a sampling instruction drew: used as an integer, and
     /// recorded in the trace as the random variable (`v3`) it came from.
     Sampled(Rv, i64),
+    /// A place `sample_compute_location` drew that is not a loop: TVM's
+    /// marks for "at the root" and "inline", which `compute_at` takes.
+    LocationMark(Rv, crate::schedule::sampling::ComputeLocation),
     /// A float.
     Float(f64),
     /// A string.
@@ -78,6 +81,7 @@ impl Value {
             Value::Block(_) => "a block handle",
             Value::Loop(_) => "a loop handle",
             Value::Int(_) | Value::Sampled(..) => "an integer",
+            Value::LocationMark(..) => "a compute location",
             Value::Float(_) => "a float",
             Value::Str(_) => "a string",
             Value::Bool(_) => "a bool",
