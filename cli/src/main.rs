@@ -20,6 +20,7 @@ mod lsp;
 mod output;
 mod run;
 mod schedule;
+mod tune;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use output::ColorChoice;
@@ -85,6 +86,9 @@ enum Command {
     Lower(lower::LowerArgs),
     /// Time tirc's stages on given files.
     Bench(bench::BenchArgs),
+    /// Print the design space `tirc tune` searches (`--print-space`): a
+    /// schedule with sampling instructions (the search itself is to come).
+    Tune(tune::TuneArgs),
     /// Say which optional parts (LLVM, NVRTC, ptxas, a GPU, CPU features)
     /// are usable here, and how to get the missing ones.
     Doctor(doctor::DoctorArgs),
@@ -180,6 +184,7 @@ fn run_command(command: Command) -> u8 {
         Command::Build(args) => build::run(args),
         Command::Lower(args) => lower::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Completions(args) => {
             clap_complete::generate(

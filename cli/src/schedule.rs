@@ -31,6 +31,10 @@ pub struct ScheduleArgs {
     /// Stop after this many steps (the module before step N+1).
     #[arg(long, value_name = "N")]
     stop_after: Option<usize>,
+    /// The seed sampling instructions (`sample_perfect_tile`, ...) draw
+    /// from when no `decision=` is given (default 1).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Print the applied trace in TVM's `apply_trace` form instead of the module.
     #[arg(long)]
     trace: bool,
@@ -57,6 +61,7 @@ pub fn run(args: ScheduleArgs) -> u8 {
                 &ScheduleChoice::from_flags(args.schedule.clone(), false),
                 &ApplyOptions {
                     stop_after: args.stop_after,
+                    seed: args.seed,
                 },
             )
         });

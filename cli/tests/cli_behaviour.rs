@@ -568,3 +568,47 @@ fn fmt_formats_the_layout_of_a_file_with_a_semantic_error_and_refuses_a_syntax_e
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(text(&refused.stdout), "");
 }
+
+/// `tirc tune --print-space` prints a schedule `def` that, pasted beside the
+/// program, applies with any seed; the decisions show in the trace.
+#[test]
+fn tune_prints_a_space_that_schedules_with_any_seed() {
+    let output = run(&["tune", "examples/matmul_128.tir", "--print-space"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let space = text(&output.stdout);
+    assert!(space.starts_with("def space(sch: T.Schedule):"), "{space}");
+    assert!(space.contains("sch.sample_perfect_tile("), "{space}");
+    let program = std::fs::read_to_string("../examples/matmul_128.tir")
+        .or_else(|_| std::fs::read_to_string("examples/matmul_128.tir"))
+        .expect("the example");
+    let file = scratch("space.tir", &format!("{program}\n{space}"));
+    let mut traces = Vec::new();
+    for seed in ["1", "2"] {
+        let output = run(&[
+            "schedule",
+            file.to_str().unwrap(),
+            "--schedule",
+            "space",
+            "--seed",
+            seed,
+            "--trace",
+        ]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let trace = text(&output.stdout);
+        assert!(trace.contains("decision=["), "{trace}");
+        traces.push(trace);
+    }
+    assert_ne!(traces[0], traces[1], "two seeds drew the same schedule");
+}
+
+/// Without `--print-space`, `tirc tune` says that the search is not built.
+#[test]
+fn tune_without_print_space_says_what_is_missing() {
+    let output = run(&["tune", "examples/matmul_128.tir"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("--print-space"),
+        "{}",
+        text(&output.stderr)
+    );
+}

@@ -21,4 +21,5 @@ pub mod runtime;
 pub mod schedule;
 pub mod source;
 pub mod transform;
+pub mod tune;
 pub mod verify;

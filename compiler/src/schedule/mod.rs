@@ -169,6 +169,8 @@ impl ScheduleRun {
 pub struct ApplyOptions {
     /// Stop after this many steps.
     pub stop_after: Option<usize>,
+    /// The seed sampling instructions draw from ([`state::DEFAULT_SEED`] when `None`).
+    pub seed: Option<u64>,
 }
 
 /// Runs a schedule section of a program: the one named `schedule`, or, when
@@ -205,6 +207,9 @@ pub fn apply_schedule_with(
     run.schedule = Some(def.name.clone());
     let mut state = ScheduleState::new(program.module.clone());
     state.set_tensor_intrinsics(program.tensor_intrinsics.clone());
+    if let Some(seed) = options.seed {
+        state.set_seed(seed);
+    }
     let outcome = script::run(&mut state, def, program.file, options.stop_after);
     run.steps = outcome.steps;
     run.diagnostics = outcome.diagnostics;
@@ -393,6 +398,7 @@ mod tests {
             None,
             &ApplyOptions {
                 stop_after: Some(2),
+                ..ApplyOptions::default()
             },
         );
         assert!(run.succeeded());

@@ -1,0 +1,471 @@
+//! The design space `tirc tune` searches: a schedule section with sampling
+//! instructions, built by rules applied to each block of the program as
+//! written, as MetaSchedule's post-order space generator builds one for a
+//! CPU:
+//!
+//! - auto-inline: a spatial block that `compute_inline` accepts is inlined
+//!   into its consumers;
+//! - multi-level tiling (`SSRSRS`) of every block with a reduction: each
+//!   spatial loop split in four and each reduction loop in two, with
+//!   `sample_perfect_tile`, reordered `S S R S R S`, the result written
+//!   through a `global` cache stage placed under the second spatial level;
+//! - parallelize, vectorize, unroll: the outer spatial loops fused and run
+//!   in parallel, the innermost spatial loop vectorized, and a sampled
+//!   `pragma_auto_unroll_max_step` on the outer loop.
+//!
+//! The space prints as a readable `def` (`tirc tune --print-space`); every
+//! seed, or every set of decisions, gives one schedule of it.
+
+use crate::ir::{IRModule, IterKind, NodeId};
+use crate::schedule::state::ScheduleState;
+use std::fmt::Write as _;
+
+/// The largest innermost tile `sample_perfect_tile` draws (MetaSchedule's
+/// CPU default).
+pub const MAX_INNERMOST_FACTOR: i64 = 64;
+
+/// The unroll depths the space draws from (MetaSchedule's CPU defaults).
+pub const UNROLL_CANDIDATES: [i64; 4] = [0, 16, 64, 512];
+
+/// How a loop iterates a block: by its spatial or its reduction iterators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LoopRole {
+    Spatial,
+    Reduction,
+    /// Both, neither, or an iterator that is neither kind: left as it is.
+    Other,
+}
+
+/// One loop of a block, as the script names it.
+struct NamedLoop {
+    name: String,
+    role: LoopRole,
+}
+
+/// A Python identifier made from a block or loop name.
+fn identifier(text: &str) -> String {
+    let mut name: String = text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
+    }
+    name
+}
+
+fn python_string(text: &str) -> String {
+    crate::schedule::trace::python_string(text)
+}
+
+/// What each loop above `block` does for it.
+fn loop_roles(state: &ScheduleState, block: NodeId) -> Vec<(NodeId, LoopRole)> {
+    let Some(realize) = state.sref(block).and_then(|s| s.as_realize()) else {
+        return Vec::new();
+    };
+    state
+        .enclosing_loops(block)
+        .into_iter()
+        .map(|loop_id| {
+            let Some(loop_var) = state
+                .sref(loop_id)
+                .and_then(|s| s.as_for())
+                .map(|f| f.loop_var.clone())
+            else {
+                return (loop_id, LoopRole::Other);
+            };
+            let kinds: Vec<IterKind> = realize
+                .block
+                .iter_vars
+                .iter()
+                .zip(&realize.iter_values)
+                .filter(|(_, binding)| {
+                    crate::ir::visit::expr_uses_var(binding, &mut |v| *v == loop_var)
+                })
+                .map(|(iter, _)| iter.kind)
+                .collect();
+            let role = match kinds.as_slice() {
+                [] => LoopRole::Other,
+                kinds if kinds.iter().all(|k| *k == IterKind::Spatial) => LoopRole::Spatial,
+                kinds if kinds.iter().all(|k| *k == IterKind::Reduce) => LoopRole::Reduction,
+                _ => LoopRole::Other,
+            };
+            (loop_id, role)
+        })
+        .collect()
+}
+
+/// The design space of the entry function of `module` for a CPU, as the
+/// text of a schedule `def` named `name`.
+pub fn cpu_design_space(
+    module: &IRModule,
+    entry: Option<&str>,
+    name: &str,
+) -> Result<String, String> {
+    let mut state = ScheduleState::new(module.clone());
+    let function = crate::schedule::get_block_loop::resolve_function(&state, entry)
+        .map_err(|e| e.message.clone())?;
+    let function_name = state.module().functions[function].name.clone();
+    let root = state.root_block(function).ok_or_else(|| {
+        format!("`{function_name}` has no blocks: the design space needs block-level TensorIR")
+    })?;
+    let mut text = format!("def {name}(sch: T.Schedule):\n");
+    let mut used: std::collections::HashSet<String> = Default::default();
+    let mut fresh = |base: String| {
+        let mut candidate = base.clone();
+        let mut counter = 1;
+        while !used.insert(candidate.clone()) {
+            candidate = format!("{base}_{counter}");
+            counter += 1;
+        }
+        candidate
+    };
+    let block_name = |state: &ScheduleState, block: NodeId| {
+        state
+            .sref(block)
+            .and_then(|s| s.as_block())
+            .map(|b| b.name.clone())
+            .unwrap_or_default()
+    };
+
+    // Auto-inline: spatial leaf blocks that compute_inline accepts.
+    let mut rules_applied = 0;
+    for block in state.child_blocks(root) {
+        let is_spatial = state
+            .sref(block)
+            .and_then(|s| s.as_block())
+            .is_some_and(|b| {
+                b.iter_vars
+                    .iter()
+                    .all(|iter| iter.kind == IterKind::Spatial)
+            });
+        if !is_spatial || !state.descendant_blocks(block).is_empty() {
+            continue;
+        }
+        let mut trial = state.clone();
+        if crate::schedule::compute_inline::compute_inline(&mut trial, block).is_ok() {
+            let _ = writeln!(
+                text,
+                "    sch.compute_inline(sch.get_block({}))",
+                python_string(&block_name(&state, block))
+            );
+            state = trial;
+            rules_applied += 1;
+        }
+    }
+
+    let Some(root) = state.root_block(function) else {
+        return Err("the function lost its root block".to_string());
+    };
+    for block in state.child_blocks(root) {
+        if !state.descendant_blocks(block).is_empty() {
+            continue;
+        }
+        let name_in_program = block_name(&state, block);
+        let roles = loop_roles(&state, block);
+        if roles.is_empty() || roles.iter().any(|(_, role)| *role == LoopRole::Other) {
+            continue;
+        }
+        // Parallel and vectorized loops need a complete or a reduction block
+        // under them (one that reads what it writes in place is neither).
+        let outermost = roles[0].0;
+        let complete =
+            crate::schedule::scope::complete_block_violation(&state, block, outermost) == 0;
+        let reduction_block =
+            crate::schedule::scope::reduction_block_violation(&state, block, outermost) == 0;
+        if !complete && !reduction_block {
+            continue;
+        }
+        let block_var = fresh(format!("b_{}", identifier(&name_in_program)));
+        let _ = writeln!(
+            text,
+            "    {block_var} = sch.get_block({})",
+            python_string(&name_in_program)
+        );
+        let loops: Vec<NamedLoop> = roles
+            .iter()
+            .map(|(loop_id, role)| {
+                let loop_name = state
+                    .sref(*loop_id)
+                    .and_then(|s| s.as_for())
+                    .map(|f| f.loop_var.name().to_string())
+                    .unwrap_or_default();
+                NamedLoop {
+                    name: fresh(format!(
+                        "{}_{}",
+                        identifier(&name_in_program),
+                        identifier(&loop_name)
+                    )),
+                    role: *role,
+                }
+            })
+            .collect();
+        let names: Vec<&str> = loops.iter().map(|l| l.name.as_str()).collect();
+        let targets = match names.as_slice() {
+            [one] => format!("{one},"),
+            many => many.join(", "),
+        };
+        let _ = writeln!(text, "    {targets} = sch.get_loops({block_var})");
+        let reduction = loops.iter().any(|l| l.role == LoopRole::Reduction);
+        let outer = if reduction {
+            // A buffer with several writers (an in-place epilogue) gets no cache stage.
+            let cache_write = crate::schedule::cache_read_write::cache_write(
+                &mut state.clone(),
+                block,
+                0,
+                "global",
+                &[],
+            )
+            .is_ok();
+            multi_level_tiling(&mut text, &mut fresh, &block_var, &loops, cache_write)
+        } else {
+            spatial_parallel_vectorize(&mut text, &mut fresh, &loops)
+        };
+        let unroll = fresh(format!("{block_var}_unroll"));
+        let candidates: Vec<String> = UNROLL_CANDIDATES.iter().map(|c| c.to_string()).collect();
+        let probs = vec!["0.25"; UNROLL_CANDIDATES.len()];
+        let _ = writeln!(
+            text,
+            "    {unroll} = sch.sample_categorical([{}], [{}])",
+            candidates.join(", "),
+            probs.join(", ")
+        );
+        let _ = writeln!(
+            text,
+            "    sch.annotate({outer}, \"pragma_auto_unroll_max_step\", {unroll})"
+        );
+        let _ = writeln!(
+            text,
+            "    sch.annotate({outer}, \"pragma_unroll_explicit\", 1)"
+        );
+        rules_applied += 1;
+    }
+    if rules_applied == 0 {
+        return Err(format!(
+            "no rule applies to `{function_name}`: its blocks have nested blocks or loops that are neither spatial nor reduction loops"
+        ));
+    }
+    Ok(text)
+}
+
+/// `SSRSRS` tiling of a reduction block; the name of its outer (parallel) loop.
+fn multi_level_tiling(
+    text: &mut String,
+    fresh: &mut impl FnMut(String) -> String,
+    block_var: &str,
+    loops: &[NamedLoop],
+    cache_write: bool,
+) -> String {
+    // levels[k]: the loops of tiling level k, in the loops' order.
+    let structure = [
+        LoopRole::Spatial,
+        LoopRole::Spatial,
+        LoopRole::Reduction,
+        LoopRole::Spatial,
+        LoopRole::Reduction,
+        LoopRole::Spatial,
+    ];
+    let mut levels: Vec<Vec<String>> = vec![Vec::new(); structure.len()];
+    for named in loops {
+        let my_levels: Vec<usize> = (0..structure.len())
+            .filter(|k| structure[*k] == named.role)
+            .collect();
+        let parts: Vec<String> = (0..my_levels.len())
+            .map(|k| fresh(format!("{}_{k}", named.name)))
+            .collect();
+        let tiles = fresh(format!("{}_tiles", named.name));
+        let _ = writeln!(
+            text,
+            "    {tiles} = sch.sample_perfect_tile({}, n={}, max_innermost_factor={MAX_INNERMOST_FACTOR})",
+            named.name,
+            parts.len()
+        );
+        let _ = writeln!(
+            text,
+            "    {} = sch.split({}, factors={tiles})",
+            parts.join(", "),
+            named.name
+        );
+        for (level, part) in my_levels.iter().zip(parts) {
+            levels[*level].push(part);
+        }
+    }
+    let order: Vec<&str> = levels.iter().flatten().map(String::as_str).collect();
+    let _ = writeln!(text, "    sch.reorder({})", order.join(", "));
+    if cache_write {
+        let cache = fresh(format!("{block_var}_global"));
+        let _ = writeln!(
+            text,
+            "    {cache} = sch.cache_write({block_var}, 0, \"global\")"
+        );
+        let second_spatial = levels[1].last().cloned().unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "    sch.reverse_compute_at({cache}, {second_spatial}, preserve_unit_loops=True)"
+        );
+    }
+    let outer = fresh(format!("{block_var}_outer"));
+    let _ = writeln!(text, "    {outer} = sch.fuse({})", levels[0].join(", "));
+    let _ = writeln!(text, "    sch.parallel({outer})");
+    if let Some(innermost) = levels[5].last() {
+        let _ = writeln!(text, "    sch.vectorize({innermost})");
+    }
+    outer
+}
+
+/// A spatial block: the last loop split in two, its inner part vectorized,
+/// everything outside it fused and run in parallel; the parallel loop's name.
+fn spatial_parallel_vectorize(
+    text: &mut String,
+    fresh: &mut impl FnMut(String) -> String,
+    loops: &[NamedLoop],
+) -> String {
+    let (last, outer_loops) = loops.split_last().expect("a block with loops");
+    let tiles = fresh(format!("{}_tiles", last.name));
+    let (last_outer, last_inner) = (
+        fresh(format!("{}_0", last.name)),
+        fresh(format!("{}_1", last.name)),
+    );
+    let _ = writeln!(
+        text,
+        "    {tiles} = sch.sample_perfect_tile({}, n=2, max_innermost_factor={MAX_INNERMOST_FACTOR})",
+        last.name
+    );
+    let _ = writeln!(
+        text,
+        "    {last_outer}, {last_inner} = sch.split({}, factors={tiles})",
+        last.name
+    );
+    let mut fused: Vec<&str> = outer_loops.iter().map(|l| l.name.as_str()).collect();
+    fused.push(&last_outer);
+    let outer = fresh(format!("{}_outer", last.name));
+    let _ = writeln!(text, "    {outer} = sch.fuse({})", fused.join(", "));
+    let _ = writeln!(text, "    sch.parallel({outer})");
+    let _ = writeln!(text, "    sch.vectorize({last_inner})");
+    outer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::parse_program;
+    use crate::schedule::check_each::{run_interpreted, same_results};
+    use crate::schedule::{apply_schedule_with, ApplyOptions};
+    use crate::source::SourceMap;
+
+    /// An int32 matmul (sums are exact whatever the order of the reduction)
+    /// fed by an elementwise producer that the space inlines.
+    const MATMUL: &str = r#"@T.prim_func
+def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Buffer((24, 40), "int32")):
+    A2 = T.alloc_buffer((24, 32), "int32")
+    for i, k in T.grid(24, 32):
+        with T.block("A2"):
+            vi, vk = T.axis.remap("SS", [i, k])
+            A2[vi, vk] = A[vi, vk] * 3
+    for i, j, k in T.grid(24, 40, 32):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = 0
+            C[vi, vj] = C[vi, vj] + A2[vi, vk] * B[vk, vj]
+    for i, j in T.grid(24, 40):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = C[vi, vj] + 1
+"#;
+
+    fn space_of(source: &str) -> (String, String) {
+        let mut sources = SourceMap::new();
+        let (program, diagnostics) = parse_program(&mut sources, "space.tir", source);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let space = cpu_design_space(&program.unwrap().module, None, "space").unwrap();
+        (format!("{source}\n{space}"), space)
+    }
+
+    #[test]
+    fn the_space_tiles_reductions_inlines_producers_and_vectorizes() {
+        let (_, space) = space_of(MATMUL);
+        assert!(
+            space.contains("sch.compute_inline(sch.get_block(\"A2\"))"),
+            "{space}"
+        );
+        assert!(
+            space.contains(
+                "sch.reorder(C_i_0, C_j_0, C_i_1, C_j_1, C_k_0, C_i_2, C_j_2, C_k_1, C_i_3, C_j_3)"
+            ),
+            "{space}"
+        );
+        // C has a second writer (D, in place): no cache stage.
+        assert!(!space.contains("cache_write"), "{space}");
+        assert!(space.contains("sch.parallel(b_C_outer)"), "{space}");
+        assert!(space.contains("sch.vectorize(C_j_3)"), "{space}");
+        // D updates C in place: neither a complete nor a reduction block, so
+        // no rule applies to it.
+        assert!(!space.contains("b_D"), "{space}");
+    }
+
+    #[test]
+    fn a_single_writer_gets_a_global_write_cache_under_the_second_spatial_level() {
+        let source = MATMUL
+            .split("    for i, j in T.grid(24, 40):")
+            .next()
+            .unwrap();
+        let (_, space) = space_of(source);
+        assert!(
+            space.contains("b_C_global = sch.cache_write(b_C, 0, \"global\")"),
+            "{space}"
+        );
+        assert!(
+            space.contains("sch.reverse_compute_at(b_C_global, C_j_1, preserve_unit_loops=True)"),
+            "{space}"
+        );
+    }
+
+    #[test]
+    fn every_sampled_schedule_applies_and_computes_the_program() {
+        let (text, _) = space_of(MATMUL);
+        let mut sources = SourceMap::new();
+        let (program, diagnostics) = parse_program(&mut sources, "space.tir", &text);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let program = program.unwrap();
+        let expected = run_interpreted(&program.module, u64::MAX).unwrap();
+        let mut traces = std::collections::HashSet::new();
+        for seed in 1..=12 {
+            let options = ApplyOptions {
+                seed: Some(seed),
+                ..ApplyOptions::default()
+            };
+            let run = apply_schedule_with(&program, Some("space"), &options);
+            assert!(
+                run.diagnostics.is_empty(),
+                "seed {seed}: {:?}",
+                run.diagnostics
+            );
+            let found = run_interpreted(run.module(), u64::MAX).unwrap();
+            same_results(&expected, &found).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            traces.insert(run.trace.to_python());
+        }
+        // The seeds draw different schedules: the space is searched, not fixed.
+        assert!(
+            traces.len() > 6,
+            "{} distinct schedules of 12",
+            traces.len()
+        );
+    }
+
+    #[test]
+    fn a_program_without_blocks_has_no_space() {
+        let source = r#"@T.prim_func
+def main(A: T.Buffer((8,), "float32")):
+    for i in range(8):
+        A[i] = T.float32(0)
+"#;
+        let mut sources = SourceMap::new();
+        let (program, _) = parse_program(&mut sources, "space.tir", source);
+        let error = cpu_design_space(&program.unwrap().module, None, "space").unwrap_err();
+        assert!(
+            error.contains("no rule applies") || error.contains("no blocks"),
+            "{error}"
+        );
+    }
+}
