@@ -306,6 +306,7 @@ impl Facts {
         };
         let mut value_terms = Vec::new();
         linear_terms(value, 1, &mut value_terms);
+        let mut combined: Option<Expr> = None;
         for (bounded, limit) in bounds {
             let mut bounded_terms = Vec::new();
             linear_terms(bounded, 1, &mut bounded_terms);
@@ -325,6 +326,14 @@ impl Facts {
             let Some(over_limit) = difference(bounded, limit) else {
                 continue;
             };
+            if let Some(first) = scales.first() {
+                let scaled = operators::mul(Expr::int(*first, value.dtype()), over_limit.clone());
+                combined = match (combined, scaled) {
+                    (Some(sum), Ok(scaled)) => operators::add(sum, scaled).ok(),
+                    (None, Ok(scaled)) => Some(scaled),
+                    (sum, Err(_)) => sum,
+                };
+            }
             for scale in scales {
                 let k = Expr::int(scale, value.dtype());
                 let slack = operators::mul(k, over_limit.clone())
@@ -335,7 +344,12 @@ impl Facts {
                 }
             }
         }
-        false
+        // Every bound at once: a unit loop split twice under one fused loop
+        // binds `i_0 * 8 + x + y` with `x <= 7` and `y <= 0` each in the
+        // `T.where`; each term k * (bounded - limit) is at most zero.
+        combined
+            .and_then(|sum| operators::add(below_end, sum).ok())
+            .is_some_and(|slack| self.prove_nonnegative(&self.analyzer.simplify(&slack)))
     }
 
     /// The bounds whose bounded side changes once each `e % k` and `e // k`
