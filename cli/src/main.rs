@@ -86,8 +86,8 @@ enum Command {
     Lower(lower::LowerArgs),
     /// Time tirc's stages on given files.
     Bench(bench::BenchArgs),
-    /// Print the design space `tirc tune` searches (`--print-space`): a
-    /// schedule with sampling instructions (the search itself is to come).
+    /// Search a design space of schedules for the fastest on this machine,
+    /// recording every candidate; `--write` keeps the best in the file.
     Tune(tune::TuneArgs),
     /// Say which optional parts (LLVM, NVRTC, ptxas, a GPU, CPU features)
     /// are usable here, and how to get the missing ones.

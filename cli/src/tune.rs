@@ -1,19 +1,25 @@
-//! `tirc tune`: the search for a fast schedule (issue 29). What exists so
-//! far is its design space: `--print-space` prints it as a schedule `def`
-//! to paste beside the program, and `tirc schedule --seed N` samples it.
+//! `tirc tune`: draws schedules from the design space of a file's function,
+//! measures each in a worker process (checked against the reference, timed
+//! with `--bench`), records every one, and reports the fastest against the
+//! file's own schedule; `--write` keeps it in the file as `def tuned`.
+//! `--print-space` prints the space instead.
 
-use super::output::DiagnosticFormat;
-use super::output::{report, report_application};
+use super::output::{report, report_application, DiagnosticFormat};
 use super::EXIT_OK;
 use clap::Args;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 use tirc::check::CheckOptions;
 use tirc::driver::{check, ApplicationErrorKind, SourceFile};
+use tirc::tune::records::{self, Record};
+use tirc::tune::search::{
+    trace_as_section, Measurement, ProcessRunner, Runner, Sampler, SPACE_NAME,
+};
 
 /// Arguments of `tirc tune`.
 #[derive(Args, Debug)]
 pub struct TuneArgs {
-    /// The `.tir` file (`-` for standard input); its schedule sections are ignored.
+    /// The `.tir` file.
     file: PathBuf,
     /// The function to tune (default: `main`, or the module's only function).
     #[arg(long)]
@@ -22,34 +28,340 @@ pub struct TuneArgs {
     /// instead of searching it.
     #[arg(long)]
     print_space: bool,
-    /// The name of the printed `def`.
+    /// The name of the printed space's `def`.
     #[arg(long, default_value = "space", value_name = "NAME")]
     space_name: String,
+    /// Candidates to measure.
+    #[arg(long, default_value_t = 16)]
+    trials: usize,
+    /// Timed runs per candidate (the median counts).
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Seconds a candidate may take (compile, check and runs) before it is
+    /// killed and recorded as timed out.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// The first seed drawn (candidates use this seed and the next ones).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The records file (JSON lines; default `~/.cache/tirc/records.jsonl`).
+    #[arg(long)]
+    database: Option<PathBuf>,
+    /// Write the fastest schedule into the file as `def tuned(sch)`,
+    /// replacing an earlier one.
+    #[arg(long)]
+    write: bool,
 }
 
 /// Runs `tirc tune`.
 pub fn run(args: TuneArgs) -> u8 {
-    if !args.print_space {
-        return report_application(
-            ApplicationErrorKind::Usage,
-            "the search of `tirc tune` is not built yet (issue 29); `--print-space` prints the design space it will search, and `tirc schedule --seed N` applies one schedule of it",
-        );
-    }
-    let checked = match SourceFile::read(&args.file)
-        .and_then(|source| check(&source, &CheckOptions::default()))
-    {
+    let source = match SourceFile::read(&args.file) {
+        Ok(source) => source,
+        Err(error) => return report(error, DiagnosticFormat::Text),
+    };
+    let checked = match check(&source, &CheckOptions::default()) {
         Ok(checked) => checked,
         Err(error) => return report(error, DiagnosticFormat::Text),
     };
-    match tirc::tune::space::cpu_design_space(
-        &checked.program.module,
-        args.entry.as_deref(),
-        &args.space_name,
-    ) {
-        Ok(space) => {
-            print!("{space}");
-            EXIT_OK
+    let module = &checked.program.module;
+    let space_name = if args.print_space {
+        args.space_name.as_str()
+    } else {
+        SPACE_NAME
+    };
+    let space = match tirc::tune::space::cpu_design_space(module, args.entry.as_deref(), space_name)
+    {
+        Ok(space) => space,
+        Err(message) => return report_application(ApplicationErrorKind::Usage, message),
+    };
+    if args.print_space {
+        print!("{space}");
+        return EXIT_OK;
+    }
+    if !cfg!(feature = "llvm") {
+        return report_application(
+            ApplicationErrorKind::Toolchain,
+            "tuning measures candidates on this CPU, which needs the LLVM backend; this tirc was built without it",
+        );
+    }
+    let Some(database) = args.database.clone().or_else(records::default_path) else {
+        return report_application(
+            ApplicationErrorKind::Usage,
+            "no records file: pass --database FILE",
+        );
+    };
+    let (known, warnings) = match records::read_records(&database) {
+        Ok(read) => read,
+        Err(message) => return report_application(ApplicationErrorKind::Usage, message),
+    };
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    let entry_name = match &args.entry {
+        Some(name) => name.clone(),
+        None => module
+            .functions
+            .iter()
+            .find(|f| f.name == "main")
+            .or(module.functions.first())
+            .map(|f| f.name.clone())
+            .unwrap_or_default(),
+    };
+    let printed = module
+        .functions
+        .iter()
+        .find(|f| f.name == entry_name)
+        .map(|f| tirc::printer::print_function(f, &Default::default()))
+        .unwrap_or_default();
+    let workload = records::workload_key(&printed);
+    let target = records::cpu_target();
+    let sampler = match Sampler::new(&source.text, &space) {
+        Ok(sampler) => sampler,
+        Err(message) => return report_application(ApplicationErrorKind::Usage, message),
+    };
+    let folder = std::env::temp_dir().join(format!("tirc-tune-{}", std::process::id()));
+    if let Err(error) = std::fs::create_dir_all(&folder) {
+        return report_application(
+            ApplicationErrorKind::Usage,
+            format!("cannot create {}: {error}", folder.display()),
+        );
+    }
+    let tirc = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("tirc"));
+    let mut runner = ProcessRunner::new(
+        tirc.clone(),
+        source.text.clone(),
+        args.entry.clone(),
+        folder.clone(),
+    );
+    runner.runs = args.runs.max(1);
+    runner.timeout = Duration::from_secs(args.timeout.max(1));
+
+    // The file's own schedule, timed the same way, as the baseline.
+    let baseline = measure_own_schedule(&tirc, &args, &source.text, &folder);
+
+    let started = Instant::now();
+    let mut seen: std::collections::HashSet<String> = known
+        .iter()
+        .filter(|r| r.workload == workload && r.target == target)
+        .map(|r| r.trace.clone())
+        .collect();
+    let mut measured: Vec<(String, Measurement)> = Vec::new();
+    let mut seed = args.seed;
+    let mut draws = 0;
+    while measured.len() < args.trials && draws < args.trials * 20 + 20 {
+        draws += 1;
+        let trace = match sampler.sample(seed) {
+            Ok(trace) => trace,
+            Err(message) => {
+                eprintln!("seed {seed}: the space refused it: {message}");
+                seed += 1;
+                continue;
+            }
+        };
+        seed += 1;
+        if !seen.insert(trace.clone()) {
+            continue;
         }
-        Err(message) => report_application(ApplicationErrorKind::Usage, message),
+        let measurement = runner.measure(&trace);
+        let record = Record {
+            workload: workload.clone(),
+            target: target.clone(),
+            trace: trace.clone(),
+            median_ms: measurement.median_ms,
+            gflops: measurement.gflops,
+            error: measurement.error.clone(),
+        };
+        if let Err(message) = records::append_record(&database, &record) {
+            eprintln!("warning: {message}");
+        }
+        measured.push((trace, measurement));
+        let best = best_of(&measured);
+        eprintln!(
+            "trial {}/{}: {}; best {}; {:.0} s",
+            measured.len(),
+            args.trials,
+            describe(&measured.last().unwrap().1),
+            best.map(|(_, m)| describe(m))
+                .unwrap_or_else(|| "none yet".to_string()),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+
+    // The best of this run and of earlier runs on this workload and target.
+    let (all, _) = records::read_records(&database).unwrap_or_default();
+    let best_record = records::best(&all, &workload, &target).cloned();
+    let Some(best) = best_record else {
+        return report_application(
+            ApplicationErrorKind::Usage,
+            format!(
+                "none of {} candidates ran correctly; the records are in {}",
+                measured.len(),
+                database.display()
+            ),
+        );
+    };
+    println!("tuned `{entry_name}` on {target}");
+    println!(
+        "  {} candidates measured in {:.0} s; records: {}",
+        measured.len(),
+        started.elapsed().as_secs_f64(),
+        database.display()
+    );
+    let best_ms = best.median_ms.unwrap_or(f64::NAN);
+    println!(
+        "  best: {best_ms:.3} ms{}",
+        best.gflops
+            .map(|g| format!(", {g:.1} GFLOP/s"))
+            .unwrap_or_default()
+    );
+    match &baseline {
+        Some(own) => {
+            if let Some(own_ms) = own.median_ms {
+                println!(
+                    "  the file's own schedule: {own_ms:.3} ms ({:.2}x)",
+                    own_ms / best_ms
+                );
+            } else if let Some(error) = &own.error {
+                println!("  the file's own schedule: {error}");
+            }
+        }
+        None => println!("  the file has no schedule of its own"),
+    }
+    println!("{}", best.trace);
+    if args.write {
+        let section = format!(
+            "# tirc tune on {}: {best_ms:.3} ms\n{}",
+            tirc::driver::toolchain::probe_cpu().model,
+            trace_as_section(&best.trace, "tuned")
+        );
+        let updated = with_tuned_section(&source.text, &section);
+        if let Err(error) = std::fs::write(&args.file, updated) {
+            return report_application(
+                ApplicationErrorKind::Usage,
+                format!("cannot write {}: {error}", args.file.display()),
+            );
+        }
+        eprintln!("wrote `def tuned` into {}", args.file.display());
+    }
+    EXIT_OK
+}
+
+fn describe(measurement: &Measurement) -> String {
+    match (
+        measurement.median_ms,
+        measurement.gflops,
+        &measurement.error,
+    ) {
+        (Some(ms), Some(gflops), _) => format!("{ms:.3} ms ({gflops:.1} GFLOP/s)"),
+        (Some(ms), None, _) => format!("{ms:.3} ms"),
+        (_, _, Some(error)) => format!("failed: {}", error.lines().next().unwrap_or_default()),
+        _ => "failed".to_string(),
+    }
+}
+
+fn best_of(measured: &[(String, Measurement)]) -> Option<&(String, Measurement)> {
+    measured
+        .iter()
+        .filter(|(_, m)| m.error.is_none() && m.median_ms.is_some())
+        .min_by(|a, b| a.1.median_ms.unwrap().total_cmp(&b.1.median_ms.unwrap()))
+}
+
+/// Times the file's own (default) schedule with the same runs, if it has one.
+fn measure_own_schedule(
+    tirc: &std::path::Path,
+    args: &TuneArgs,
+    text: &str,
+    folder: &std::path::Path,
+) -> Option<Measurement> {
+    let checked = check(
+        &SourceFile::new("own.tir".to_string(), text.to_string()),
+        &CheckOptions::default(),
+    )
+    .ok()?;
+    let own = checked
+        .program
+        .schedules
+        .iter()
+        .find(|s| s.name == "schedule")
+        .or_else(|| {
+            (checked.program.schedules.len() == 1).then(|| &checked.program.schedules[0])
+        })?;
+    let trace_like = format!(
+        "def apply_trace(sch: T.Schedule):\n{}",
+        own.text
+            .lines()
+            .skip_while(|l| !l.starts_with("def "))
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut runner = ProcessRunner::new(
+        tirc.to_path_buf(),
+        text.to_string(),
+        args.entry.clone(),
+        folder.to_path_buf(),
+    );
+    runner.runs = args.runs.max(1);
+    runner.timeout = Duration::from_secs(args.timeout.max(1));
+    Some(runner.measure(&trace_like))
+}
+
+/// `text` with its `def tuned` section (and the comment lines just above
+/// it) replaced by `section`, or with `section` added at the end.
+fn with_tuned_section(text: &str, section: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut index = 0;
+    while index < lines.len() {
+        if lines[index].starts_with("def tuned(") {
+            while kept.last().is_some_and(|l| l.starts_with("# tirc tune")) {
+                kept.pop();
+            }
+            index += 1;
+            while index < lines.len()
+                && (lines[index].is_empty()
+                    || lines[index].starts_with(' ')
+                    || lines[index].starts_with('\t'))
+            {
+                index += 1;
+            }
+            continue;
+        }
+        kept.push(lines[index]);
+        index += 1;
+    }
+    while kept.last().is_some_and(|l| l.trim().is_empty()) {
+        kept.pop();
+    }
+    format!("{}\n\n{section}", kept.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_tuned_section;
+
+    #[test]
+    fn the_tuned_section_is_replaced_not_repeated() {
+        let text =
+            "@T.prim_func\ndef main():\n    pass\n\ndef schedule(sch: T.Schedule):\n    pass\n";
+        let once = with_tuned_section(
+            text,
+            "# tirc tune on X: 1 ms\ndef tuned(sch: T.Schedule):\n    a = 1\n",
+        );
+        let twice = with_tuned_section(
+            &once,
+            "# tirc tune on X: 0.5 ms\ndef tuned(sch: T.Schedule):\n    b = 2\n",
+        );
+        assert!(
+            twice.contains("def schedule(sch: T.Schedule):\n    pass"),
+            "{twice}"
+        );
+        assert_eq!(twice.matches("def tuned(").count(), 1, "{twice}");
+        assert!(
+            twice.contains("b = 2") && !twice.contains("a = 1"),
+            "{twice}"
+        );
+        assert!(!twice.contains("1 ms"), "{twice}");
     }
 }

@@ -601,14 +601,53 @@ fn tune_prints_a_space_that_schedules_with_any_seed() {
     assert_ne!(traces[0], traces[1], "two seeds drew the same schedule");
 }
 
-/// Without `--print-space`, `tirc tune` says that the search is not built.
+/// `tirc tune` measures candidates in worker processes, records each one
+/// (a damaged line of the records file is reported and skipped), and
+/// `--write` keeps the fastest as `def tuned`, which runs and checks.
 #[test]
-fn tune_without_print_space_says_what_is_missing() {
-    let output = run(&["tune", "examples/matmul_128.tir"]);
-    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+fn tune_records_candidates_and_writes_the_fastest() {
+    let program = std::fs::read_to_string("../examples/matmul_128.tir").expect("the example");
+    let file = scratch("tuned.tir", &program);
+    let database = file.with_file_name("records.jsonl");
+    std::fs::write(&database, "{\"workload\": \"cut short\n").expect("a damaged records file");
+    let output = run(&[
+        "tune",
+        file.to_str().unwrap(),
+        "--trials",
+        "3",
+        "--runs",
+        "1",
+        "--database",
+        database.to_str().unwrap(),
+        "--write",
+    ]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
     assert!(
-        text(&output.stderr).contains("--print-space"),
-        "{}",
-        text(&output.stderr)
+        stderr.contains("records.jsonl:1: not a tuning record"),
+        "{stderr}"
     );
+    assert!(stderr.contains("trial 3/3"), "{stderr}");
+    let records = std::fs::read_to_string(&database).expect("the records");
+    let lines: Vec<&str> = records.lines().skip(1).collect();
+    assert_eq!(lines.len(), 3, "{records}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("\"trace\"") && l.contains("decision=")),
+        "{records}"
+    );
+    let written = std::fs::read_to_string(&file).expect("the tuned file");
+    assert!(
+        written.contains("\ndef tuned(sch: T.Schedule):\n"),
+        "{written}"
+    );
+    let output = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--schedule",
+        "tuned",
+        "--check",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
 }
