@@ -15,8 +15,15 @@ pub struct RunArgs {
     #[arg(long)]
     entry: Option<String>,
     /// The schedule section to apply (default: the file's only one, or `schedule`).
-    #[arg(long, conflicts_with = "no_schedule")]
+    #[arg(long, conflicts_with_all = ["no_schedule", "tuned"])]
     schedule: Option<String>,
+    /// Apply the fastest schedule `tirc tune` recorded for this function
+    /// on this CPU.
+    #[arg(long, conflicts_with = "no_schedule")]
+    tuned: bool,
+    /// The records file of `--tuned` (default `~/.cache/tirc/records.jsonl`).
+    #[arg(long, requires = "tuned")]
+    database: Option<PathBuf>,
     /// Run the program as written, without its schedule.
     #[arg(long)]
     no_schedule: bool,
@@ -122,6 +129,42 @@ fn format_number(value: f64) -> String {
 
 /// Runs `tirc run`.
 #[cfg(any(feature = "llvm", feature = "cuda"))]
+/// The name the best tuning record's schedule gets in the file `--tuned` runs.
+const TUNED_RECORD: &str = "tirc_tuned_record";
+
+/// `source` with the best tuning record of its entry function on this CPU
+/// added as a schedule section named [`TUNED_RECORD`].
+fn with_tuned_record(
+    source: tirc::driver::SourceFile,
+    entry: Option<&str>,
+    database: Option<&std::path::Path>,
+) -> Result<tirc::driver::SourceFile, tirc::driver::DriverError> {
+    use tirc::driver::{ApplicationErrorKind, DriverError};
+    use tirc::tune::records;
+    let usage = |message: String| DriverError::application(ApplicationErrorKind::Usage, message);
+    let checked = tirc::driver::check(&source, &Default::default())?;
+    let (name, workload) = records::workload_of(&checked.program.module, entry)
+        .ok_or_else(|| usage("the module has no such function".to_string()))?;
+    let path = database
+        .map(std::path::Path::to_path_buf)
+        .or_else(records::default_path)
+        .ok_or_else(|| usage("no records file: pass --database FILE".to_string()))?;
+    let (all, warnings) = records::read_records(&path).map_err(usage)?;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
+    let target = records::cpu_target();
+    let best = records::best(&all, &workload, &target).ok_or_else(|| {
+        usage(format!(
+            "{} has no tuning record of `{name}` for this CPU; run `tirc tune` on the file first",
+            path.display()
+        ))
+    })?;
+    let section = tirc::tune::search::trace_as_section(&best.trace, TUNED_RECORD);
+    let text = format!("{}\n{section}", source.text);
+    Ok(tirc::driver::SourceFile::new(source.name, text))
+}
+
 pub fn run(args: RunArgs) -> u8 {
     use super::output::{report, DiagnosticFormat};
     use super::{EXIT_DIAGNOSTICS, EXIT_OK};
@@ -140,8 +183,13 @@ pub fn run(args: RunArgs) -> u8 {
     let prepared = Target::parse(&args.target)
         .map_err(|message| DriverError::application(ApplicationErrorKind::Usage, message))
         .and_then(|target| {
-            let source = SourceFile::read(&args.file)?;
-            let choice = ScheduleChoice::from_flags(args.schedule.clone(), args.no_schedule);
+            let mut source = SourceFile::read(&args.file)?;
+            let mut choice = ScheduleChoice::from_flags(args.schedule.clone(), args.no_schedule);
+            if args.tuned {
+                source =
+                    with_tuned_record(source, args.entry.as_deref(), args.database.as_deref())?;
+                choice = ScheduleChoice::Named(TUNED_RECORD.to_string());
+            }
             if args.emulate && !matches!(target, Target::Cuda(_)) {
                 return Err(DriverError::application(
                     ApplicationErrorKind::Usage,

@@ -97,23 +97,12 @@ pub fn run(args: TuneArgs) -> u8 {
     for warning in &warnings {
         eprintln!("warning: {warning}");
     }
-    let entry_name = match &args.entry {
-        Some(name) => name.clone(),
-        None => module
-            .functions
-            .iter()
-            .find(|f| f.name == "main")
-            .or(module.functions.first())
-            .map(|f| f.name.clone())
-            .unwrap_or_default(),
+    let Some((entry_name, workload)) = records::workload_of(module, args.entry.as_deref()) else {
+        return report_application(
+            ApplicationErrorKind::Usage,
+            "the module has no such function",
+        );
     };
-    let printed = module
-        .functions
-        .iter()
-        .find(|f| f.name == entry_name)
-        .map(|f| tirc::printer::print_function(f, &Default::default()))
-        .unwrap_or_default();
-    let workload = records::workload_key(&printed);
     let target = records::cpu_target();
     let sampler = match Sampler::new(&source.text, &space) {
         Ok(sampler) => sampler,

@@ -650,4 +650,33 @@ fn tune_records_candidates_and_writes_the_fastest() {
         "--check",
     ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
+    // `--tuned` applies the best record of this function on this CPU.
+    let database_text = database.to_str().unwrap();
+    let output = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--tuned",
+        "--database",
+        database_text,
+        "--check",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("tirc_tuned_record"),
+        "{}",
+        text(&output.stdout)
+    );
+    let other = run(&[
+        "run",
+        "examples/vector_add.tir",
+        "--tuned",
+        "--database",
+        database_text,
+    ]);
+    assert_eq!(other.status.code(), Some(2), "{}", text(&other.stderr));
+    assert!(
+        text(&other.stderr).contains("no tuning record"),
+        "{}",
+        text(&other.stderr)
+    );
 }

@@ -36,6 +36,21 @@ pub fn workload_key(printed_function: &str) -> String {
     format!("{hash:016x}")
 }
 
+/// The entry function of a module (the one named, else `main`, else the
+/// only one) and its [`workload_key`].
+pub fn workload_of(module: &crate::ir::IRModule, entry: Option<&str>) -> Option<(String, String)> {
+    let function = match entry {
+        Some(name) => module.functions.iter().find(|f| f.name == name),
+        None => module
+            .functions
+            .iter()
+            .find(|f| f.name == "main")
+            .or(module.functions.first()),
+    }?;
+    let printed = crate::printer::print_function(function, &Default::default());
+    Some((function.name.clone(), workload_key(&printed)))
+}
+
 /// The target string of this machine's CPU: `llvm`, its model and the
 /// features kernels depend on (records from a machine with other features
 /// do not apply here).
