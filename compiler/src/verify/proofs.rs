@@ -307,6 +307,7 @@ impl Facts {
         let mut value_terms = Vec::new();
         linear_terms(value, 1, &mut value_terms);
         let mut combined: Option<Expr> = None;
+        let mut covered = Vec::new();
         for (bounded, limit) in bounds {
             let mut bounded_terms = Vec::new();
             linear_terms(bounded, 1, &mut bounded_terms);
@@ -326,7 +327,10 @@ impl Facts {
             let Some(over_limit) = difference(bounded, limit) else {
                 continue;
             };
-            if let Some(first) = scales.first() {
+            // A bound over variables an earlier one covered would count them twice.
+            let disjoint = bounded_terms.iter().all(|(var, _)| !covered.contains(var));
+            if let (Some(first), true) = (scales.first(), disjoint) {
+                covered.extend(bounded_terms.iter().map(|(var, _)| var.clone()));
                 let scaled = operators::mul(Expr::int(*first, value.dtype()), over_limit.clone());
                 combined = match (combined, scaled) {
                     (Some(sum), Ok(scaled)) => operators::add(sum, scaled).ok(),
