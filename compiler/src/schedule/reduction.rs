@@ -157,6 +157,10 @@ pub fn decompose_reduction(
         .collect();
     // The loops from the block up to `loop` that the init bindings use.
     let mut discarded: HashSet<Var> = HashSet::new();
+    // A discarded unit loop takes its one value in the init's predicate: a
+    // unit factor of a split (`n_1 + n_2 < 1`) still bounds the init's loops.
+    // TVM drops the whole conjunct, and its init then writes outside the buffer.
+    let mut unit_values: VarMap<Expr> = VarMap::default();
     let mut chosen: Vec<For> = Vec::new();
     for &l in loops[position..].iter().rev() {
         let Some(f) = state.sref(l).and_then(|s| s.as_for()) else {
@@ -167,11 +171,18 @@ pub fn decompose_reduction(
             .any(|v| expr_uses_var(v, &mut |x| *x == f.loop_var));
         if used {
             chosen.push(f.clone());
+        } else if f.extent.as_int() == Some(1) {
+            unit_values.insert(f.loop_var.clone(), f.min.clone());
         } else {
             discarded.insert(f.loop_var.clone());
         }
     }
-    let predicate = remake_predicate(&realize.predicate, &discarded).ok_or_else(|| {
+    let predicate_with_units = if unit_values.is_empty() {
+        realize.predicate.clone()
+    } else {
+        crate::arith::Analyzer::default().simplify(&substitute(&realize.predicate, &unit_values))
+    };
+    let predicate = remake_predicate(&predicate_with_units, &discarded).ok_or_else(|| {
         ScheduleError::new(
             codes::NOT_REDUCTION_BLOCK,
             format!(
