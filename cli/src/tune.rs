@@ -137,17 +137,32 @@ pub fn run(args: TuneArgs) -> u8 {
     let mut measured: Vec<(String, Measurement)> = Vec::new();
     let mut seed = args.seed;
     let mut draws = 0;
+    let mut random = tirc::schedule::sampling::RandomState::new(args.seed);
+    // The first half is drawn from the whole space; after it, most
+    // candidates change one decision of one of the three fastest so far.
+    let exploring = (args.trials / 2).max(4);
     while measured.len() < args.trials && draws < args.trials * 20 + 20 {
         draws += 1;
-        let trace = match sampler.sample(seed) {
+        let parents = fastest(&measured, 3);
+        let mutate =
+            measured.len() >= exploring && !parents.is_empty() && random.sample_int(0, 4) != 0;
+        let drawn = if mutate {
+            let parent = parents[random.sample_int(0, parents.len() as i64) as usize];
+            tirc::tune::search::mutate_trace(parent, &mut random)
+                .ok_or_else(|| "nothing to mutate".to_string())
+        } else {
+            seed += 1;
+            sampler.sample(seed - 1)
+        };
+        let trace = match drawn {
             Ok(trace) => trace,
             Err(message) => {
-                eprintln!("seed {seed}: the space refused it: {message}");
-                seed += 1;
+                if !mutate {
+                    eprintln!("seed {}: the space refused it: {message}", seed - 1);
+                }
                 continue;
             }
         };
-        seed += 1;
         if !seen.insert(trace.clone()) {
             continue;
         }
@@ -247,6 +262,20 @@ fn describe(measurement: &Measurement) -> String {
         (_, _, Some(error)) => format!("failed: {}", error.lines().next().unwrap_or_default()),
         _ => "failed".to_string(),
     }
+}
+
+/// The traces of the `count` fastest correct candidates, fastest first.
+fn fastest(measured: &[(String, Measurement)], count: usize) -> Vec<&str> {
+    let mut correct: Vec<&(String, Measurement)> = measured
+        .iter()
+        .filter(|(_, m)| m.error.is_none() && m.median_ms.is_some())
+        .collect();
+    correct.sort_by(|a, b| a.1.median_ms.unwrap().total_cmp(&b.1.median_ms.unwrap()));
+    correct
+        .into_iter()
+        .take(count)
+        .map(|(trace, _)| trace.as_str())
+        .collect()
 }
 
 fn best_of(measured: &[(String, Measurement)]) -> Option<&(String, Measurement)> {

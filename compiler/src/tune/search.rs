@@ -1,10 +1,12 @@
 //! The search of `tirc tune`: candidates drawn from the design space (each
-//! seed gives a trace with its decisions), measured by a [`Runner`] in
-//! worker processes so that a candidate that crashes or hangs is recorded
-//! and never takes tirc down. The draw is uniform over the space for now;
-//! the evolutionary search with a learned cost model is still to come.
+//! seed gives a trace with its decisions) or made by mutating one decision
+//! of a fast candidate's trace ([`mutate_trace`]), measured by a [`Runner`]
+//! in worker processes so that a candidate that crashes or hangs is
+//! recorded and never takes tirc down. A learned cost model that ranks
+//! candidates before they are measured is still to come.
 
 use crate::frontend::{parse_program, Program};
+use crate::schedule::sampling::{sample_perfect_tile, RandomState};
 use crate::schedule::{apply_schedule_with, ApplyOptions};
 use crate::source::SourceMap;
 use std::io::Read as _;
@@ -202,6 +204,76 @@ impl Runner for ProcessRunner {
     }
 }
 
+/// The integers of `[a, b, ...]` in `text` after `key=`.
+fn list_after(text: &str, key: &str) -> Option<Vec<i64>> {
+    let start = text.find(key)? + key.len();
+    let rest = text[start..].strip_prefix('[')?;
+    let end = rest.find(']')?;
+    rest[..end]
+        .split(',')
+        .map(|item| item.trim().parse().ok())
+        .collect()
+}
+
+/// The integer after `key=` in `text`.
+fn integer_after(text: &str, key: &str) -> Option<i64> {
+    let start = text.find(key)? + key.len();
+    let digits: String = text[start..]
+        .chars()
+        .take_while(|c| *c == '-' || c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// `trace` with one sampling decision changed (MetaSchedule's mutators): a
+/// perfect tile redrawn with the same product and innermost bound, or an
+/// other candidate of a categorical choice. `None` when the trace has no
+/// decision that can change.
+pub fn mutate_trace(trace: &str, random: &mut RandomState) -> Option<String> {
+    let lines: Vec<&str> = trace.lines().collect();
+    let mutable: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| {
+            (line.contains("sch.sample_perfect_tile(") || line.contains("sch.sample_categorical("))
+                && line.contains("decision=")
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for _ in 0..8 {
+        let &index = mutable.get(random.sample_int(0, mutable.len().max(1) as i64) as usize)?;
+        let line = lines[index];
+        let decision_at = line.rfind("decision=")?;
+        let (head, _) = line.split_at(decision_at);
+        let replacement = if line.contains("sch.sample_perfect_tile(") {
+            let old = list_after(line, "decision=")?;
+            let product: i64 = old.iter().product();
+            let max_innermost = integer_after(line, "max_innermost_factor=").unwrap_or(16);
+            let new = sample_perfect_tile(random, product, old.len(), max_innermost);
+            if new == old {
+                continue;
+            }
+            let items: Vec<String> = new.iter().map(i64::to_string).collect();
+            format!("{head}decision=[{}])", items.join(", "))
+        } else {
+            let count = list_after(line, "candidates=")?.len() as i64;
+            let old = integer_after(line, "decision=")?;
+            if count < 2 {
+                continue;
+            }
+            let mut new = random.sample_int(0, count - 1);
+            if new >= old {
+                new += 1;
+            }
+            format!("{head}decision={new})")
+        };
+        let mut mutated: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        mutated[index] = replacement;
+        return Some(mutated.join("\n"));
+    }
+    None
+}
+
 /// A trace as a schedule section named `name`, four spaces to a level.
 pub fn trace_as_section(trace: &str, name: &str) -> String {
     let mut section = format!("def {name}(sch: T.Schedule):\n");
@@ -231,6 +303,39 @@ mod tests {
         let refused = measurement_of(r#"{"ok":false,"error":{"message":"E0317"}}"#);
         assert_eq!(refused.error.as_deref(), Some("E0317"));
         assert!(measurement_of("Segmentation fault").error.is_some());
+    }
+
+    #[test]
+    fn a_mutation_changes_one_decision_and_keeps_the_tile_perfect() {
+        let trace = "def apply_trace(sch: s_tir.Schedule) -> None:\n  v4, v5 = sch.sample_perfect_tile(loop=l1, n=2, max_innermost_factor=16, decision=[8, 16])\n  v6 = sch.sample_categorical(candidates=[0, 16, 64, 512], probs=[0.25, 0.25, 0.25, 0.25], decision=3)";
+        let mut random = RandomState::new(5);
+        let mut changed_tiles = 0;
+        let mut changed_choices = 0;
+        for _ in 0..40 {
+            let mutated = mutate_trace(trace, &mut random).expect("a decision to change");
+            let differing: Vec<(&str, &str)> = trace
+                .lines()
+                .zip(mutated.lines())
+                .filter(|(a, b)| a != b)
+                .collect();
+            assert_eq!(differing.len(), 1, "{mutated}");
+            let line = differing[0].1;
+            if line.contains("sample_perfect_tile") {
+                let tile = list_after(line, "decision=").unwrap();
+                assert_eq!(tile.iter().product::<i64>(), 128, "{line}");
+                assert!(tile[1] <= 16, "{line}");
+                changed_tiles += 1;
+            } else {
+                let decision = integer_after(line, "decision=").unwrap();
+                assert!((0..3).contains(&decision), "{line}");
+                changed_choices += 1;
+            }
+        }
+        assert!(changed_tiles > 0 && changed_choices > 0);
+        assert_eq!(
+            mutate_trace("def apply_trace(sch):\n  pass", &mut random),
+            None
+        );
     }
 
     #[test]
