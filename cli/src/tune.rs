@@ -47,6 +47,10 @@ pub struct TuneArgs {
     /// The records file (JSON lines; default `~/.cache/tirc/records.jsonl`).
     #[arg(long)]
     database: Option<PathBuf>,
+    /// Sizes of symbolic shapes for the measured runs (`--shape n=1024,m=512`),
+    /// passed to `tirc run` as they are.
+    #[arg(long, value_name = "NAME=VALUE,...")]
+    shape: Option<String>,
     /// Write the fastest schedule into the file as `def tuned(sch)`,
     /// replacing an earlier one.
     #[arg(long)]
@@ -124,6 +128,7 @@ pub fn run(args: TuneArgs) -> u8 {
     );
     runner.runs = args.runs.max(1);
     runner.timeout = Duration::from_secs(args.timeout.max(1));
+    runner.extra_args = shape_args(&args);
 
     // The file's own schedule, timed the same way, as the baseline.
     let baseline = measure_own_schedule(&tirc, &args, &source.text, &folder);
@@ -251,6 +256,14 @@ pub fn run(args: TuneArgs) -> u8 {
     EXIT_OK
 }
 
+/// `--shape VALUE` for the workers, when given.
+fn shape_args(args: &TuneArgs) -> Vec<String> {
+    match &args.shape {
+        Some(shape) => vec!["--shape".to_string(), shape.clone()],
+        None => Vec::new(),
+    }
+}
+
 fn describe(measurement: &Measurement) -> String {
     match (
         measurement.median_ms,
@@ -322,6 +335,7 @@ fn measure_own_schedule(
     );
     runner.runs = args.runs.max(1);
     runner.timeout = Duration::from_secs(args.timeout.max(1));
+    runner.extra_args = shape_args(args);
     Some(runner.measure(&trace_like))
 }
 

@@ -89,6 +89,8 @@ pub struct ProcessRunner {
     pub timeout: Duration,
     /// Where candidate files are written.
     pub folder: PathBuf,
+    /// More arguments for `tirc run` (`--shape n=1024` for symbolic sizes).
+    pub extra_args: Vec<String>,
     measured: usize,
 }
 
@@ -107,6 +109,7 @@ impl ProcessRunner {
             runs: 5,
             timeout: Duration::from_secs(60),
             folder,
+            extra_args: Vec::new(),
             measured: 0,
         }
     }
@@ -122,6 +125,7 @@ impl ProcessRunner {
         if let Some(entry) = &self.entry {
             command.args(["--entry", entry]);
         }
+        command.args(&self.extra_args);
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -40,6 +40,9 @@ enum LoopRole {
 struct NamedLoop {
     name: String,
     role: LoopRole,
+    /// Its extent is a constant: only such loops are tiled (a symbolic
+    /// extent stays one loop, in the outermost level of its kind).
+    constant: bool,
 }
 
 /// A Python identifier made from a block or loop name.
@@ -190,6 +193,10 @@ pub fn cpu_design_space(
                     .and_then(|s| s.as_for())
                     .map(|f| f.loop_var.name().to_string())
                     .unwrap_or_default();
+                let constant = state
+                    .sref(*loop_id)
+                    .and_then(|s| s.as_for())
+                    .is_some_and(|f| f.extent.as_int().is_some());
                 NamedLoop {
                     name: fresh(format!(
                         "{}_{}",
@@ -197,6 +204,7 @@ pub fn cpu_design_space(
                         identifier(&loop_name)
                     )),
                     role: *role,
+                    constant,
                 }
             })
             .collect();
@@ -270,6 +278,10 @@ fn multi_level_tiling(
         let my_levels: Vec<usize> = (0..structure.len())
             .filter(|k| structure[*k] == named.role)
             .collect();
+        if !named.constant {
+            levels[my_levels[0]].push(named.name.clone());
+            continue;
+        }
         let parts: Vec<String> = (0..my_levels.len())
             .map(|k| fresh(format!("{}_{k}", named.name)))
             .collect();
@@ -292,21 +304,34 @@ fn multi_level_tiling(
     }
     let order: Vec<&str> = levels.iter().flatten().map(String::as_str).collect();
     let _ = writeln!(text, "    sch.reorder({})", order.join(", "));
-    if cache_write {
+    if cache_write && !(levels[0].is_empty() && levels[1].is_empty()) {
         let cache = fresh(format!("{block_var}_global"));
         let _ = writeln!(
             text,
             "    {cache} = sch.cache_write({block_var}, 0, \"global\")"
         );
-        let second_spatial = levels[1].last().cloned().unwrap_or_default();
+        // Under the second spatial level, or the first when no loop has one.
+        let second_spatial = levels[1]
+            .last()
+            .or(levels[0].last())
+            .cloned()
+            .unwrap_or_default();
         let _ = writeln!(
             text,
             "    sch.reverse_compute_at({cache}, {second_spatial}, preserve_unit_loops=True)"
         );
     }
     let outer = fresh(format!("{block_var}_outer"));
-    let _ = writeln!(text, "    {outer} = sch.fuse({})", levels[0].join(", "));
-    let _ = writeln!(text, "    sch.parallel({outer})");
+    // A block without spatial loops (a reduction to a scalar) runs serially.
+    let outermost = if levels[0].is_empty() {
+        &levels[2]
+    } else {
+        &levels[0]
+    };
+    let _ = writeln!(text, "    {outer} = sch.fuse({})", outermost.join(", "));
+    if !levels[0].is_empty() {
+        let _ = writeln!(text, "    sch.parallel({outer})");
+    }
     if let Some(innermost) = levels[5].last() {
         let _ = writeln!(text, "    sch.vectorize({innermost})");
     }
@@ -321,6 +346,14 @@ fn spatial_parallel_vectorize(
     loops: &[NamedLoop],
 ) -> String {
     let (last, outer_loops) = loops.split_last().expect("a block with loops");
+    if !last.constant {
+        // A symbolic innermost extent: no vector tile, the loops run in parallel.
+        let names: Vec<&str> = loops.iter().map(|l| l.name.as_str()).collect();
+        let outer = fresh(format!("{}_outer", last.name));
+        let _ = writeln!(text, "    {outer} = sch.fuse({})", names.join(", "));
+        let _ = writeln!(text, "    sch.parallel({outer})");
+        return outer;
+    }
     let tiles = fresh(format!("{}_tiles", last.name));
     let (last_outer, last_inner) = (
         fresh(format!("{}_0", last.name)),
@@ -451,6 +484,53 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
             "{} distinct schedules of 12",
             traces.len()
         );
+    }
+
+    #[test]
+    fn symbolic_loops_stay_whole_and_scalar_reductions_run_serially() {
+        let symbolic = r#"@T.prim_func
+def main(a: T.handle, B: T.Buffer((64, 64), "float32"), c: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n, 64))
+    C = T.match_buffer(c, (n, 64))
+    for i, j, k in T.grid(n, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+"#;
+        let scalar = r#"@T.prim_func
+def main(A: T.Buffer((64, 32), "float32"), S: T.Buffer((1,), "float32")):
+    for i, j in T.grid(64, 32):
+        with T.block("S"):
+            vi, vj = T.axis.remap("RR", [i, j])
+            with T.init():
+                S[0] = T.float32(0)
+            S[0] = S[0] + A[vi, vj]
+"#;
+        let (text, space) = space_of(symbolic);
+        assert!(!space.contains("sample_perfect_tile(C_i,"), "{space}");
+        assert!(space.contains("sch.fuse(C_i, C_j_0)"), "{space}");
+        let (scalar_text, scalar_space) = space_of(scalar);
+        assert!(!scalar_space.contains("sch.parallel"), "{scalar_space}");
+        for text in [text, scalar_text] {
+            let mut sources = SourceMap::new();
+            let (program, _) = parse_program(&mut sources, "space.tir", &text);
+            let program = program.unwrap();
+            for seed in 1..=4 {
+                let options = ApplyOptions {
+                    seed: Some(seed),
+                    ..ApplyOptions::default()
+                };
+                let run = apply_schedule_with(&program, Some("space"), &options);
+                assert!(
+                    run.diagnostics.is_empty(),
+                    "seed {seed}: {:?}",
+                    run.diagnostics
+                );
+            }
+        }
     }
 
     #[test]
