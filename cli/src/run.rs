@@ -50,6 +50,10 @@ pub struct RunArgs {
     /// schedule to check).
     #[arg(long, value_enum, default_value_t = CheckWith::Auto)]
     check_with: CheckWith,
+    /// Check against the outputs an earlier run saved in DIR with
+    /// `--save-outputs` on the same inputs (implies `--check`).
+    #[arg(long, value_name = "DIR", conflicts_with = "check_with")]
+    expected: Option<PathBuf>,
     /// Time N runs after a warm-up and report min, median and GFLOP/s.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
@@ -211,11 +215,16 @@ pub fn run(args: RunArgs) -> u8 {
         save_outputs: args.save_outputs.clone(),
         seed: args.seed,
         shape_values: args.shape.clone().map(|s| s.0).unwrap_or_default(),
-        check: args.check.then_some(match args.check_with {
-            CheckWith::Auto => CheckReference::Auto,
-            CheckWith::Interp => CheckReference::Interp,
-            CheckWith::Unscheduled => CheckReference::Unscheduled,
-        }),
+        check: if args.expected.is_some() {
+            Some(CheckReference::Saved)
+        } else {
+            args.check.then_some(match args.check_with {
+                CheckWith::Auto => CheckReference::Auto,
+                CheckWith::Interp => CheckReference::Interp,
+                CheckWith::Unscheduled => CheckReference::Unscheduled,
+            })
+        },
+        expected_dir: args.expected.clone(),
         bench: args.bench,
         threads: args.threads,
         runtime_checks: !args.no_runtime_checks,
@@ -272,9 +281,10 @@ pub fn run(args: RunArgs) -> u8 {
         report.entry,
         report.compile_ms
     );
-    let reference = match report.reference {
-        Some(CheckReference::Unscheduled) => "the unscheduled program",
-        _ => "the interpreter",
+    let reference = match (report.reference, &args.expected) {
+        (Some(CheckReference::Unscheduled), _) => "the unscheduled program".to_string(),
+        (Some(CheckReference::Saved), Some(dir)) => format!("{}", dir.display()),
+        _ => "the interpreter".to_string(),
     };
     for check in &report.checks {
         let verdict = match &check.mismatch {

@@ -121,7 +121,7 @@ pub fn run(args: TuneArgs) -> u8 {
     }
     let tirc = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("tirc"));
     let mut runner = ProcessRunner::new(
-        tirc.clone(),
+        tirc,
         source.text.clone(),
         args.entry.clone(),
         folder.clone(),
@@ -130,8 +130,12 @@ pub fn run(args: TuneArgs) -> u8 {
     runner.timeout = Duration::from_secs(args.timeout.max(1));
     runner.extra_args = shape_args(&args);
 
+    if let Err(message) = runner.save_reference() {
+        let _ = std::fs::remove_dir_all(&folder);
+        return report_application(ApplicationErrorKind::Usage, message);
+    }
     // The file's own schedule, timed the same way, as the baseline.
-    let baseline = measure_own_schedule(&tirc, &args, &source.text, &folder);
+    let baseline = measure_own_schedule(&mut runner, &source.text);
 
     let started = Instant::now();
     let mut seen: std::collections::HashSet<String> = known
@@ -298,13 +302,8 @@ fn best_of(measured: &[(String, Measurement)]) -> Option<&(String, Measurement)>
         .min_by(|a, b| a.1.median_ms.unwrap().total_cmp(&b.1.median_ms.unwrap()))
 }
 
-/// Times the file's own (default) schedule with the same runs, if it has one.
-fn measure_own_schedule(
-    tirc: &std::path::Path,
-    args: &TuneArgs,
-    text: &str,
-    folder: &std::path::Path,
-) -> Option<Measurement> {
+/// Times the file's own (default) schedule on `runner`, if it has one.
+fn measure_own_schedule(runner: &mut ProcessRunner, text: &str) -> Option<Measurement> {
     let checked = check(
         &SourceFile::new("own.tir".to_string(), text.to_string()),
         &CheckOptions::default(),
@@ -327,15 +326,6 @@ fn measure_own_schedule(
             .collect::<Vec<_>>()
             .join("\n")
     );
-    let mut runner = ProcessRunner::new(
-        tirc.to_path_buf(),
-        text.to_string(),
-        args.entry.clone(),
-        folder.to_path_buf(),
-    );
-    runner.runs = args.runs.max(1);
-    runner.timeout = Duration::from_secs(args.timeout.max(1));
-    runner.extra_args = shape_args(args);
     Some(runner.measure(&trace_like))
 }
 

@@ -5,12 +5,12 @@
 
 use super::execute::Timing;
 use super::execute::{
-    compare_outputs, interpreter_outputs, output_positions, prepare_inputs, shape_values,
-    InputSource,
+    compare_outputs, output_positions, prepare_inputs, shape_values, InputSource,
 };
 use super::flop_count::count_flops;
 use super::run::{
-    choose_reference, save_outputs, CheckReference, Measurements, RunReport, RunRequest,
+    choose_reference, reference_outputs, save_outputs, CheckReference, Measurements, RunReport,
+    RunRequest,
 };
 use super::shape_binding::bind_shape_vars;
 use super::{ApplicationErrorKind, DriverError, LoweredProgram};
@@ -185,19 +185,15 @@ pub fn run_cuda(
         // The unscheduled reference needs LLVM; the interpreter is always here.
         Some(chosen) => {
             let (reference, note) = choose_reference(lowered, entry, chosen, flops);
-            if cfg!(feature = "llvm") {
+            if cfg!(feature = "llvm") || reference != CheckReference::Unscheduled {
                 (Some(reference), note)
             } else {
                 (Some(CheckReference::Interp), None)
             }
         }
     };
-    let expected = match reference {
-        Some(CheckReference::Interp) | Some(CheckReference::Auto) => {
-            Some(interpreter_outputs(entry.original, &inputs).map_err(failed)?)
-        }
-        _ => None,
-    };
+    let expected =
+        reference_outputs(reference, entry.original, &inputs, request).map_err(failed)?;
 
     let mut timing = Vec::new();
     let runs = 1 + request.bench.unwrap_or(0);

@@ -3,12 +3,12 @@
 //! a reference and timed. The result is a [`RunReport`]; printing it (text
 //! or JSON) is the caller's business.
 
-use super::execute::OutputCheck;
 #[cfg(feature = "llvm")]
 use super::execute::{
-    compare_outputs, interpreter_outputs, output_positions, prepare_inputs, run_compiled,
-    shape_values, CompiledRunError, InputSource, KernelFailure, PreparedRun, KERNEL_FAILED,
+    compare_outputs, output_positions, run_compiled, shape_values, CompiledRunError, KernelFailure,
+    PreparedRun, KERNEL_FAILED,
 };
+use super::execute::{interpreter_outputs, prepare_inputs, InputSource, OutputCheck};
 #[cfg(feature = "llvm")]
 use super::flop_count::count_flops;
 use super::npy::write_npy;
@@ -37,6 +37,9 @@ pub enum CheckReference {
     Interp,
     /// The program without its schedule, lowered and JIT-compiled.
     Unscheduled,
+    /// Outputs saved by an earlier run on the same inputs (`--expected DIR`):
+    /// `tirc tune` computes the reference once for all its candidates.
+    Saved,
 }
 
 /// Seconds of interpreter time `CheckReference::Auto` accepts.
@@ -62,6 +65,8 @@ pub struct RunRequest {
     pub shape_values: Vec<(String, i64)>,
     /// Compare every output with this reference.
     pub check: Option<CheckReference>,
+    /// The directory of `<param>.npy` files that [`CheckReference::Saved`] reads.
+    pub expected_dir: Option<PathBuf>,
     /// Time this many runs after a warm-up.
     pub bench: Option<usize>,
     /// Threads for parallel loops.
@@ -234,12 +239,8 @@ fn run_llvm(
     };
     // The interpreter runs first: it reports an out-of-bounds access or a
     // division by zero that would crash the compiled code.
-    let expected = match reference {
-        Some(CheckReference::Interp) => {
-            Some(interpreter_outputs(entry.original, &inputs).map_err(failed)?)
-        }
-        _ => None,
-    };
+    let expected =
+        reference_outputs(reference, entry.original, &inputs, request).map_err(failed)?;
     kernel.run().map_err(|f| kernel_failed(&f))?;
     let results = kernel.results(&inputs).map_err(|f| kernel_failed(&f))?;
     let checks = match reference {
@@ -400,6 +401,38 @@ pub(crate) fn choose_reference(
             }),
         ),
         CheckReference::Unscheduled => (CheckReference::Unscheduled, None),
+        CheckReference::Saved => (CheckReference::Saved, None),
+    }
+}
+
+/// The outputs `--check` compares with when they come from here rather than
+/// from a second compiled run: the interpreter's, or those saved in
+/// `--expected DIR` (every parameter's `.npy`, read as `--args` reads inputs).
+pub(crate) fn reference_outputs(
+    reference: Option<CheckReference>,
+    original: &crate::ir::PrimFunc,
+    inputs: &[Arg],
+    request: &RunRequest,
+) -> Result<Option<Vec<Arg>>, String> {
+    match reference {
+        Some(CheckReference::Interp) | Some(CheckReference::Auto) => {
+            interpreter_outputs(original, inputs).map(Some)
+        }
+        Some(CheckReference::Saved) => {
+            let dir = request
+                .expected_dir
+                .as_deref()
+                .ok_or("a check against saved outputs needs their directory")?;
+            let source = InputSource {
+                args_dir: Some(dir),
+                seed: request.seed,
+                shape_values: &request.shape_values,
+            };
+            prepare_inputs(original, &[], &source)
+                .map(Some)
+                .map_err(|error| format!("the saved outputs in {}: {error}", dir.display()))
+        }
+        Some(CheckReference::Unscheduled) | None => Ok(None),
     }
 }
 

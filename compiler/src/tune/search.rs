@@ -91,6 +91,10 @@ pub struct ProcessRunner {
     pub folder: PathBuf,
     /// More arguments for `tirc run` (`--shape n=1024` for symbolic sizes).
     pub extra_args: Vec<String>,
+    /// Outputs of the program as written, saved once by
+    /// [`ProcessRunner::save_reference`]; without them every candidate
+    /// computes its own reference (seconds for a 1024³ matmul).
+    expected: Option<PathBuf>,
     measured: usize,
 }
 
@@ -110,22 +114,55 @@ impl ProcessRunner {
             timeout: Duration::from_secs(60),
             folder,
             extra_args: Vec::new(),
+            expected: None,
             measured: 0,
         }
     }
 
-    /// Runs `tirc` on `file`; its standard output, or why none came.
-    fn run_worker(&self, file: &Path) -> Result<String, String> {
+    /// Runs the program as written (no schedule) once and keeps its outputs
+    /// as the reference every candidate is checked against.
+    pub fn save_reference(&mut self) -> Result<(), String> {
+        let file = self.folder.join("reference.tir");
+        let outputs = self.folder.join("reference");
+        std::fs::write(&file, &self.source)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        let mut command = self.tirc_run(&file);
+        command
+            .arg("--no-schedule")
+            .arg("--save-outputs")
+            .arg(&outputs);
+        let report = self.run_worker(command)?;
+        let json: serde_json::Value = serde_json::from_str(&report)
+            .map_err(|_| "the reference run's report is not JSON".to_string())?;
+        if json["ok"] != serde_json::Value::Bool(true) {
+            return Err(format!(
+                "the program as written does not run: {}",
+                json["error"]["message"]
+                    .as_str()
+                    .unwrap_or("no reason given")
+            ));
+        }
+        self.expected = Some(outputs);
+        Ok(())
+    }
+
+    /// `tirc run FILE --json` with the entry and the extra arguments.
+    fn tirc_run(&self, file: &Path) -> Command {
         let mut command = Command::new(&self.tirc);
         command
             .args(["--color", "never", "run"])
             .arg(file)
-            .args(["--schedule", CANDIDATE_NAME, "--check", "--json"])
-            .args(["--bench", &self.runs.to_string()]);
+            .arg("--json");
         if let Some(entry) = &self.entry {
             command.args(["--entry", entry]);
         }
         command.args(&self.extra_args);
+        command
+    }
+
+    /// Runs `command` (a `tirc run`) under the timeout; its standard output,
+    /// or why none came.
+    fn run_worker(&self, mut command: Command) -> Result<String, String> {
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -196,7 +233,15 @@ impl Runner for ProcessRunner {
                 ..Measurement::default()
             };
         }
-        let measurement = match self.run_worker(&file) {
+        let mut command = self.tirc_run(&file);
+        command
+            .args(["--schedule", CANDIDATE_NAME])
+            .args(["--bench", &self.runs.to_string()]);
+        match &self.expected {
+            Some(dir) => command.arg("--expected").arg(dir),
+            None => command.arg("--check"),
+        };
+        let measurement = match self.run_worker(command) {
             Ok(report) => measurement_of(&report),
             Err(error) => Measurement {
                 error: Some(error),

@@ -9,6 +9,9 @@
 //!   spatial loop split in four and each reduction loop in two, with
 //!   `sample_perfect_tile`, reordered `S S R S R S`, the result written
 //!   through a `global` cache stage placed under the second spatial level;
+//! - packing: each input the tiled block reads again across a spatial
+//!   iterator is copied by a `cache_read` stage at a sampled compute
+//!   location (`inline`, no copy, is one of the choices);
 //! - parallelize, vectorize, unroll: the outer spatial loops fused and run
 //!   in parallel, the innermost spatial loop vectorized, and a sampled
 //!   `pragma_auto_unroll_max_step` on the outer loop.
@@ -225,7 +228,11 @@ pub fn cpu_design_space(
                 &[],
             )
             .is_ok();
-            multi_level_tiling(&mut text, &mut fresh, &block_var, &loops, cache_write)
+            let outer = multi_level_tiling(&mut text, &mut fresh, &block_var, &loops, cache_write);
+            if cache_write {
+                pack_reused_inputs(&mut text, &mut fresh, &state, block, &block_var);
+            }
+            outer
         } else {
             spatial_parallel_vectorize(&mut text, &mut fresh, &loops)
         };
@@ -336,6 +343,53 @@ fn multi_level_tiling(
         let _ = writeln!(text, "    sch.vectorize({innermost})");
     }
     outer
+}
+
+/// Packing: every input the reduction block reads again across one of its
+/// spatial iterators (matmul's `B`, read whole for every row of `C`) is
+/// copied by a `global` cache stage placed at a sampled compute location, so
+/// the tile loops walk a contiguous copy instead of rows a page apart. The
+/// location's candidates include `inline`, which keeps reading the input:
+/// the search decides whether a copy pays.
+fn pack_reused_inputs(
+    text: &mut String,
+    fresh: &mut impl FnMut(String) -> String,
+    state: &ScheduleState,
+    block: NodeId,
+    block_var: &str,
+) {
+    let Some(node) = state.sref(block).and_then(|s| s.as_block()) else {
+        return;
+    };
+    for (index, read) in node.reads.iter().enumerate() {
+        if node.writes.iter().any(|w| w.buffer == read.buffer) {
+            continue;
+        }
+        let uses = |var: &crate::ir::Var| {
+            read.region.iter().any(|range| {
+                crate::ir::visit::expr_uses_var(&range.min, &mut |v| v == var)
+                    || crate::ir::visit::expr_uses_var(&range.extent, &mut |v| v == var)
+            })
+        };
+        let reused = node
+            .iter_vars
+            .iter()
+            .any(|iter| iter.kind == IterKind::Spatial && !uses(&iter.var));
+        if !reused {
+            continue;
+        }
+        let pack = fresh(format!(
+            "{block_var}_{}_packed",
+            identifier(read.buffer.name())
+        ));
+        let _ = writeln!(
+            text,
+            "    {pack} = sch.cache_read({block_var}, {index}, \"global\")"
+        );
+        let location = fresh(format!("{pack}_at"));
+        let _ = writeln!(text, "    {location} = sch.sample_compute_location({pack})");
+        let _ = writeln!(text, "    sch.compute_at({pack}, {location})");
+    }
 }
 
 /// A spatial block: the last loop split in two, its inner part vectorized,
@@ -452,6 +506,39 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
             space.contains("sch.reverse_compute_at(b_C_global, C_j_1, preserve_unit_loops=True)"),
             "{space}"
         );
+    }
+
+    #[test]
+    fn inputs_read_again_across_a_spatial_iterator_are_packed_at_a_sampled_location() {
+        let source = MATMUL
+            .split("    for i, j in T.grid(24, 40):")
+            .next()
+            .unwrap();
+        let (_, space) = space_of(source);
+        // C reads A (through the inlined A2) again for every column and B
+        // for every row: both get a copy at a sampled place.
+        for (index, name) in [(0, "A"), (1, "B")] {
+            let pack = format!("b_C_{name}_packed");
+            assert!(
+                space.contains(&format!(
+                    "{pack} = sch.cache_read(b_C, {index}, \"global\")\n    {pack}_at = sch.sample_compute_location({pack})\n    sch.compute_at({pack}, {pack}_at)"
+                )),
+                "{space}"
+            );
+        }
+        // A row sum reads each element once: nothing to pack.
+        let row_sum = r#"@T.prim_func
+def main(A: T.Buffer((64, 32), "float32"), S: T.Buffer((64,), "float32")):
+    for i, j in T.grid(64, 32):
+        with T.block("S"):
+            vi, vj = T.axis.remap("SR", [i, j])
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + A[vi, vj]
+"#;
+        let (_, space) = space_of(row_sum);
+        assert!(space.contains("cache_write"), "{space}");
+        assert!(!space.contains("cache_read"), "{space}");
     }
 
     #[test]
