@@ -7,13 +7,17 @@
 use super::output::{report, report_application, DiagnosticFormat};
 use super::EXIT_OK;
 use clap::Args;
+use std::collections::HashSet;
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tirc::check::CheckOptions;
 use tirc::driver::{check, ApplicationErrorKind, SourceFile};
 use tirc::tune::records::{self, Record};
 use tirc::tune::search::{
-    trace_as_section, Measurement, ProcessRunner, Runner, Sampler, SPACE_NAME,
+    trace_as_section, Candidate, EvolutionarySearch, Measurement, ProcessRunner, Runner, Sampler,
+    INTERRUPTED, SPACE_NAME,
 };
 
 /// Arguments of `tirc tune`.
@@ -32,8 +36,15 @@ pub struct TuneArgs {
     #[arg(long, default_value = "space", value_name = "NAME")]
     space_name: String,
     /// Candidates to measure.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 64)]
     trials: usize,
+    /// Stop after this many seconds (the candidate being measured finishes).
+    #[arg(long, value_name = "S")]
+    seconds: Option<f64>,
+    /// The target to tune for: `llvm` (this CPU, the default, with TVM's
+    /// options such as `-mcpu=`). CUDA has no design space yet.
+    #[arg(long, default_value = "llvm")]
+    target: String,
     /// Timed runs per candidate (the median counts).
     #[arg(long, default_value_t = 5)]
     runs: usize,
@@ -82,6 +93,14 @@ pub fn run(args: TuneArgs) -> u8 {
         print!("{space}");
         return EXIT_OK;
     }
+    if args.target.trim_start().starts_with("cuda") {
+        return report_application(
+            ApplicationErrorKind::Usage,
+            "tirc tune has a CPU design space only: GPU candidates (thread binding, shared-memory \
+             caches) are not drawn yet, and CUDA emulation would give correctness, not speed; \
+             tune with --target llvm",
+        );
+    }
     if !cfg!(feature = "llvm") {
         return report_application(
             ApplicationErrorKind::Toolchain,
@@ -107,8 +126,12 @@ pub fn run(args: TuneArgs) -> u8 {
             "the module has no such function",
         );
     };
-    let target = records::cpu_target();
-    let sampler = match Sampler::new(&source.text, &space) {
+    // Records are kept per CPU (its features) and per target options.
+    let target = match args.target.trim() {
+        "llvm" => records::cpu_target(),
+        options => format!("{} [{options}]", records::cpu_target()),
+    };
+    let sampler = match Sampler::new(&source.text, &space, args.entry.as_deref()) {
         Ok(sampler) => sampler,
         Err(message) => return report_application(ApplicationErrorKind::Usage, message),
     };
@@ -138,66 +161,60 @@ pub fn run(args: TuneArgs) -> u8 {
     let baseline = measure_own_schedule(&mut runner, &source.text);
 
     let started = Instant::now();
-    let mut seen: std::collections::HashSet<String> = known
+    let seen: HashSet<String> = known
         .iter()
         .filter(|r| r.workload == workload && r.target == target)
         .map(|r| r.trace.clone())
         .collect();
-    let mut measured: Vec<(String, Measurement)> = Vec::new();
-    let mut seed = args.seed;
-    let mut draws = 0;
-    let mut random = tirc::schedule::sampling::RandomState::new(args.seed);
-    // The first half is drawn from the whole space; after it, most
-    // candidates change one decision of one of the three fastest so far.
-    let exploring = (args.trials / 2).max(4);
-    while measured.len() < args.trials && draws < args.trials * 20 + 20 {
-        draws += 1;
-        let parents = fastest(&measured, 3);
-        let mutate =
-            measured.len() >= exploring && !parents.is_empty() && random.sample_int(0, 4) != 0;
-        let drawn = if mutate {
-            let parent = parents[random.sample_int(0, parents.len() as i64) as usize];
-            tirc::tune::search::mutate_trace(parent, &mut random)
-                .ok_or_else(|| "nothing to mutate".to_string())
-        } else {
-            seed += 1;
-            sampler.sample(seed - 1)
-        };
-        let trace = match drawn {
-            Ok(trace) => trace,
-            Err(message) => {
-                if !mutate {
-                    eprintln!("seed {}: the space refused it: {message}", seed - 1);
-                }
-                continue;
+    let mut search = EvolutionarySearch::new(sampler, args.seed, seen);
+    let mut history: Vec<(Candidate, Option<f64>)> = Vec::new();
+    let mut progress = Progress::new(args.trials);
+    let deadline = args.seconds.map(Duration::from_secs_f64);
+    let out_of_time = || deadline.is_some_and(|limit| started.elapsed() >= limit);
+    install_interrupt_handler();
+    let mut stopped_by = None;
+    'search: while history.len() < args.trials {
+        let wanted = BATCH.min(args.trials - history.len());
+        let batch = search.next_batch(&history, wanted);
+        if batch.is_empty() {
+            stopped_by = Some("the space has no candidate left that was not measured");
+            break;
+        }
+        for candidate in batch {
+            if INTERRUPTED.load(Ordering::Relaxed) {
+                stopped_by = Some("interrupted");
+                break 'search;
             }
-        };
-        if !seen.insert(trace.clone()) {
-            continue;
+            if out_of_time() {
+                stopped_by = Some("--seconds reached");
+                break 'search;
+            }
+            let measurement = runner.measure(&candidate.trace);
+            if INTERRUPTED.load(Ordering::Relaxed) {
+                stopped_by = Some("interrupted");
+                break 'search;
+            }
+            let record = Record {
+                workload: workload.clone(),
+                target: target.clone(),
+                trace: candidate.trace.clone(),
+                median_ms: measurement.median_ms,
+                gflops: measurement.gflops,
+                error: measurement.error.clone(),
+            };
+            if let Err(message) = records::append_record(&database, &record) {
+                eprintln!("warning: {message}");
+            }
+            let time = measurement
+                .median_ms
+                .filter(|_| measurement.error.is_none());
+            history.push((candidate, time));
+            progress.trial(&measurement, started.elapsed());
         }
-        let measurement = runner.measure(&trace);
-        let record = Record {
-            workload: workload.clone(),
-            target: target.clone(),
-            trace: trace.clone(),
-            median_ms: measurement.median_ms,
-            gflops: measurement.gflops,
-            error: measurement.error.clone(),
-        };
-        if let Err(message) = records::append_record(&database, &record) {
-            eprintln!("warning: {message}");
-        }
-        measured.push((trace, measurement));
-        let best = best_of(&measured);
-        eprintln!(
-            "trial {}/{}: {}; best {}; {:.0} s",
-            measured.len(),
-            args.trials,
-            describe(&measured.last().unwrap().1),
-            best.map(|(_, m)| describe(m))
-                .unwrap_or_else(|| "none yet".to_string()),
-            started.elapsed().as_secs_f64()
-        );
+    }
+    progress.finish();
+    if let Some(why) = stopped_by {
+        eprintln!("stopped after {} candidates: {why}", history.len());
     }
     let _ = std::fs::remove_dir_all(&folder);
 
@@ -209,7 +226,7 @@ pub fn run(args: TuneArgs) -> u8 {
             ApplicationErrorKind::Usage,
             format!(
                 "none of {} candidates ran correctly; the records are in {}",
-                measured.len(),
+                history.len(),
                 database.display()
             ),
         );
@@ -217,7 +234,7 @@ pub fn run(args: TuneArgs) -> u8 {
     println!("tuned `{entry_name}` on {target}");
     println!(
         "  {} candidates measured in {:.0} s; records: {}",
-        measured.len(),
+        history.len(),
         started.elapsed().as_secs_f64(),
         database.display()
     );
@@ -260,12 +277,16 @@ pub fn run(args: TuneArgs) -> u8 {
     EXIT_OK
 }
 
-/// `--shape VALUE` for the workers, when given.
+/// `--shape` and `--target` for the workers, when given.
 fn shape_args(args: &TuneArgs) -> Vec<String> {
-    match &args.shape {
-        Some(shape) => vec!["--shape".to_string(), shape.clone()],
-        None => Vec::new(),
+    let mut extra = Vec::new();
+    if let Some(shape) = &args.shape {
+        extra.extend(["--shape".to_string(), shape.clone()]);
     }
+    if args.target.trim() != "llvm" {
+        extra.extend(["--target".to_string(), args.target.clone()]);
+    }
+    extra
 }
 
 fn describe(measurement: &Measurement) -> String {
@@ -281,25 +302,91 @@ fn describe(measurement: &Measurement) -> String {
     }
 }
 
-/// The traces of the `count` fastest correct candidates, fastest first.
-fn fastest(measured: &[(String, Measurement)], count: usize) -> Vec<&str> {
-    let mut correct: Vec<&(String, Measurement)> = measured
-        .iter()
-        .filter(|(_, m)| m.error.is_none() && m.median_ms.is_some())
-        .collect();
-    correct.sort_by(|a, b| a.1.median_ms.unwrap().total_cmp(&b.1.median_ms.unwrap()));
-    correct
-        .into_iter()
-        .take(count)
-        .map(|(trace, _)| trace.as_str())
-        .collect()
+/// Candidates measured between two refits of the cost model.
+const BATCH: usize = 8;
+
+/// The progress of the search on standard error: a bar redrawn in place on
+/// a terminal, a line per trial elsewhere (logs, CI).
+struct Progress {
+    trials: usize,
+    done: usize,
+    best: Option<Measurement>,
+    terminal: bool,
 }
 
-fn best_of(measured: &[(String, Measurement)]) -> Option<&(String, Measurement)> {
-    measured
-        .iter()
-        .filter(|(_, m)| m.error.is_none() && m.median_ms.is_some())
-        .min_by(|a, b| a.1.median_ms.unwrap().total_cmp(&b.1.median_ms.unwrap()))
+impl Progress {
+    fn new(trials: usize) -> Progress {
+        Progress {
+            trials,
+            done: 0,
+            best: None,
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn trial(&mut self, measurement: &Measurement, elapsed: Duration) {
+        self.done += 1;
+        if measurement.error.is_none()
+            && measurement.median_ms.is_some_and(|ms| {
+                self.best
+                    .as_ref()
+                    .and_then(|b| b.median_ms)
+                    .is_none_or(|best| ms < best)
+            })
+        {
+            self.best = Some(measurement.clone());
+        }
+        let best = self
+            .best
+            .as_ref()
+            .map(describe)
+            .unwrap_or_else(|| "none yet".to_string());
+        let seconds = elapsed.as_secs_f64();
+        if self.terminal {
+            let width = 24;
+            let filled = width * self.done / self.trials.max(1);
+            eprint!(
+                "\r\x1b[2K[{}{}] {}/{} · best {best} · {seconds:.0} s",
+                "#".repeat(filled),
+                ".".repeat(width - filled),
+                self.done,
+                self.trials
+            );
+        } else {
+            eprintln!(
+                "trial {}/{}: {}; best {best}; {seconds:.0} s",
+                self.done,
+                self.trials,
+                describe(measurement)
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if self.terminal && self.done > 0 {
+            eprintln!();
+        }
+    }
+}
+
+/// Ctrl-C sets [`INTERRUPTED`] (the search stops and keeps what it found);
+/// a second Ctrl-C ends tirc at once.
+fn install_interrupt_handler() {
+    extern "C" fn on_interrupt(_: libc::c_int) {
+        INTERRUPTED.store(true, Ordering::Relaxed);
+        // SAFETY: `signal` is async-signal-safe; restoring the default
+        // action lets a second Ctrl-C end the process.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+        }
+    }
+    // SAFETY: the handler only stores to an atomic and calls `signal`.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
 }
 
 /// Times the file's own (default) schedule on `runner`, if it has one.

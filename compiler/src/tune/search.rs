@@ -1,17 +1,24 @@
-//! The search of `tirc tune`: candidates drawn from the design space (each
-//! seed gives a trace with its decisions) or made by mutating one decision
-//! of a fast candidate's trace ([`mutate_trace`]), measured by a [`Runner`]
-//! in worker processes so that a candidate that crashes or hangs is
-//! recorded and never takes tirc down. A learned cost model that ranks
-//! candidates before they are measured is still to come.
+//! The search of `tirc tune`: an evolutionary search over the decisions
+//! of the design space, ranked by a [`CostModel`] refitted from every
+//! measurement (MetaSchedule's `EvolutionarySearch`). A batch is the
+//! model's favourites among many candidates, each drawn from the space or
+//! made by mutating one decision of a fast candidate ([`mutate_trace`]),
+//! plus a few fresh draws to keep exploring; candidates are replayed and
+//! featurized on threads, and measured one at a time by a [`Runner`] in a
+//! worker process, so that one that crashes or hangs is recorded and never
+//! takes tirc down.
 
+use super::cost_model::CostModel;
+use super::features::{loop_nest_features, trace_decisions};
 use crate::frontend::{parse_program, Program};
 use crate::schedule::sampling::{sample_perfect_tile, RandomState};
 use crate::schedule::{apply_schedule_with, ApplyOptions};
 use crate::source::SourceMap;
+use std::collections::HashSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The name of the space's `def` in the files candidates are drawn from.
@@ -36,41 +43,242 @@ pub trait Runner {
     fn measure(&mut self, trace: &str) -> Measurement;
 }
 
-/// Draws candidates: the program with the design space beside it.
+/// Set when the user interrupts `tirc tune` (Ctrl-C): the running worker is
+/// killed and the search stops, keeping what it measured.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// A candidate schedule: its trace, every decision in it, and what the cost
+/// model sees of it.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The trace (`def apply_trace`), as tirc prints it.
+    pub trace: String,
+    /// The loop-nest features of the scheduled program, then the decisions.
+    pub features: Vec<f64>,
+}
+
+/// Draws and replays candidates: the program with the design space beside it.
 pub struct Sampler {
     program: Program,
+    source: String,
+    entry: Option<String>,
+}
+
+/// Parses `text` (a program with schedule sections) or says why not.
+fn parse_whole(text: &str, what: &str) -> Result<Program, String> {
+    let mut sources = SourceMap::new();
+    let (program, diagnostics) = parse_program(&mut sources, "space.tir", text);
+    match program {
+        Some(program) if diagnostics.iter().all(|d| !d.is_error()) => Ok(program),
+        _ => Err(format!(
+            "{what} does not read back: {}",
+            diagnostics
+                .first()
+                .map(|d| d.message.as_str())
+                .unwrap_or("no program")
+        )),
+    }
 }
 
 impl Sampler {
-    /// A sampler of `space` (a `def` named [`SPACE_NAME`]) for the program `source`.
-    pub fn new(source: &str, space: &str) -> Result<Sampler, String> {
-        let mut sources = SourceMap::new();
-        let text = format!("{source}\n{space}");
-        let (program, diagnostics) = parse_program(&mut sources, "space.tir", &text);
-        match program {
-            Some(program) if diagnostics.iter().all(|d| !d.is_error()) => Ok(Sampler { program }),
-            _ => Err(format!(
-                "the design space does not read back: {}",
-                diagnostics
-                    .first()
-                    .map(|d| d.message.as_str())
-                    .unwrap_or("no program")
-            )),
-        }
+    /// A sampler of `space` (a `def` named [`SPACE_NAME`]) for the program
+    /// `source` and its function `entry`.
+    pub fn new(source: &str, space: &str, entry: Option<&str>) -> Result<Sampler, String> {
+        Ok(Sampler {
+            program: parse_whole(&format!("{source}\n{space}"), "the design space")?,
+            source: source.to_string(),
+            entry: entry.map(str::to_string),
+        })
     }
 
-    /// The trace of the schedule `seed` draws, every decision in it.
-    pub fn sample(&self, seed: u64) -> Result<String, String> {
+    /// The schedule `seed` draws, every decision in its trace.
+    pub fn sample(&self, seed: u64) -> Result<Candidate, String> {
+        self.apply(&self.program, SPACE_NAME, Some(seed))
+    }
+
+    /// `trace` applied again, its decisions fitted as TVM fits replayed ones
+    /// (a compute location that no longer exists moves to the nearest one).
+    pub fn replay(&self, trace: &str) -> Result<Candidate, String> {
+        let section = trace_as_section(trace, CANDIDATE_NAME);
+        let program = parse_whole(&format!("{}\n{section}", self.source), "the trace")?;
+        self.apply(&program, CANDIDATE_NAME, None)
+    }
+
+    /// Replays every trace, on as many threads as there are cores; the
+    /// candidates that apply, in the order given.
+    pub fn replay_all(&self, traces: &[String]) -> Vec<Candidate> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = traces.len().div_ceil(threads.max(1)).max(1);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = traces
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .filter_map(|trace| self.replay(trace).ok())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|worker| worker.join().unwrap_or_default())
+                .collect()
+        })
+    }
+
+    fn apply(&self, program: &Program, name: &str, seed: Option<u64>) -> Result<Candidate, String> {
         let options = ApplyOptions {
-            seed: Some(seed),
+            seed,
             ..ApplyOptions::default()
         };
-        let run = apply_schedule_with(&self.program, Some(SPACE_NAME), &options);
+        let run = apply_schedule_with(program, Some(name), &options);
         if let Some(diagnostic) = run.diagnostics.first() {
             return Err(diagnostic.message.clone());
         }
-        Ok(run.trace.to_python())
+        let trace = run.trace.to_python();
+        let mut features = loop_nest_features(run.module(), self.entry.as_deref());
+        features.extend(trace_decisions(&trace));
+        Ok(Candidate { trace, features })
     }
+}
+
+/// Candidates measured before the cost model ranks any: all drawn from the space.
+pub const WARM_UP: usize = 16;
+
+/// The evolutionary search: which candidates to measure next.
+pub struct EvolutionarySearch {
+    sampler: Sampler,
+    random: RandomState,
+    next_seed: u64,
+    /// Traces measured or handed out already.
+    seen: HashSet<String>,
+}
+
+/// Candidates the model ranks in each generation.
+const POPULATION: usize = 96;
+/// Generations of mutation of the model's favourites per batch.
+const GENERATIONS: usize = 3;
+/// The fastest measured candidates that parent mutations.
+const PARENTS: usize = 8;
+
+impl EvolutionarySearch {
+    /// A search of `sampler`'s space whose draws start at `seed`; `seen`
+    /// are traces already measured (earlier runs' records).
+    pub fn new(sampler: Sampler, seed: u64, seen: HashSet<String>) -> EvolutionarySearch {
+        EvolutionarySearch {
+            sampler,
+            random: RandomState::new(seed),
+            next_seed: seed,
+            seen,
+        }
+    }
+
+    /// Up to `count` fresh draws from the space not seen before.
+    fn draw(&mut self, count: usize) -> Vec<Candidate> {
+        let mut drawn = Vec::new();
+        let mut tries = 0;
+        while drawn.len() < count && tries < count * 20 + 20 {
+            tries += 1;
+            self.next_seed += 1;
+            if let Ok(candidate) = self.sampler.sample(self.next_seed - 1) {
+                if !self.seen.contains(&candidate.trace)
+                    && !drawn.iter().any(|d: &Candidate| d.trace == candidate.trace)
+                {
+                    drawn.push(candidate);
+                }
+            }
+        }
+        drawn
+    }
+
+    /// `count` mutations of random members of `parents`, replayed.
+    fn mutate(&mut self, parents: &[&str], count: usize) -> Vec<Candidate> {
+        if parents.is_empty() {
+            return Vec::new();
+        }
+        let traces: Vec<String> = (0..count)
+            .filter_map(|_| {
+                let parent = parents[self.random.sample_int(0, parents.len() as i64) as usize];
+                mutate_trace(parent, &mut self.random)
+            })
+            .collect();
+        self.sampler.replay_all(&traces)
+    }
+
+    /// The next `count` candidates to measure, given every measurement so
+    /// far (`history`: candidate and its median time, `None` if it failed).
+    pub fn next_batch(
+        &mut self,
+        history: &[(Candidate, Option<f64>)],
+        count: usize,
+    ) -> Vec<Candidate> {
+        let timed: Vec<(&Candidate, f64)> = history
+            .iter()
+            .filter_map(|(c, ms)| ms.filter(|ms| *ms > 0.0).map(|ms| (c, ms)))
+            .collect();
+        let batch = if timed.len() < WARM_UP {
+            self.draw(count)
+        } else {
+            let samples: Vec<Vec<f64>> = timed.iter().map(|(c, _)| c.features.clone()).collect();
+            let targets: Vec<f64> = timed.iter().map(|(_, ms)| -ms.ln()).collect();
+            let model = CostModel::fit(&samples, &targets);
+            let mut parents = timed.clone();
+            parents.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let parents: Vec<&str> = parents
+                .iter()
+                .take(PARENTS)
+                .map(|(c, _)| c.trace.as_str())
+                .collect();
+            let mut population = self.draw(POPULATION / 2);
+            population.extend(self.mutate(&parents, POPULATION / 2));
+            for _ in 1..GENERATIONS {
+                rank(&mut population, &model);
+                population.truncate(POPULATION / 2);
+                let favourites: Vec<String> = population.iter().map(|c| c.trace.clone()).collect();
+                let favourites: Vec<&str> = favourites.iter().map(String::as_str).collect();
+                let children = self.mutate(&favourites, POPULATION / 2);
+                population.extend(children);
+            }
+            rank(&mut population, &model);
+            // Most of the batch is the model's choice; a quarter explores.
+            let explore = (count / 4).max(1);
+            let mut chosen: Vec<Candidate> = Vec::new();
+            for candidate in population {
+                if chosen.len() + explore >= count {
+                    break;
+                }
+                if !self.seen.contains(&candidate.trace)
+                    && !chosen.iter().any(|c| c.trace == candidate.trace)
+                {
+                    chosen.push(candidate);
+                }
+            }
+            let fresh = self.draw(count - chosen.len());
+            chosen.extend(fresh);
+            chosen
+        };
+        for candidate in &batch {
+            self.seen.insert(candidate.trace.clone());
+        }
+        batch
+    }
+}
+
+/// `population` sorted by the model's prediction, best first, without repeats.
+fn rank(population: &mut Vec<Candidate>, model: &CostModel) {
+    let mut scored: Vec<(f64, Candidate)> = population
+        .drain(..)
+        .map(|c| (model.predict(&c.features), c))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut kept: HashSet<String> = HashSet::new();
+    population.extend(
+        scored
+            .into_iter()
+            .filter(|(_, c)| kept.insert(c.trace.clone()))
+            .map(|(_, c)| c),
+    );
 }
 
 /// Measures candidates with `tirc run` in a worker process each: the
@@ -163,6 +371,9 @@ impl ProcessRunner {
     /// Runs `command` (a `tirc run`) under the timeout; its standard output,
     /// or why none came.
     fn run_worker(&self, mut command: Command) -> Result<String, String> {
+        // Its own process group: Ctrl-C reaches tirc tune, which stops the
+        // worker itself and keeps what was measured.
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -172,6 +383,11 @@ impl ProcessRunner {
         loop {
             match child.try_wait() {
                 Ok(Some(_)) => break,
+                Ok(None) if INTERRUPTED.load(Ordering::Relaxed) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err("interrupted".to_string());
+                }
                 Ok(None) if started.elapsed() > self.timeout => {
                     let _ = child.kill();
                     let _ = child.wait();
@@ -274,9 +490,13 @@ fn integer_after(text: &str, key: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
+/// The compute-location decisions a mutation draws from (`-2` inline, `-1`
+/// the root, then loops by position).
+const LOCATION_DECISIONS: i64 = 10;
+
 /// `trace` with one sampling decision changed (MetaSchedule's mutators): a
-/// perfect tile redrawn with the same product and innermost bound, or an
-/// other candidate of a categorical choice. `None` when the trace has no
+/// perfect tile redrawn with the same product and innermost bound, an
+/// other candidate of a categorical choice, or an other compute location. `None` when the trace has no
 /// decision that can change.
 pub fn mutate_trace(trace: &str, random: &mut RandomState) -> Option<String> {
     let lines: Vec<&str> = trace.lines().collect();
@@ -284,7 +504,9 @@ pub fn mutate_trace(trace: &str, random: &mut RandomState) -> Option<String> {
         .iter()
         .enumerate()
         .filter(|(_, line)| {
-            (line.contains("sch.sample_perfect_tile(") || line.contains("sch.sample_categorical("))
+            (line.contains("sch.sample_perfect_tile(")
+                || line.contains("sch.sample_categorical(")
+                || line.contains("sch.sample_compute_location("))
                 && line.contains("decision=")
         })
         .map(|(i, _)| i)
@@ -304,6 +526,15 @@ pub fn mutate_trace(trace: &str, random: &mut RandomState) -> Option<String> {
             }
             let items: Vec<String> = new.iter().map(i64::to_string).collect();
             format!("{head}decision=[{}])", items.join(", "))
+        } else if line.contains("sch.sample_compute_location(") {
+            // The candidates depend on the program at that step: any
+            // decision replays, fitted to the nearest location before it.
+            let old = integer_after(line, "decision=")?;
+            let new = random.sample_int(-2, LOCATION_DECISIONS);
+            if new == old {
+                continue;
+            }
+            format!("{head}decision={new})")
         } else {
             let count = list_after(line, "candidates=")?.len() as i64;
             let old = integer_after(line, "decision=")?;
@@ -410,9 +641,14 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
         let space =
             crate::tune::space::cpu_design_space(&program.unwrap().module, None, SPACE_NAME)
                 .unwrap();
-        let sampler = Sampler::new(source, &space).unwrap();
-        let trace = sampler.sample(3).unwrap();
-        assert_eq!(sampler.sample(3).unwrap(), trace);
-        assert!(trace.contains("decision="), "{trace}");
+        let sampler = Sampler::new(source, &space, None).unwrap();
+        let candidate = sampler.sample(3).unwrap();
+        assert_eq!(sampler.sample(3).unwrap().trace, candidate.trace);
+        assert!(candidate.trace.contains("decision="), "{}", candidate.trace);
+        // The trace replays to itself, with the same features.
+        let replayed = sampler.replay(&candidate.trace).unwrap();
+        assert_eq!(replayed.trace, candidate.trace);
+        assert_eq!(replayed.features, candidate.features);
+        assert!(candidate.features.len() > super::super::features::LOOP_NEST_FEATURES);
     }
 }
