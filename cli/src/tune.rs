@@ -157,7 +157,9 @@ pub fn run(args: TuneArgs) -> u8 {
         let _ = std::fs::remove_dir_all(&folder);
         return report_application(ApplicationErrorKind::Usage, message);
     }
-    // The file's own schedule, timed the same way, as the baseline.
+    // The program as written and the file's own schedule, timed the same
+    // way, as the baselines.
+    let unscheduled = runner.measure("def apply_trace(sch: T.Schedule):\n  pass");
     let baseline = measure_own_schedule(&mut runner, &source.text);
 
     let started = Instant::now();
@@ -185,7 +187,7 @@ pub fn run(args: TuneArgs) -> u8 {
                 stopped_by = Some("interrupted");
                 break 'search;
             }
-            if out_of_time() {
+            if !history.is_empty() && out_of_time() {
                 stopped_by = Some("--seconds reached");
                 break 'search;
             }
@@ -245,18 +247,18 @@ pub fn run(args: TuneArgs) -> u8 {
             .map(|g| format!(", {g:.1} GFLOP/s"))
             .unwrap_or_default()
     );
-    match &baseline {
-        Some(own) => {
-            if let Some(own_ms) = own.median_ms {
-                println!(
-                    "  the file's own schedule: {own_ms:.3} ms ({:.2}x)",
-                    own_ms / best_ms
-                );
-            } else if let Some(error) = &own.error {
-                println!("  the file's own schedule: {error}");
-            }
+    for (what, measurement) in [
+        ("the program as written (no schedule)", Some(&unscheduled)),
+        ("the file's own schedule", baseline.as_ref()),
+    ] {
+        match measurement.map(|m| (m.median_ms, &m.error)) {
+            Some((Some(ms), _)) => println!("  {what}: {ms:.3} ms ({:.2}x)", ms / best_ms),
+            Some((None, Some(error))) => println!("  {what}: {error}"),
+            _ => {}
         }
-        None => println!("  the file has no schedule of its own"),
+    }
+    if baseline.is_none() {
+        println!("  the file has no schedule of its own");
     }
     println!("{}", best.trace);
     if args.write {

@@ -628,6 +628,11 @@ fn tune_records_candidates_and_writes_the_fastest() {
         "{stderr}"
     );
     assert!(stderr.contains("trial 3/3"), "{stderr}");
+    let (best, unscheduled) = best_and_unscheduled(&text(&output.stdout));
+    assert!(
+        best <= unscheduled,
+        "best {best} ms, unscheduled {unscheduled} ms"
+    );
     let records = std::fs::read_to_string(&database).expect("the records");
     let lines: Vec<&str> = records.lines().skip(1).collect();
     assert_eq!(lines.len(), 3, "{records}");
@@ -678,5 +683,141 @@ fn tune_records_candidates_and_writes_the_fastest() {
         text(&other.stderr).contains("no tuning record"),
         "{}",
         text(&other.stderr)
+    );
+}
+
+/// Ctrl-C during `tirc tune` stops the search, keeps every record measured
+/// so far and reports the best of them; `--target cuda` is refused in words.
+#[test]
+fn tune_stops_on_interrupt_and_keeps_what_it_found() {
+    let program = std::fs::read_to_string("../examples/matmul_128.tir").expect("the example");
+    let file = scratch("interrupted.tir", &program);
+    let database = file.with_file_name("interrupted.jsonl");
+    let _ = std::fs::remove_file(&database);
+    let child = Command::new(env!("CARGO_BIN_EXE_tirc"))
+        .args([
+            "tune",
+            file.to_str().unwrap(),
+            "--trials",
+            "500",
+            "--runs",
+            "1",
+        ])
+        .args(["--database", database.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tirc tune starts");
+    // Interrupt once two candidates are recorded.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&database).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(started.elapsed().as_secs() < 300, "no records after 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("tirc tune ends");
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains(": interrupted"), "{stderr}");
+    let kept = std::fs::read_to_string(&database).expect("the records");
+    assert!(
+        kept.lines().count() >= 2 && kept.lines().count() < 500,
+        "{kept}"
+    );
+    assert!(
+        text(&output.stdout).contains("best: "),
+        "{}",
+        text(&output.stdout)
+    );
+
+    let cuda = run(&["tune", "examples/matmul_128.tir", "--target", "cuda"]);
+    assert_eq!(cuda.status.code(), Some(2), "{}", text(&cuda.stderr));
+    assert!(
+        text(&cuda.stderr).contains("CPU design space only"),
+        "{}",
+        text(&cuda.stderr)
+    );
+}
+
+/// The best time and the unscheduled program's time in `tirc tune`'s report.
+fn best_and_unscheduled(report: &str) -> (f64, f64) {
+    let number_after = |key: &str| -> f64 {
+        let line = report
+            .lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap_or_else(|| panic!("no `{key}` in {report}"));
+        let rest = &line[line.find(key).unwrap() + key.len()..];
+        rest.trim_start()
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no time in `{line}`"))
+    };
+    (
+        number_after("best:"),
+        number_after("the program as written (no schedule):"),
+    )
+}
+
+/// A few trials on a small convolution (a padding stage, which the space
+/// inlines, and a seven-loop reduction) find a correct schedule no slower
+/// than the program as written.
+#[test]
+fn tune_finds_a_correct_conv2d_schedule_no_slower_than_none() {
+    let stdlib = std::fs::read_to_string("../stdlib/ops/conv2d_nchw.tir").expect("the operator");
+    let mut program = stdlib[..stdlib.find("\ndef ").expect("a schedule")].to_string();
+    for (from, to) in [
+        ("(1, 64, 56, 56)", "(1, 8, 12, 12)"),
+        ("(64, 64, 3, 3)", "(8, 8, 3, 3)"),
+        ("(1, 64, 58, 58)", "(1, 8, 14, 14)"),
+        ("< 57", "< 13"),
+        (
+            "T.grid(1, 64, 56, 56, 64, 3, 3)",
+            "T.grid(1, 8, 12, 12, 8, 3, 3)",
+        ),
+    ] {
+        assert!(program.contains(from), "{from}");
+        program = program.replace(from, to);
+    }
+    let file = scratch("conv2d_small.tir", &program);
+    let database = file.with_file_name("conv2d_records.jsonl");
+    let _ = std::fs::remove_file(&database);
+    let output = run(&[
+        "tune",
+        file.to_str().unwrap(),
+        "--trials",
+        "6",
+        "--runs",
+        "3",
+        "--database",
+        database.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let (best, unscheduled) = best_and_unscheduled(&stdout);
+    assert!(
+        best <= unscheduled,
+        "best {best} ms, unscheduled {unscheduled} ms"
+    );
+    // The best record runs and matches the interpreter.
+    let checked = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--tuned",
+        "--database",
+        database.to_str().unwrap(),
+        "--check-with",
+        "interp",
+        "--check",
+    ]);
+    assert!(checked.status.success(), "{}", text(&checked.stderr));
+    assert!(
+        text(&checked.stdout).contains(": ok"),
+        "{}",
+        text(&checked.stdout)
     );
 }

@@ -627,6 +627,49 @@ mod tests {
         );
     }
 
+    /// The search, fed a synthetic time that is best with 16 lanes and a
+    /// 128-element accumulator tile, proposes faster candidates once its
+    /// model has seen the warm-up draws than the draws themselves were.
+    #[test]
+    fn the_model_steers_the_search_towards_fast_candidates() {
+        let source = r#"@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    for i, j, k in T.grid(64, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+"#;
+        let mut sources = SourceMap::new();
+        let (program, _) = parse_program(&mut sources, "t.tir", source);
+        let space =
+            crate::tune::space::cpu_design_space(&program.unwrap().module, None, SPACE_NAME)
+                .unwrap();
+        let sampler = Sampler::new(source, &space, None).unwrap();
+        let mut search = EvolutionarySearch::new(sampler, 1, HashSet::new());
+        let time =
+            |c: &Candidate| 1.0 + (c.features[3] - 4.0).abs() + (c.features[6] - 7.0).abs() / 2.0;
+        let mut history: Vec<(Candidate, Option<f64>)> = Vec::new();
+        let mut batches = Vec::new();
+        for _ in 0..4 {
+            let batch = search.next_batch(&history, 8);
+            assert_eq!(batch.len(), 8);
+            let times: Vec<f64> = batch.iter().map(time).collect();
+            batches.push(times.iter().sum::<f64>() / times.len() as f64);
+            for (candidate, ms) in batch.into_iter().zip(times) {
+                assert!(
+                    history.iter().all(|(c, _)| c.trace != candidate.trace),
+                    "a candidate was proposed twice"
+                );
+                history.push((candidate, Some(ms)));
+            }
+        }
+        let warm_up = (batches[0] + batches[1]) / 2.0;
+        let guided = (batches[2] + batches[3]) / 2.0;
+        assert!(guided < warm_up * 0.8, "{batches:?}");
+    }
+
     #[test]
     fn the_sampler_draws_traces_that_replay_their_decisions() {
         let source = r#"@T.prim_func
