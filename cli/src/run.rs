@@ -296,7 +296,7 @@ pub fn run(args: RunArgs) -> u8 {
             check.name,
             format_number(check.max_abs_err),
             format_number(check.max_rel_err),
-            check.tolerance_absolute,
+            format_number(check.tolerance_absolute),
             check.tolerance_relative
         );
     }

@@ -159,7 +159,11 @@ pub fn run(args: TuneArgs) -> u8 {
     }
     // The program as written and the file's own schedule, timed the same
     // way, as the baselines.
+    // One timed run of the program as written: it can take seconds.
+    let runs = runner.runs;
+    runner.runs = 1;
     let unscheduled = runner.measure("def apply_trace(sch: T.Schedule):\n  pass");
+    runner.runs = runs;
     let baseline = measure_own_schedule(&mut runner, &source.text);
 
     let started = Instant::now();
@@ -247,9 +251,15 @@ pub fn run(args: TuneArgs) -> u8 {
             .map(|g| format!(", {g:.1} GFLOP/s"))
             .unwrap_or_default()
     );
+    let own = baseline
+        .as_ref()
+        .map(|(name, _)| format!("the file's own schedule `{name}`"));
     for (what, measurement) in [
         ("the program as written (no schedule)", Some(&unscheduled)),
-        ("the file's own schedule", baseline.as_ref()),
+        (
+            own.as_deref().unwrap_or_default(),
+            baseline.as_ref().map(|(_, m)| m),
+        ),
     ] {
         match measurement.map(|m| (m.median_ms, &m.error)) {
             Some((Some(ms), _)) => println!("  {what}: {ms:.3} ms ({:.2}x)", ms / best_ms),
@@ -392,19 +402,31 @@ fn install_interrupt_handler() {
 }
 
 /// Times the file's own (default) schedule on `runner`, if it has one.
-fn measure_own_schedule(runner: &mut ProcessRunner, text: &str) -> Option<Measurement> {
+fn measure_own_schedule(runner: &mut ProcessRunner, text: &str) -> Option<(String, Measurement)> {
     let checked = check(
         &SourceFile::new("own.tir".to_string(), text.to_string()),
         &CheckOptions::default(),
     )
     .ok()?;
-    let own = checked
-        .program
-        .schedules
+    // `schedule`, the only one, or the stdlib's section for this CPU.
+    let avx512 = tirc::driver::toolchain::probe_cpu()
+        .features
+        .iter()
+        .any(|(name, present)| name == "AVX-512F" && *present);
+    let for_this_cpu: &[&str] = if avx512 {
+        &["schedule_x86_avx512", "schedule_avx2"]
+    } else {
+        &["schedule_avx2"]
+    };
+    let schedules = &checked.program.schedules;
+    let own = schedules
         .iter()
         .find(|s| s.name == "schedule")
+        .or_else(|| (schedules.len() == 1).then(|| &schedules[0]))
         .or_else(|| {
-            (checked.program.schedules.len() == 1).then(|| &checked.program.schedules[0])
+            for_this_cpu
+                .iter()
+                .find_map(|name| schedules.iter().find(|s| s.name == *name))
         })?;
     let trace_like = format!(
         "def apply_trace(sch: T.Schedule):\n{}",
@@ -415,7 +437,7 @@ fn measure_own_schedule(runner: &mut ProcessRunner, text: &str) -> Option<Measur
             .collect::<Vec<_>>()
             .join("\n")
     );
-    Some(runner.measure(&trace_like))
+    Some((own.name.clone(), runner.measure(&trace_like)))
 }
 
 /// `text` with its `def tuned` section (and the comment lines just above

@@ -4,7 +4,7 @@
 //! CPU:
 //!
 //! - auto-inline: a spatial block that `compute_inline` accepts is inlined
-//!   into its consumers;
+//!   into its consumers, unless it computes a condition (a padding stage);
 //! - multi-level tiling (`SSRSRS`) of every block with a reduction: each
 //!   spatial loop split in four and each reduction loop in two, with
 //!   `sample_perfect_tile`, reordered `S S R S R S`, the result written
@@ -12,6 +12,8 @@
 //! - packing: each input the tiled block reads again across a spatial
 //!   iterator is copied by a `cache_read` stage at a sampled compute
 //!   location (`inline`, no copy, is one of the choices);
+//! - random compute location: a spatial stage that was not inlined goes
+//!   where a sampled compute location puts it;
 //! - parallelize, vectorize, unroll: the outer spatial loops fused and run
 //!   in parallel, the innermost spatial loop vectorized, and a sampled
 //!   `pragma_auto_unroll_max_step` on the outer loop.
@@ -101,6 +103,23 @@ fn loop_roles(state: &ScheduleState, block: NodeId) -> Vec<(NodeId, LoopRole)> {
         .collect()
 }
 
+/// True when the block's body picks between values (`if_then_else`, a
+/// padding stage): MetaSchedule's CPU auto-inline leaves such a block
+/// standing (`disallow_if_then_else`), since inlined it puts the condition
+/// in the innermost loop of its consumer.
+fn computes_a_condition(state: &ScheduleState, block: NodeId) -> bool {
+    let Some(node) = state.sref(block).and_then(|s| s.as_block()) else {
+        return false;
+    };
+    let mut found = false;
+    crate::ir::visit::walk_exprs_in_stmt(&node.body, &mut |expr| {
+        if let crate::ir::ExprKind::Call { op, .. } = expr.kind() {
+            found |= op.name() == "if_then_else";
+        }
+    });
+    found
+}
+
 /// The design space of the entry function of `module` for a CPU, as the
 /// text of a schedule `def` named `name`.
 pub fn cpu_design_space(
@@ -145,7 +164,10 @@ pub fn cpu_design_space(
                     .iter()
                     .all(|iter| iter.kind == IterKind::Spatial)
             });
-        if !is_spatial || !state.descendant_blocks(block).is_empty() {
+        if !is_spatial
+            || !state.descendant_blocks(block).is_empty()
+            || computes_a_condition(&state, block)
+        {
             continue;
         }
         let mut trial = state.clone();
@@ -254,6 +276,30 @@ pub fn cpu_design_space(
             "    sch.annotate({outer}, \"pragma_unroll_explicit\", 1)"
         );
         rules_applied += 1;
+    }
+    // Random compute location: a spatial stage left standing (a padding
+    // stage) goes where a sampled location puts it, the root included.
+    // After the tiling of its consumers, as MetaSchedule applies it.
+    if let Some(root) = state.root_block(function) {
+        for block in state.child_blocks(root) {
+            let spatial = state
+                .sref(block)
+                .and_then(|s| s.as_block())
+                .is_some_and(|b| b.iter_vars.iter().all(|i| i.kind == IterKind::Spatial));
+            let consumed = crate::schedule::get_block_loop::get_consumers(&state, block)
+                .is_ok_and(|consumers| !consumers.is_empty());
+            if !spatial || !consumed || !state.descendant_blocks(block).is_empty() {
+                continue;
+            }
+            let name_in_program = block_name(&state, block);
+            let block_var = fresh(format!("b_{}", identifier(&name_in_program)));
+            let location = fresh(format!("{block_var}_at"));
+            let _ = writeln!(
+                text,
+                "    {block_var} = sch.get_block({})\n    {location} = sch.sample_compute_location({block_var})\n    sch.compute_at({block_var}, {location})",
+                python_string(&name_in_program)
+            );
+        }
     }
     if rules_applied == 0 {
         return Err(format!(
@@ -539,6 +585,48 @@ def main(A: T.Buffer((64, 32), "float32"), S: T.Buffer((64,), "float32")):
         let (_, space) = space_of(row_sum);
         assert!(space.contains("cache_write"), "{space}");
         assert!(!space.contains("cache_read"), "{space}");
+    }
+
+    #[test]
+    fn a_padding_stage_stays_and_goes_to_a_sampled_location() {
+        let source = r#"@T.prim_func
+def main(X: T.Buffer((16,), "float32"), W: T.Buffer((3,), "float32"), Y: T.Buffer((16,), "float32")):
+    P = T.alloc_buffer((18,))
+    for i in range(18):
+        with T.block("P"):
+            vi = T.axis.spatial(18, i)
+            P[vi] = T.if_then_else(1 <= vi and vi < 17, X[vi - 1], T.float32(0))
+    for i, r in T.grid(16, 3):
+        with T.block("Y"):
+            vi, vr = T.axis.remap("SR", [i, r])
+            with T.init():
+                Y[vi] = T.float32(0)
+            Y[vi] = Y[vi] + P[vi + vr] * W[vr]
+"#;
+        let (text, space) = space_of(source);
+        assert!(!space.contains("compute_inline"), "{space}");
+        assert!(
+            space.ends_with("    b_P_1 = sch.get_block(\"P\")\n    b_P_1_at = sch.sample_compute_location(b_P_1)\n    sch.compute_at(b_P_1, b_P_1_at)\n"),
+            "{space}"
+        );
+        let mut sources = SourceMap::new();
+        let (program, _) = parse_program(&mut sources, "space.tir", &text);
+        let program = program.unwrap();
+        let expected = run_interpreted(&program.module, u64::MAX).unwrap();
+        for seed in 1..=8 {
+            let options = ApplyOptions {
+                seed: Some(seed),
+                ..ApplyOptions::default()
+            };
+            let run = apply_schedule_with(&program, Some("space"), &options);
+            assert!(
+                run.diagnostics.is_empty(),
+                "seed {seed}: {:?}",
+                run.diagnostics
+            );
+            let found = run_interpreted(run.module(), u64::MAX).unwrap();
+            same_results(&expected, &found).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        }
     }
 
     #[test]

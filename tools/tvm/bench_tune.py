@@ -1,0 +1,150 @@
+"""Tune tirc's tuning workloads with Apache TVM 0.27 MetaSchedule, for the
+comparison `tirc tune` reports (issue 29): the best schedule's GFLOP/s and
+the tuner's wall-clock time for a number of trials.
+
+For each file: the function is printed in TVM's dialect (`tirc fmt --dialect
+tirx`, schedule sections cut off), tuned with `ms.tune_tir` (post-order-apply
+space, evolutionary search, XGBoost cost model, local builder and runner:
+MetaSchedule's defaults) for --trials trials, and the best schedule is
+compiled and timed with `time_evaluator` (median of --runs runs of one call
+each, after a warm-up), on every core. Prints one JSON line per file.
+
+`--numpy-only` times numpy's version of each workload instead (run it with
+OpenBLAS free to pick its best kernel, see DEVELOPERS.md). Run from the
+repository root after `cargo build --release -p tirc-cli`:
+
+    tools/tvm/python tools/tvm/bench_tune.py --trials 64 \
+        examples/matmul.tir stdlib/ops/conv2d_nchw.tir stdlib/ops/softmax.tir
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE tools/tvm/python \
+        tools/tvm/bench_tune.py --numpy-only examples/matmul.tir ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import tvm
+from tvm.s_tir import meta_schedule as ms
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def tvm_module(tirc: str, path: str) -> tvm.IRModule:
+    text = subprocess.run([tirc, "fmt", "--dialect", "tirx", path], check=True,
+                          capture_output=True, text=True).stdout
+    cut = text.find("\ndef ")
+    return tvm.script.from_source(text if cut < 0 else text[:cut])
+
+
+def numpy_workload(name: str):
+    """numpy's version of a workload (the function to time), where it has one:
+    matmul as one BLAS call, conv2d NCHW as im2col plus one BLAS call,
+    softmax row by row in float32."""
+    rng = np.random.default_rng(0)
+    if name in ("matmul.tir", "matmul_fp32.tir"):
+        a = rng.random((1024, 1024), dtype=np.float32)
+        b = rng.random((1024, 1024), dtype=np.float32)
+        return lambda: a @ b
+    if name == "conv2d_nchw.tir":
+        from numpy.lib.stride_tricks import sliding_window_view
+        x = rng.random((1, 64, 58, 58), dtype=np.float32)
+        w = rng.random((64, 64 * 9), dtype=np.float32)
+
+        def conv():
+            cols = np.ascontiguousarray(sliding_window_view(x[0], (3, 3), axis=(1, 2)).transpose(0, 3, 4, 1, 2))
+            return w @ cols.reshape(64 * 9, 56 * 56)
+        return conv
+    if name == "softmax.tir":
+        x = rng.random((1024, 1024), dtype=np.float32)
+
+        def softmax():
+            e = np.exp(x - x.max(axis=1, keepdims=True))
+            return e / e.sum(axis=1, keepdims=True)
+        return softmax
+    return None
+
+
+def time_numpy(function, runs: int) -> float:
+    function()
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return float(np.median(times)) * 1e3
+
+
+def flops_of(tirc: str, path: str) -> float:
+    out = subprocess.run([tirc, "run", path, "--no-schedule", "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return float(json.loads(out)["flops"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--tirc", default=os.path.join(REPO, "target", "release", "tirc"))
+    parser.add_argument("--trials", type=int, default=64)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--numpy-only", action="store_true",
+                        help="time numpy's version of each workload, no tuning")
+    args = parser.parse_args()
+    if args.numpy_only:
+        from threadpoolctl import threadpool_info
+        blas = [(i.get("internal_api"), i.get("architecture"), i.get("num_threads")) for i in threadpool_info()]
+        for path in args.files:
+            function = numpy_workload(os.path.basename(path))
+            if function is None:
+                continue
+            median_ms = time_numpy(function, args.runs)
+            flops = flops_of(args.tirc, path)
+            print(json.dumps({"file": path, "numpy_ms": round(median_ms, 3),
+                              "gflops": round(flops / (median_ms * 1e-3) / 1e9, 1), "blas": blas}), flush=True)
+        return 0
+    cores = os.cpu_count() or 1
+    cpu = tvm.target.codegen.llvm_get_system_cpu()
+    target = tvm.target.Target({"kind": "llvm", "mcpu": cpu, "num-cores": cores})
+    dev = tvm.cpu()
+    for path in args.files:
+        module = tvm_module(args.tirc, path)
+        work_dir = tempfile.mkdtemp(prefix="tirc-ms-")
+        started = time.perf_counter()
+        database = ms.tune_tir(module, target, work_dir, max_trials_global=args.trials,
+                               num_trials_per_iter=min(64, args.trials), seed=1)
+        wall = time.perf_counter() - started
+        schedule = ms.tir_integration.compile_tir(database, module, target)
+        if schedule is None:
+            print(json.dumps({"file": path, "error": "MetaSchedule found no valid schedule"}))
+            continue
+        lib = tvm.compile(schedule.mod, target=target)
+        prim = schedule.mod["main"]
+        rng = np.random.default_rng(0)
+        arrays = [rng.uniform(-1, 1, [int(e) for e in p.shape]).astype(str(p.dtype))
+                  for p in (prim.buffer_map[v] for v in prim.params)]
+        tensors = [tvm.runtime.tensor(a, dev) for a in arrays]
+        evaluator = lib.time_evaluator("main", dev, number=1, repeat=args.runs, min_repeat_ms=0)
+        lib["main"](*tensors)
+        median_ms = float(np.median(evaluator(*tensors).results)) * 1e3
+        flops = flops_of(args.tirc, path)
+        print(json.dumps({
+            "file": path,
+            "cpu": cpu,
+            "threads": cores,
+            "trials": args.trials,
+            "tuner_wall_s": round(wall, 1),
+            "best_ms": round(median_ms, 3),
+            "gflops": round(flops / (median_ms * 1e-3) / 1e9, 1),
+        }), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
