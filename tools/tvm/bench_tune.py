@@ -6,16 +6,23 @@ For each file: the function is printed in TVM's dialect (`tirc fmt --dialect
 tirx`, schedule sections cut off), tuned with `ms.tune_tir` (post-order-apply
 space, evolutionary search, XGBoost cost model, local builder and runner:
 MetaSchedule's defaults) for --trials trials, and the best schedule is
-compiled and timed with `time_evaluator` (median of --runs runs of one call
-each, after a warm-up), on every core. Prints one JSON line per file.
+compiled and timed in this process (median of --runs calls after a
+warm-up), on every core. Prints one JSON line per file.
 
 `--numpy-only` times numpy's version of each workload instead (run it with
-OpenBLAS free to pick its best kernel, see DEVELOPERS.md). Run from the
-repository root after `cargo build --release -p tirc-cli`:
+OpenBLAS free to pick its best kernel, see DEVELOPERS.md).
 
-    tools/tvm/python tools/tvm/bench_tune.py --trials 64 \
+MetaSchedule of TVM 0.27 with apache-tvm-ffi 0.1.15 segfaults in
+`ToJSONGraph` when its database records the first workload (as 0.27's
+tensorize does), so this runs with TVM 0.26.0 and ffi 0.1.14.post1, the
+environment of tools/tvm/requirements-tensorize.txt. Run from the repository
+root after `cargo build --release -p tirc-cli`:
+
+    python3 -m venv target/tvm026-venv
+    target/tvm026-venv/bin/pip install -r tools/tvm/requirements-tensorize.txt
+    target/tvm026-venv/bin/python tools/tvm/bench_tune.py --trials 64 \
         examples/matmul.tir stdlib/ops/conv2d_nchw.tir stdlib/ops/softmax.tir
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE tools/tvm/python \
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE target/tvm026-venv/bin/python \
         tools/tvm/bench_tune.py --numpy-only examples/matmul.tir ...
 """
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -72,6 +80,7 @@ def numpy_workload(name: str):
 
 
 def time_numpy(function, runs: int) -> float:
+    """The median milliseconds of `runs` calls after a warm-up."""
     function()
     times = []
     for _ in range(runs):
@@ -79,6 +88,14 @@ def time_numpy(function, runs: int) -> float:
         function()
         times.append(time.perf_counter() - started)
     return float(np.median(times)) * 1e3
+
+
+def param_buffers(prim) -> list:
+    """(shape, dtype) of each parameter buffer, read from the printed
+    signature (0.26's Python PrimFunc does not expose its buffer map)."""
+    signature = prim.script().split("):", 1)[0]
+    return [([int(d) for d in dims.split(",") if d.strip()], dtype)
+            for dims, dtype in re.findall(r'T\.Buffer\(\(([^)]*)\), "(\w+)"\)', signature)]
 
 
 def flops_of(tirc: str, path: str) -> float:
@@ -127,12 +144,10 @@ def main() -> int:
         lib = tvm.compile(schedule.mod, target=target)
         prim = schedule.mod["main"]
         rng = np.random.default_rng(0)
-        arrays = [rng.uniform(-1, 1, [int(e) for e in p.shape]).astype(str(p.dtype))
-                  for p in (prim.buffer_map[v] for v in prim.params)]
+        arrays = [rng.uniform(-1, 1, shape).astype(dtype) for shape, dtype in param_buffers(prim)]
         tensors = [tvm.runtime.tensor(a, dev) for a in arrays]
-        evaluator = lib.time_evaluator("main", dev, number=1, repeat=args.runs, min_repeat_ms=0)
-        lib["main"](*tensors)
-        median_ms = float(np.median(evaluator(*tensors).results)) * 1e3
+        function = lib["main"]
+        median_ms = time_numpy(lambda: function(*tensors), args.runs)
         flops = flops_of(args.tirc, path)
         print(json.dumps({
             "file": path,
