@@ -139,7 +139,41 @@ pub fn split(
         preserve_unit_iters,
         disable_predication,
     )?;
-    state.replace(loop_id, new_stmt);
+    if disable_predication {
+        state.replace(loop_id, new_stmt);
+        return Ok(new_loops);
+    }
+    // Factors far larger than the extent can make a binding overflow its
+    // type (the predicate guards the access, not the arithmetic before it):
+    // the split is refused when the verifier finds a binding it put outside
+    // its domain.
+    let bindings_outside = |function: Option<&crate::ir::PrimFunc>| {
+        function.map_or(0, |function| {
+            crate::verify::verify_blocks(function)
+                .iter()
+                .filter(|d| d.code == crate::verify::codes::BINDING_OUT_OF_DOMAIN)
+                .count()
+        })
+    };
+    let before = bindings_outside(state.function_of(loop_id));
+    let mut trial = state.clone();
+    trial.replace(loop_id, new_stmt);
+    let after = bindings_outside(new_loops.first().and_then(|l| trial.function_of(*l)));
+    if after > before {
+        let (sref, for_loop) = loop_of(state, loop_id)?;
+        return Err(ScheduleError::new(
+            codes::BAD_FACTORS,
+            format!(
+                "the split factors of loop `{}` are so much larger than its extent that a block's binding would overflow {}",
+                for_loop.loop_var.name(),
+                for_loop.loop_var.dtype()
+            ),
+            "use factors whose product is close to the loop's extent (write `None` for one of them)",
+        )
+        .blame(sref.location(), format!("loop `{}`", for_loop.loop_var.name()))
+        .at_argument(1));
+    }
+    *state = trial;
     Ok(new_loops)
 }
 

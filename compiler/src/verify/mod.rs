@@ -134,6 +134,13 @@ pub mod codes {
     ];
 }
 
+/// The verifier's block checks of one function (bindings inside their
+/// domains, iterator kinds, ...), for a schedule primitive that must not
+/// leave a binding outside its domain.
+pub fn verify_blocks(function: &crate::ir::PrimFunc) -> Vec<Diagnostic> {
+    blocks::check_function(function)
+}
+
 /// Checks every function of a module and returns every problem found, sorted
 /// by position. An empty result means the module is well formed.
 pub fn verify_module(module: &IRModule, options: &CheckOptions) -> Vec<Diagnostic> {
