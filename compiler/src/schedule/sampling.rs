@@ -14,7 +14,7 @@ use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::SRefKind;
 use super::state::ScheduleState;
 use super::trace::{Outputs, TraceArg};
-use crate::ir::{IterKind, NodeId};
+use crate::ir::NodeId;
 
 /// TVM's random state: the minimal-standard linear congruential engine
 /// (`std::minstd_rand`), seeded as `s_tir.Schedule(mod, seed=...)` is.
@@ -152,35 +152,6 @@ pub enum ComputeLocation {
     Loop(NodeId),
 }
 
-/// How a loop iterates the blocks directly under it (TVM's `GetLoopIterType`):
-/// data-parallel unless some binding that uses it is a reduction or opaque.
-fn data_parallel_loop(state: &ScheduleState, loop_id: NodeId) -> bool {
-    let Some(loop_var) = state
-        .sref(loop_id)
-        .and_then(|s| s.as_for())
-        .map(|f| f.loop_var.clone())
-    else {
-        return false;
-    };
-    let (mut spatial, mut reduce, mut other) = (0, 0, 0);
-    for block in state.child_blocks(loop_id) {
-        let Some(realize) = state.sref(block).and_then(|s| s.as_realize()) else {
-            continue;
-        };
-        for (iter, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
-            if !crate::ir::visit::expr_uses_var(binding, &mut |v| *v == loop_var) {
-                continue;
-            }
-            match iter.kind {
-                IterKind::Spatial => spatial += 1,
-                IterKind::Reduce => reduce += 1,
-                _ => other += 1,
-            }
-        }
-    }
-    other == 0 && !(spatial > 0 && reduce > 0) && reduce == 0
-}
-
 /// The places `block` may be computed at, with their decisions, in TVM's
 /// order (`CollectComputeLocation`): inline (when it can be), the root, then
 /// the loops around its consumers down to their innermost common loop,
@@ -222,7 +193,7 @@ pub fn compute_locations(state: &ScheduleState, block: NodeId) -> Vec<(i64, Comp
     let candidates = &loops[..=boundary_position];
     let data_parallel: Vec<bool> = candidates
         .iter()
-        .map(|l| data_parallel_loop(state, *l))
+        .map(|l| super::scope::loop_iter_use(state, *l, &state.child_blocks(*l)).is_data_parallel())
         .collect();
     let last_data_parallel = data_parallel.iter().rposition(|d| *d);
     let mut visited_reduce = false;

@@ -680,3 +680,52 @@ def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
         assert!(s.affine_binding(c));
     }
 }
+
+/// Which kinds of block iterator a loop drives: the iterators, of the given
+/// blocks, whose bindings use the loop's variable (TVM's `GetLoopIterType`
+/// reads the same bindings).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoopIterUse {
+    /// A spatial iterator's binding uses the loop.
+    pub spatial: bool,
+    /// A reduction iterator's binding uses the loop.
+    pub reduction: bool,
+    /// An iterator of another kind (opaque, ...) uses the loop.
+    pub other: bool,
+}
+
+impl LoopIterUse {
+    /// TVM's data-parallel loop: no reduction or opaque iterator uses it.
+    pub fn is_data_parallel(self) -> bool {
+        !self.reduction && !self.other
+    }
+}
+
+/// How `loop_id` is used by the bindings of `blocks`.
+pub fn loop_iter_use(state: &ScheduleState, loop_id: NodeId, blocks: &[NodeId]) -> LoopIterUse {
+    let mut found = LoopIterUse::default();
+    let Some(loop_var) = state
+        .sref(loop_id)
+        .and_then(|s| s.as_for())
+        .map(|f| f.loop_var.clone())
+    else {
+        found.other = true;
+        return found;
+    };
+    for block in blocks {
+        let Some(realize) = state.sref(*block).and_then(|s| s.as_realize()) else {
+            continue;
+        };
+        for (iter, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
+            if !crate::ir::visit::expr_uses_var(binding, &mut |v| *v == loop_var) {
+                continue;
+            }
+            match iter.kind {
+                IterKind::Spatial => found.spatial = true,
+                IterKind::Reduce => found.reduction = true,
+                _ => found.other = true,
+            }
+        }
+    }
+    found
+}

@@ -4,7 +4,7 @@
 //! parallel extent, vector lanes, unrolling, the accumulator tile, and the
 //! bytes that must come from beyond each level of the cache).
 
-use crate::ir::{AttrValue, ForKind, IRModule, IterKind, NodeId};
+use crate::ir::{AttrValue, ForKind, IRModule, NodeId};
 use crate::schedule::region::relax_region;
 use crate::schedule::state::ScheduleState;
 
@@ -142,27 +142,9 @@ pub fn loop_nest_features(module: &IRModule, entry: Option<&str>) -> Vec<f64> {
 
 /// For each loop above `block`, whether it iterates a reduction iterator.
 fn reduction_loop_flags(state: &ScheduleState, block: NodeId, loops: &[NodeId]) -> Vec<bool> {
-    let Some(realize) = state.sref(block).and_then(|s| s.as_realize()) else {
-        return vec![false; loops.len()];
-    };
     loops
         .iter()
-        .map(|loop_id| {
-            let Some(for_loop) = state.sref(*loop_id).and_then(|s| s.as_for()) else {
-                return false;
-            };
-            realize
-                .block
-                .iter_vars
-                .iter()
-                .zip(&realize.iter_values)
-                .any(|(iter, binding)| {
-                    iter.kind == IterKind::Reduce
-                        && crate::ir::visit::expr_uses_var(binding, &mut |v| {
-                            *v == for_loop.loop_var
-                        })
-                })
-        })
+        .map(|l| crate::schedule::scope::loop_iter_use(state, *l, &[block]).reduction)
         .collect()
 }
 

@@ -22,6 +22,7 @@
 //! seed, or every set of decisions, gives one schedule of it.
 
 use crate::ir::{IRModule, IterKind, NodeId};
+use crate::schedule::scope::LoopIterUse;
 use crate::schedule::state::ScheduleState;
 use std::fmt::Write as _;
 
@@ -68,34 +69,21 @@ fn python_string(text: &str) -> String {
 
 /// What each loop above `block` does for it.
 fn loop_roles(state: &ScheduleState, block: NodeId) -> Vec<(NodeId, LoopRole)> {
-    let Some(realize) = state.sref(block).and_then(|s| s.as_realize()) else {
-        return Vec::new();
-    };
     state
         .enclosing_loops(block)
         .into_iter()
         .map(|loop_id| {
-            let Some(loop_var) = state
-                .sref(loop_id)
-                .and_then(|s| s.as_for())
-                .map(|f| f.loop_var.clone())
-            else {
-                return (loop_id, LoopRole::Other);
-            };
-            let kinds: Vec<IterKind> = realize
-                .block
-                .iter_vars
-                .iter()
-                .zip(&realize.iter_values)
-                .filter(|(_, binding)| {
-                    crate::ir::visit::expr_uses_var(binding, &mut |v| *v == loop_var)
-                })
-                .map(|(iter, _)| iter.kind)
-                .collect();
-            let role = match kinds.as_slice() {
-                [] => LoopRole::Other,
-                kinds if kinds.iter().all(|k| *k == IterKind::Spatial) => LoopRole::Spatial,
-                kinds if kinds.iter().all(|k| *k == IterKind::Reduce) => LoopRole::Reduction,
+            let role = match crate::schedule::scope::loop_iter_use(state, loop_id, &[block]) {
+                LoopIterUse {
+                    spatial: true,
+                    reduction: false,
+                    other: false,
+                } => LoopRole::Spatial,
+                LoopIterUse {
+                    spatial: false,
+                    reduction: true,
+                    other: false,
+                } => LoopRole::Reduction,
                 _ => LoopRole::Other,
             };
             (loop_id, role)
