@@ -253,14 +253,20 @@ impl Lowerer {
 /// Wraps a block-level body in the root block TVM's parser adds, unless the
 /// body already is an explicit root block.
 fn wrap_root_block(body: Stmt, alloc_buffers: Vec<Buffer>) -> Stmt {
-    // As TVM's parser: a body that is one block, or that has no block at all,
-    // is kept as it is unless root-level buffers need a root block to live in.
+    // As TVM's parser: a body that is one block without iterators (the root
+    // itself), or that has no block at all, is kept as it is unless
+    // root-level buffers need a root block to live in. A single block with
+    // iterators cannot be a root: it gets one, as the printer expects when it
+    // leaves the root implicit.
     if alloc_buffers.is_empty() {
         let mut contains_block = false;
         crate::ir::visit::walk_stmts(&body, &mut |s| {
             contains_block |= matches!(s.kind(), StmtKind::BlockRealize(_));
         });
-        if !contains_block || body.as_block_realize().is_some() {
+        let is_root = body
+            .as_block_realize()
+            .is_some_and(|realize| realize.block.iter_vars.is_empty());
+        if !contains_block || is_root {
             return body;
         }
     }
