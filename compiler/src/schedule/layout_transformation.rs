@@ -168,6 +168,31 @@ fn index_expr(expr: &ast::Expr, params: &[Var], dtype: DataType) -> Result<Expr,
             };
             operators::binary(op, a, b).map_err(operator_error)
         }
+        // A typed integer, `T.int64(8)`, as index maps print in traces.
+        ast::ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } if keywords.is_empty() && args.len() == 1 => {
+            let name = func.dotted_name().unwrap_or_default();
+            let typed = name
+                .strip_prefix("T.")
+                .and_then(|t| t.parse::<DataType>().ok())
+                .filter(|t| t.is_integer());
+            match (typed, &args[0].kind) {
+                (Some(typed), ast::ExprKind::Int(_)) => {
+                    let value = index_expr(&args[0], params, typed)?;
+                    Ok(if typed == dtype {
+                        value
+                    } else {
+                        operators::cast(dtype, value)
+                    })
+                }
+                _ => Err(format!(
+                    "`{name}(...)` in an index map: it may use its parameters, integers (`T.int64(8)`) and `+ - * // %` only"
+                )),
+            }
+        }
         _ => Err("an index map may use its parameters, integers and `+ - * // %` only".to_string()),
     }
 }
@@ -732,4 +757,62 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
         Outputs::Nothing,
     );
     Ok(Value::None)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::parse_program;
+    use crate::printer::{print_module, Dialect, PrintOptions};
+    use crate::schedule::{apply_schedule_with, ApplyOptions};
+    use crate::source::SourceMap;
+
+    /// An index map with typed integers (`T.int64(8)`), as a trace prints
+    /// it for int64 indices, applies as the plain one does, so the trace
+    /// replays (a schedule_script fuzz find).
+    #[test]
+    fn typed_integers_in_an_index_map_replay_the_trace() {
+        let source = r#"@T.prim_func
+def main(A: T.Buffer((T.int64(256), T.int64(64)), "float32"), B: T.Buffer((T.int64(256), T.int64(64)), "float32")):
+    for i, j in T.grid(T.int64(256), T.int64(64)):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(3.0)
+
+def plain(sch: T.Schedule):
+    sch.transform_layout(sch.get_block("B"), buffer=("write", 0), index_map=lambda i, j: (i, j // 8, j % 8))
+
+def typed(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.transform_layout(block=b, buffer=("write", 0), index_map=lambda i, j: (i, j // T.int64(8), j % T.int64(8),), pad_value=None, assume_injective_transform=False)
+
+def not_an_integer(sch: T.Schedule):
+    sch.transform_layout(sch.get_block("B"), buffer=("write", 0), index_map=lambda i, j: (i, j // T.float32(8), j % 8))
+"#;
+        let mut sources = SourceMap::new();
+        let (program, diagnostics) = parse_program(&mut sources, "t.tir", source);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let program = program.unwrap();
+        let printed = |name: &str| {
+            let run = apply_schedule_with(&program, Some(name), &ApplyOptions::default());
+            assert!(run.diagnostics.is_empty(), "{name}: {:?}", run.diagnostics);
+            let trace = run.trace.to_python();
+            (
+                print_module(run.module(), &PrintOptions::new(Dialect::Tirx)),
+                trace,
+            )
+        };
+        let (plain, trace) = printed("plain");
+        assert!(trace.contains("T.int64(8)"), "{trace}");
+        assert_eq!(printed("typed").0, plain);
+        let refused =
+            apply_schedule_with(&program, Some("not_an_integer"), &ApplyOptions::default());
+        assert!(
+            refused
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("T.float32(...)")),
+            "{:?}",
+            refused.diagnostics
+        );
+    }
 }
