@@ -131,36 +131,37 @@ fn format_number(value: f64) -> String {
     }
 }
 
-/// Runs `tirc run`.
-#[cfg(any(feature = "llvm", feature = "cuda"))]
 /// The name the best tuning record's schedule gets in the file `--tuned` runs.
+#[cfg(any(feature = "llvm", feature = "cuda"))]
 const TUNED_RECORD: &str = "tirc_tuned_record";
 
-/// `source` with the best tuning record of its entry function on this CPU
-/// added as a schedule section named [`TUNED_RECORD`].
+/// `source` with the best tuning record of its entry function for `target`
+/// on this machine added as a schedule section named [`TUNED_RECORD`].
+#[cfg(any(feature = "llvm", feature = "cuda"))]
 fn with_tuned_record(
     source: tirc::driver::SourceFile,
-    entry: Option<&str>,
-    database: Option<&std::path::Path>,
+    args: &RunArgs,
+    target: &tirc::driver::Target,
 ) -> Result<tirc::driver::SourceFile, tirc::driver::DriverError> {
     use tirc::driver::{ApplicationErrorKind, DriverError};
     use tirc::tune::records;
     let usage = |message: String| DriverError::application(ApplicationErrorKind::Usage, message);
     let checked = tirc::driver::check(&source, &Default::default())?;
-    let (name, workload) = records::workload_of(&checked.program.module, entry)
+    let (name, workload) = records::workload_of(&checked.program.module, args.entry.as_deref())
         .ok_or_else(|| usage("the module has no such function".to_string()))?;
-    let path = database
-        .map(std::path::Path::to_path_buf)
+    let path = args
+        .database
+        .clone()
         .or_else(records::default_path)
         .ok_or_else(|| usage("no records file: pass --database FILE".to_string()))?;
     let (all, warnings) = records::read_records(&path).map_err(usage)?;
     for warning in warnings {
         eprintln!("warning: {warning}");
     }
-    let target = records::cpu_target();
+    let target = records::record_target(target, &args.target);
     let best = records::best(&all, &workload, &target).ok_or_else(|| {
         usage(format!(
-            "{} has no tuning record of `{name}` for this CPU; run `tirc tune` on the file first",
+            "{} has no tuning record of `{name}` for {target} here; run `tirc tune` on the file first",
             path.display()
         ))
     })?;
@@ -169,6 +170,8 @@ fn with_tuned_record(
     Ok(tirc::driver::SourceFile::new(source.name, text))
 }
 
+/// Runs `tirc run`.
+#[cfg(any(feature = "llvm", feature = "cuda"))]
 pub fn run(args: RunArgs) -> u8 {
     use super::output::{report, DiagnosticFormat};
     use super::{EXIT_DIAGNOSTICS, EXIT_OK};
@@ -190,8 +193,7 @@ pub fn run(args: RunArgs) -> u8 {
             let mut source = SourceFile::read(&args.file)?;
             let mut choice = ScheduleChoice::from_flags(args.schedule.clone(), args.no_schedule);
             if args.tuned {
-                source =
-                    with_tuned_record(source, args.entry.as_deref(), args.database.as_deref())?;
+                source = with_tuned_record(source, &args, &target)?;
                 choice = ScheduleChoice::Named(TUNED_RECORD.to_string());
             }
             if args.emulate && !matches!(target, Target::Cuda(_)) {

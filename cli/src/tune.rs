@@ -19,6 +19,7 @@ use tirc::tune::search::{
     trace_as_section, Candidate, EvolutionarySearch, Measurement, ProcessRunner, Runner, Sampler,
     INTERRUPTED, SPACE_NAME,
 };
+use tirc::tune::space::{design_space, SpaceTarget};
 
 /// Arguments of `tirc tune`.
 #[derive(Args, Debug)]
@@ -42,7 +43,8 @@ pub struct TuneArgs {
     #[arg(long, value_name = "S")]
     seconds: Option<f64>,
     /// The target to tune for: `llvm` (this CPU, the default, with TVM's
-    /// options such as `-mcpu=`). CUDA has no design space yet.
+    /// options such as `-mcpu=`) or `cuda` (the GPU of this machine;
+    /// without one, only `--print-space`).
     #[arg(long, default_value = "llvm")]
     target: String,
     /// Timed runs per candidate (the median counts).
@@ -84,8 +86,17 @@ pub fn run(args: TuneArgs) -> u8 {
     } else {
         SPACE_NAME
     };
-    let space = match tirc::tune::space::cpu_design_space(module, args.entry.as_deref(), space_name)
-    {
+    let codegen_target = match tirc::codegen::Target::parse(&args.target) {
+        Ok(target) => target,
+        Err(message) => return report_application(ApplicationErrorKind::Usage, message),
+    };
+    let cuda = matches!(codegen_target, tirc::codegen::Target::Cuda(_));
+    let space_target = if cuda {
+        SpaceTarget::Cuda
+    } else {
+        SpaceTarget::Cpu
+    };
+    let space = match design_space(module, args.entry.as_deref(), space_name, space_target) {
         Ok(space) => space,
         Err(message) => return report_application(ApplicationErrorKind::Usage, message),
     };
@@ -93,15 +104,12 @@ pub fn run(args: TuneArgs) -> u8 {
         print!("{space}");
         return EXIT_OK;
     }
-    if args.target.trim_start().starts_with("cuda") {
-        return report_application(
-            ApplicationErrorKind::Usage,
-            "tirc tune has a CPU design space only: GPU candidates (thread binding, shared-memory \
-             caches) are not drawn yet, and CUDA emulation would give correctness, not speed; \
-             tune with --target llvm",
-        );
+    if cuda {
+        if let Err(message) = gpu_present() {
+            return report_application(ApplicationErrorKind::Toolchain, message);
+        }
     }
-    if !cfg!(feature = "llvm") {
+    if !cuda && !cfg!(feature = "llvm") {
         return report_application(
             ApplicationErrorKind::Toolchain,
             "tuning measures candidates on this CPU, which needs the LLVM backend; this tirc was built without it",
@@ -126,13 +134,10 @@ pub fn run(args: TuneArgs) -> u8 {
             "the module has no such function",
         );
     };
-    // Records are kept per CPU (its features) and per target options.
-    let target = match args.target.trim() {
-        "llvm" => records::cpu_target(),
-        options => format!("{} [{options}]", records::cpu_target()),
-    };
+    // Records are kept per CPU (its features) or GPU, and per target options.
+    let target = records::record_target(&codegen_target, &args.target);
     let sampler = match Sampler::new(&source.text, &space, args.entry.as_deref()) {
-        Ok(sampler) => sampler,
+        Ok(sampler) => sampler.for_target(&codegen_target),
         Err(message) => return report_application(ApplicationErrorKind::Usage, message),
     };
     let folder = std::env::temp_dir().join(format!("tirc-tune-{}", std::process::id()));
@@ -151,7 +156,10 @@ pub fn run(args: TuneArgs) -> u8 {
     );
     runner.runs = args.runs.max(1);
     runner.timeout = Duration::from_secs(args.timeout.max(1));
-    runner.extra_args = shape_args(&args);
+    runner.extra_args = worker_args(args.shape.as_deref(), &args.target);
+    // The reference runs on the CPU: a program without thread bindings
+    // does not run on a GPU.
+    runner.reference_args = Some(worker_args(args.shape.as_deref(), "llvm"));
 
     if let Err(message) = runner.save_reference() {
         let _ = std::fs::remove_dir_all(&folder);
@@ -162,9 +170,16 @@ pub fn run(args: TuneArgs) -> u8 {
     // One timed run of the program as written: it can take seconds.
     let runs = runner.runs;
     runner.runs = 1;
-    let unscheduled = runner.measure("def apply_trace(sch: T.Schedule):\n  pass");
+    let unscheduled = if cuda {
+        Measurement {
+            error: Some("not run: without thread bindings it has no GPU kernel".to_string()),
+            ..Measurement::default()
+        }
+    } else {
+        runner.measure("def apply_trace(sch: T.Schedule):\n  pass")
+    };
     runner.runs = runs;
-    let baseline = measure_own_schedule(&mut runner, &source.text);
+    let baseline = measure_own_schedule(&mut runner, &source.text, cuda);
 
     let started = Instant::now();
     let seen: HashSet<String> = known
@@ -272,9 +287,13 @@ pub fn run(args: TuneArgs) -> u8 {
     }
     println!("{}", best.trace);
     if args.write {
+        let machine = if cuda {
+            target.clone()
+        } else {
+            tirc::driver::toolchain::probe_cpu().model
+        };
         let section = format!(
-            "# tirc tune on {}: {best_ms:.3} ms\n{}",
-            tirc::driver::toolchain::probe_cpu().model,
+            "# tirc tune on {machine}: {best_ms:.3} ms\n{}",
             trace_as_section(&best.trace, "tuned")
         );
         let updated = with_tuned_section(&source.text, &section);
@@ -289,14 +308,40 @@ pub fn run(args: TuneArgs) -> u8 {
     EXIT_OK
 }
 
-/// `--shape` and `--target` for the workers, when given.
-fn shape_args(args: &TuneArgs) -> Vec<String> {
-    let mut extra = Vec::new();
-    if let Some(shape) = &args.shape {
-        extra.extend(["--shape".to_string(), shape.clone()]);
+/// Ok when this machine has a GPU for `tirc tune --target cuda` to measure
+/// on, else why there is none to tune on.
+fn gpu_present() -> Result<(), String> {
+    let no_gpu = |why: String| {
+        format!(
+            "tirc tune --target cuda measures candidates on a GPU, and {why}; the CUDA emulation \
+             (`tirc run --target cuda --emulate`) gives correctness, not speed, so tirc does not \
+             tune on it. `--print-space` prints the GPU design space here; tune on a machine \
+             with a GPU"
+        )
+    };
+    #[cfg(feature = "cuda")]
+    {
+        let probe = tirc::driver::toolchain::probe_cuda_device();
+        if probe.found {
+            Ok(())
+        } else {
+            Err(no_gpu(format!("this machine has none ({})", probe.detail)))
+        }
     }
-    if args.target.trim() != "llvm" {
-        extra.extend(["--target".to_string(), args.target.clone()]);
+    #[cfg(not(feature = "cuda"))]
+    Err(no_gpu(
+        "this tirc was built without the CUDA backend".to_string(),
+    ))
+}
+
+/// `--shape` and `--target` for the workers, when given.
+fn worker_args(shape: Option<&str>, target: &str) -> Vec<String> {
+    let mut extra = Vec::new();
+    if let Some(shape) = shape {
+        extra.extend(["--shape".to_string(), shape.to_string()]);
+    }
+    if target.trim() != "llvm" {
+        extra.extend(["--target".to_string(), target.to_string()]);
     }
     extra
 }
@@ -402,7 +447,11 @@ fn install_interrupt_handler() {
 }
 
 /// Times the file's own (default) schedule on `runner`, if it has one.
-fn measure_own_schedule(runner: &mut ProcessRunner, text: &str) -> Option<(String, Measurement)> {
+fn measure_own_schedule(
+    runner: &mut ProcessRunner,
+    text: &str,
+    cuda: bool,
+) -> Option<(String, Measurement)> {
     let checked = check(
         &SourceFile::new("own.tir".to_string(), text.to_string()),
         &CheckOptions::default(),
@@ -413,7 +462,9 @@ fn measure_own_schedule(runner: &mut ProcessRunner, text: &str) -> Option<(Strin
         .features
         .iter()
         .any(|(name, present)| name == "AVX-512F" && *present);
-    let for_this_cpu: &[&str] = if avx512 {
+    let for_this_cpu: &[&str] = if cuda {
+        &["schedule_cuda"]
+    } else if avx512 {
         &["schedule_x86_avx512", "schedule_avx2"]
     } else {
         &["schedule_avx2"]

@@ -174,3 +174,86 @@ fn args_may_leave_out_the_output_of_a_cuda_run() {
         text(&output.stdout)
     );
 }
+
+/// `tirc tune --target cuda` on a machine without a GPU refuses to tune
+/// (emulation measures the CPU) and says what works here: `--print-space`.
+#[test]
+fn tune_for_cuda_needs_a_gpu_and_prints_its_space_anywhere() {
+    if has_gpu() {
+        return;
+    }
+    let output = run(&["tune", "examples/matmul_gpu.tir", "--target", "cuda"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let message = text(&output.stderr);
+    assert!(message.contains("--print-space"), "{message}");
+    assert!(message.contains("correctness, not speed"), "{message}");
+}
+
+/// Schedules drawn from the GPU design space of a small matmul, conv2d and
+/// softmax run under the CUDA emulation (whose shared-memory race checks
+/// see the cooperative fetches) and match the interpreter.
+#[test]
+fn gpu_design_space_candidates_run_correctly_under_emulation() {
+    let dir = std::env::temp_dir().join(format!("tirc-cli-cuda-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let shrink = |path: &str, sizes: &[(&str, &str)]| {
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path))
+                .expect("the workload");
+        let mut program = text[..text.find("\ndef ").unwrap_or(text.len())].to_string();
+        for (from, to) in sizes {
+            program = program.replace(from, to);
+        }
+        program
+    };
+    let workloads = [
+        (
+            "matmul",
+            shrink("examples/matmul_gpu.tir", &[("1024", "48")]),
+        ),
+        (
+            "conv2d",
+            shrink(
+                "stdlib/ops/conv2d_nchw.tir",
+                &[("58", "10"), ("57", "9"), ("56", "8"), ("64", "8")],
+            ),
+        ),
+        (
+            "softmax",
+            shrink("stdlib/ops/softmax.tir", &[("1024", "40")]),
+        ),
+    ];
+    for (name, program) in workloads {
+        let file = dir.join(format!("{name}.tir"));
+        std::fs::write(&file, &program).expect("written");
+        let file = file.to_str().unwrap();
+        let space = run(&["tune", file, "--target", "cuda", "--print-space"]);
+        assert!(space.status.success(), "{}", text(&space.stderr));
+        std::fs::write(file, format!("{program}\n{}", text(&space.stdout))).expect("written");
+        for seed in ["1", "2"] {
+            let output = run(&[
+                "run",
+                file,
+                "--target",
+                "cuda",
+                "--emulate",
+                "--check",
+                "--schedule",
+                "space",
+                "--seed",
+                seed,
+                "--json",
+            ]);
+            let report: serde_json::Value =
+                serde_json::from_slice(&output.stdout).unwrap_or_default();
+            assert_eq!(
+                report["ok"],
+                true,
+                "{name}, seed {seed}: {}{}",
+                text(&output.stdout),
+                text(&output.stderr)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,7 +10,7 @@ use std::fmt;
 pub enum Target {
     /// CPU code through LLVM (`codegen/llvm/`).
     Llvm(LlvmTarget),
-    /// NVIDIA GPU code as CUDA C (`codegen/cuda/`, not built yet).
+    /// NVIDIA GPU code as CUDA C (`codegen/cuda/`).
     Cuda(CudaTarget),
 }
 

@@ -69,6 +69,27 @@ pub fn cpu_target() -> String {
     )
 }
 
+/// The target string records of `target` (as the user wrote it, `text`)
+/// are kept under on this machine: for a CPU, [`cpu_target`] with the
+/// options given; for CUDA, `cuda -arch=sm_XY` with the architecture given,
+/// else the GPU's, else `sm_80` (the CUDA backend's default).
+pub fn record_target(target: &crate::codegen::Target, text: &str) -> String {
+    match target {
+        crate::codegen::Target::Llvm(_) if text.trim() == "llvm" => cpu_target(),
+        crate::codegen::Target::Llvm(_) => format!("{} [{}]", cpu_target(), text.trim()),
+        crate::codegen::Target::Cuda(cuda) => {
+            #[cfg(feature = "cuda")]
+            let arch = cuda
+                .arch
+                .clone()
+                .or_else(crate::codegen::cuda::device::device_arch);
+            #[cfg(not(feature = "cuda"))]
+            let arch = cuda.arch.clone();
+            format!("cuda -arch={}", arch.unwrap_or_else(|| "sm_80".to_string()))
+        }
+    }
+}
+
 /// The default records file: `$XDG_CACHE_HOME/tirc/records.jsonl`, else
 /// `~/.cache/tirc/records.jsonl`.
 pub fn default_path() -> Option<PathBuf> {

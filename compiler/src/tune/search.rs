@@ -62,6 +62,8 @@ pub struct Sampler {
     program: Program,
     source: String,
     entry: Option<String>,
+    /// For a GPU: the target candidates must compile for.
+    cuda: Option<crate::codegen::Target>,
 }
 
 /// Parses `text` (a program with schedule sections) or says why not.
@@ -88,7 +90,17 @@ impl Sampler {
             program: parse_whole(&format!("{source}\n{space}"), "the design space")?,
             source: source.to_string(),
             entry: entry.map(str::to_string),
+            cuda: None,
         })
+    }
+
+    /// The sampler for `target`: for a GPU, a candidate that does not
+    /// compile to CUDA C (too many threads or too much shared memory for a
+    /// block, a vector access the backend cannot write) is rejected as it
+    /// is drawn, as MetaSchedule's `VerifyGPUCode` rejects it, not measured.
+    pub fn for_target(self, target: &crate::codegen::Target) -> Sampler {
+        let cuda = matches!(target, crate::codegen::Target::Cuda(_)).then(|| target.clone());
+        Sampler { cuda, ..self }
     }
 
     /// The schedule `seed` draws, every decision in its trace.
@@ -136,11 +148,37 @@ impl Sampler {
         if let Some(diagnostic) = run.diagnostics.first() {
             return Err(diagnostic.message.clone());
         }
+        if let Some(target) = &self.cuda {
+            compiles_for_cuda(run.module(), target)?;
+        }
         let trace = run.trace.to_python();
         let mut features = loop_nest_features(run.module(), self.entry.as_deref());
         features.extend(trace_decisions(&trace));
         Ok(Candidate { trace, features })
     }
+}
+
+/// Ok when `module` lowers for the CUDA `target` (threads and shared
+/// memory within a block's limits) and its kernels can be written.
+fn compiles_for_cuda(
+    module: &crate::ir::IRModule,
+    target: &crate::codegen::Target,
+) -> Result<(), String> {
+    let first = |diagnostics: Vec<crate::diagnostics::Diagnostic>| {
+        diagnostics.first().map_or_else(
+            || "does not compile for CUDA".to_string(),
+            |d| d.message.clone(),
+        )
+    };
+    let passes = crate::transform::pipeline_for(target);
+    let options = crate::transform::options_for(target);
+    let lowered =
+        crate::transform::run_passes(&passes, module, &options, &mut |_, _| {}).map_err(first)?;
+    // Without the CUDA backend, the lowering is all that can be checked.
+    #[cfg(feature = "cuda")]
+    crate::codegen::cuda::writer::write_cuda(&lowered, Default::default()).map_err(first)?;
+    let _ = lowered;
+    Ok(())
 }
 
 /// Candidates measured before the cost model ranks any: all drawn from the space.
@@ -297,8 +335,12 @@ pub struct ProcessRunner {
     pub timeout: Duration,
     /// Where candidate files are written.
     pub folder: PathBuf,
-    /// More arguments for `tirc run` (`--shape n=1024` for symbolic sizes).
+    /// More arguments for `tirc run` (`--shape n=1024` for symbolic sizes,
+    /// `--target cuda`).
     pub extra_args: Vec<String>,
+    /// The arguments of the reference run instead of `extra_args`, when
+    /// given: the reference of a GPU candidate runs on the CPU.
+    pub reference_args: Option<Vec<String>>,
     /// Outputs of the program as written, saved once by
     /// [`ProcessRunner::save_reference`]; without them every candidate
     /// computes its own reference (seconds for a 1024³ matmul).
@@ -322,6 +364,7 @@ impl ProcessRunner {
             timeout: Duration::from_secs(60),
             folder,
             extra_args: Vec::new(),
+            reference_args: None,
             expected: None,
             measured: 0,
         }
@@ -334,7 +377,7 @@ impl ProcessRunner {
         let outputs = self.folder.join("reference");
         std::fs::write(&file, &self.source)
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-        let mut command = self.tirc_run(&file);
+        let mut command = self.tirc_run(&file, self.reference_args.as_ref());
         command
             .arg("--no-schedule")
             .arg("--save-outputs")
@@ -355,7 +398,7 @@ impl ProcessRunner {
     }
 
     /// `tirc run FILE --json` with the entry and the extra arguments.
-    fn tirc_run(&self, file: &Path) -> Command {
+    fn tirc_run(&self, file: &Path, args: Option<&Vec<String>>) -> Command {
         let mut command = Command::new(&self.tirc);
         command
             .args(["--color", "never", "run"])
@@ -364,7 +407,7 @@ impl ProcessRunner {
         if let Some(entry) = &self.entry {
             command.args(["--entry", entry]);
         }
-        command.args(&self.extra_args);
+        command.args(args.unwrap_or(&self.extra_args));
         command
     }
 
@@ -449,7 +492,7 @@ impl Runner for ProcessRunner {
                 ..Measurement::default()
             };
         }
-        let mut command = self.tirc_run(&file);
+        let mut command = self.tirc_run(&file, None);
         command
             .args(["--schedule", CANDIDATE_NAME])
             .args(["--bench", &self.runs.to_string()]);

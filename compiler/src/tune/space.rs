@@ -1,7 +1,8 @@
 //! The design space `tirc tune` searches: a schedule section with sampling
 //! instructions, built by rules applied to each block of the program as
-//! written, as MetaSchedule's post-order space generator builds one for a
-//! CPU:
+//! written, as MetaSchedule's post-order space generator builds one. For a
+//! GPU, auto-inline and unrolling are as below and the other rules are in
+//! [`super::space_gpu`]; for a CPU:
 //!
 //! - auto-inline: a spatial block that `compute_inline` accepts is inlined
 //!   into its consumers, unless it computes a condition (a padding stage);
@@ -33,9 +34,18 @@ pub const MAX_INNERMOST_FACTOR: i64 = 64;
 /// The unroll depths the space draws from (MetaSchedule's CPU defaults).
 pub const UNROLL_CANDIDATES: [i64; 4] = [0, 16, 64, 512];
 
+/// The kind of machine a design space is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpaceTarget {
+    /// A CPU through the LLVM backend.
+    Cpu,
+    /// A CUDA GPU.
+    Cuda,
+}
+
 /// How a loop iterates a block: by its spatial or its reduction iterators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LoopRole {
+pub(super) enum LoopRole {
     Spatial,
     Reduction,
     /// Both, neither, or an iterator that is neither kind: left as it is.
@@ -43,16 +53,16 @@ enum LoopRole {
 }
 
 /// One loop of a block, as the script names it.
-struct NamedLoop {
-    name: String,
-    role: LoopRole,
+pub(super) struct NamedLoop {
+    pub(super) name: String,
+    pub(super) role: LoopRole,
     /// Its extent is a constant: only such loops are tiled (a symbolic
     /// extent stays one loop, in the outermost level of its kind).
-    constant: bool,
+    pub(super) constant: bool,
 }
 
 /// A Python identifier made from a block or loop name.
-fn identifier(text: &str) -> String {
+pub(super) fn identifier(text: &str) -> String {
     let mut name: String = text
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -115,6 +125,17 @@ pub fn cpu_design_space(
     entry: Option<&str>,
     name: &str,
 ) -> Result<String, String> {
+    design_space(module, entry, name, SpaceTarget::Cpu)
+}
+
+/// The design space of the entry function of `module` for `target`, as the
+/// text of a schedule `def` named `name`.
+pub fn design_space(
+    module: &IRModule,
+    entry: Option<&str>,
+    name: &str,
+    target: SpaceTarget,
+) -> Result<String, String> {
     let mut state = ScheduleState::new(module.clone());
     let function = crate::schedule::get_block_loop::resolve_function(&state, entry)
         .map_err(|e| e.message.clone())?;
@@ -141,7 +162,8 @@ pub fn cpu_design_space(
             .unwrap_or_default()
     };
 
-    // Auto-inline: spatial leaf blocks that compute_inline accepts.
+    // Auto-inline: spatial leaf blocks that compute_inline accepts (on a
+    // GPU, padding stages too: MetaSchedule's CUDA auto-inline allows them).
     let mut rules_applied = 0;
     for block in state.child_blocks(root) {
         let is_spatial = state
@@ -154,7 +176,7 @@ pub fn cpu_design_space(
             });
         if !is_spatial
             || !state.descendant_blocks(block).is_empty()
-            || computes_a_condition(&state, block)
+            || (target == SpaceTarget::Cpu && computes_a_condition(&state, block))
         {
             continue;
         }
@@ -228,7 +250,11 @@ pub fn cpu_design_space(
         };
         let _ = writeln!(text, "    {targets} = sch.get_loops({block_var})");
         let reduction = loops.iter().any(|l| l.role == LoopRole::Reduction);
-        let outer = if reduction {
+        let outer = if target == SpaceTarget::Cuda {
+            super::space_gpu::schedule_block(
+                &mut text, &mut fresh, &state, block, &block_var, &loops,
+            )
+        } else if reduction {
             // A buffer with several writers (an in-place epilogue) gets no cache stage.
             let cache_write = crate::schedule::cache_read_write::cache_write(
                 &mut state.clone(),
@@ -247,14 +273,11 @@ pub fn cpu_design_space(
             spatial_parallel_vectorize(&mut text, &mut fresh, &loops)
         };
         let unroll = fresh(format!("{block_var}_unroll"));
-        let candidates: Vec<String> = UNROLL_CANDIDATES.iter().map(|c| c.to_string()).collect();
-        let probs = vec!["0.25"; UNROLL_CANDIDATES.len()];
-        let _ = writeln!(
-            text,
-            "    {unroll} = sch.sample_categorical([{}], [{}])",
-            candidates.join(", "),
-            probs.join(", ")
-        );
+        let unroll_depths = match target {
+            SpaceTarget::Cpu => &UNROLL_CANDIDATES[..],
+            SpaceTarget::Cuda => &super::space_gpu::UNROLL_CANDIDATES[..],
+        };
+        sample_uniform(&mut text, &unroll, unroll_depths);
         let _ = writeln!(
             text,
             "    sch.annotate({outer}, \"pragma_auto_unroll_max_step\", {unroll})"
@@ -267,8 +290,10 @@ pub fn cpu_design_space(
     }
     // Random compute location: a spatial stage left standing (a padding
     // stage) goes where a sampled location puts it, the root included.
-    // After the tiling of its consumers, as MetaSchedule applies it.
-    if let Some(root) = state.root_block(function) {
+    // After the tiling of its consumers, as MetaSchedule applies it. Not on
+    // a GPU, where a stage at the root is a kernel of its own.
+    let cpu = target == SpaceTarget::Cpu;
+    if let Some(root) = state.root_block(function).filter(|_| cpu) {
         for block in state.child_blocks(root) {
             let spatial = state
                 .sref(block)
@@ -392,30 +417,8 @@ fn pack_reused_inputs(
     block: NodeId,
     block_var: &str,
 ) {
-    let Some(node) = state.sref(block).and_then(|s| s.as_block()) else {
-        return;
-    };
-    for (index, read) in node.reads.iter().enumerate() {
-        if node.writes.iter().any(|w| w.buffer == read.buffer) {
-            continue;
-        }
-        let uses = |var: &crate::ir::Var| {
-            read.region.iter().any(|range| {
-                crate::ir::visit::expr_uses_var(&range.min, &mut |v| v == var)
-                    || crate::ir::visit::expr_uses_var(&range.extent, &mut |v| v == var)
-            })
-        };
-        let reused = node
-            .iter_vars
-            .iter()
-            .any(|iter| iter.kind == IterKind::Spatial && !uses(&iter.var));
-        if !reused {
-            continue;
-        }
-        let pack = fresh(format!(
-            "{block_var}_{}_packed",
-            identifier(read.buffer.name())
-        ));
+    for (index, buffer) in reused_inputs(state, block) {
+        let pack = fresh(format!("{block_var}_{}_packed", identifier(buffer.name())));
         let _ = writeln!(
             text,
             "    {pack} = sch.cache_read({block_var}, {index}, \"global\")"
@@ -424,6 +427,61 @@ fn pack_reused_inputs(
         let _ = writeln!(text, "    {location} = sch.sample_compute_location({pack})");
         let _ = writeln!(text, "    sch.compute_at({pack}, {location})");
     }
+}
+
+/// The buffers `block` reads and does not write, with their read index.
+pub(super) fn read_inputs(state: &ScheduleState, block: NodeId) -> Vec<(usize, crate::ir::Buffer)> {
+    let Some(node) = state.sref(block).and_then(|s| s.as_block()) else {
+        return Vec::new();
+    };
+    node.reads
+        .iter()
+        .enumerate()
+        .filter(|(_, read)| !node.writes.iter().any(|w| w.buffer == read.buffer))
+        .map(|(index, read)| (index, read.buffer.clone()))
+        .collect()
+}
+
+/// The inputs `block` reads again across one of its spatial iterators (an
+/// iterator that no index of the read uses), with their read index: the
+/// data a tile can reuse.
+pub(super) fn reused_inputs(
+    state: &ScheduleState,
+    block: NodeId,
+) -> Vec<(usize, crate::ir::Buffer)> {
+    let Some(node) = state.sref(block).and_then(|s| s.as_block()) else {
+        return Vec::new();
+    };
+    read_inputs(state, block)
+        .into_iter()
+        .filter(|(index, _)| {
+            let read = &node.reads[*index];
+            let uses = |var: &crate::ir::Var| {
+                read.region.iter().any(|range| {
+                    crate::ir::visit::expr_uses_var(&range.min, &mut |v| v == var)
+                        || crate::ir::visit::expr_uses_var(&range.extent, &mut |v| v == var)
+                })
+            };
+            node.iter_vars
+                .iter()
+                .any(|iter| iter.kind == IterKind::Spatial && !uses(&iter.var))
+        })
+        .collect()
+}
+
+/// `sample_categorical` over `candidates` with equal probabilities.
+pub(super) fn sample_uniform(text: &mut String, variable: &str, candidates: &[i64]) {
+    let values: Vec<String> = candidates.iter().map(i64::to_string).collect();
+    let probability = format!("{:.4}", 1.0 / candidates.len() as f64)
+        .trim_end_matches('0')
+        .to_string();
+    let probs = vec![probability; candidates.len()];
+    let _ = writeln!(
+        text,
+        "    {variable} = sch.sample_categorical([{}], [{}])",
+        values.join(", "),
+        probs.join(", ")
+    );
 }
 
 /// A spatial block: the last loop split in two, its inner part vectorized,
@@ -467,7 +525,7 @@ fn spatial_parallel_vectorize(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::frontend::parse_program;
     use crate::schedule::check_each::{run_interpreted, same_results};
@@ -496,10 +554,16 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
 "#;
 
     fn space_of(source: &str) -> (String, String) {
+        space_for(source, SpaceTarget::Cpu)
+    }
+
+    /// The program `source` with its design space for `target` beside it,
+    /// and the space alone.
+    pub(in crate::tune) fn space_for(source: &str, target: SpaceTarget) -> (String, String) {
         let mut sources = SourceMap::new();
         let (program, diagnostics) = parse_program(&mut sources, "space.tir", source);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        let space = cpu_design_space(&program.unwrap().module, None, "space").unwrap();
+        let space = design_space(&program.unwrap().module, None, "space", target).unwrap();
         (format!("{source}\n{space}"), space)
     }
 
@@ -617,16 +681,18 @@ def main(X: T.Buffer((16,), "float32"), W: T.Buffer((3,), "float32"), Y: T.Buffe
         }
     }
 
-    #[test]
-    fn every_sampled_schedule_applies_and_computes_the_program() {
-        let (text, _) = space_of(MATMUL);
+    /// Applies the `space` section of `text` with seeds 1 to `seeds`,
+    /// checking that each schedule applies and computes what the program as
+    /// written computes (in the interpreter), and that the seeds draw more
+    /// than half as many distinct schedules: the space is searched, not fixed.
+    pub(in crate::tune) fn sampled_schedules_compute_the_program(text: &str, seeds: u64) {
         let mut sources = SourceMap::new();
-        let (program, diagnostics) = parse_program(&mut sources, "space.tir", &text);
+        let (program, diagnostics) = parse_program(&mut sources, "space.tir", text);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let program = program.unwrap();
         let expected = run_interpreted(&program.module, u64::MAX).unwrap();
         let mut traces = std::collections::HashSet::new();
-        for seed in 1..=12 {
+        for seed in 1..=seeds {
             let options = ApplyOptions {
                 seed: Some(seed),
                 ..ApplyOptions::default()
@@ -641,12 +707,17 @@ def main(X: T.Buffer((16,), "float32"), W: T.Buffer((3,), "float32"), Y: T.Buffe
             same_results(&expected, &found).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             traces.insert(run.trace.to_python());
         }
-        // The seeds draw different schedules: the space is searched, not fixed.
         assert!(
-            traces.len() > 6,
-            "{} distinct schedules of 12",
+            traces.len() as u64 > seeds / 2,
+            "{} distinct schedules of {seeds}",
             traces.len()
         );
+    }
+
+    #[test]
+    fn every_sampled_schedule_applies_and_computes_the_program() {
+        let (text, _) = space_of(MATMUL);
+        sampled_schedules_compute_the_program(&text, 12);
     }
 
     #[test]
