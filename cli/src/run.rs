@@ -18,7 +18,7 @@ pub struct RunArgs {
     #[arg(long, conflicts_with_all = ["no_schedule", "tuned"])]
     schedule: Option<String>,
     /// Apply the fastest schedule `tirc tune` recorded for this function
-    /// on this CPU.
+    /// on this machine's CPU, or its GPU with `--target cuda`.
     #[arg(long, conflicts_with = "no_schedule")]
     tuned: bool,
     /// The records file of `--tuned` (default `~/.cache/tirc/records.jsonl`).

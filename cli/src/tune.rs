@@ -109,11 +109,13 @@ pub fn run(args: TuneArgs) -> u8 {
             return report_application(ApplicationErrorKind::Toolchain, message);
         }
     }
-    if !cuda && !cfg!(feature = "llvm") {
-        return report_application(
-            ApplicationErrorKind::Toolchain,
-            "tuning measures candidates on this CPU, which needs the LLVM backend; this tirc was built without it",
-        );
+    if !cfg!(feature = "llvm") {
+        let why = if cuda {
+            "tuning for a GPU checks every candidate against outputs the program as written computes on the CPU, which needs the LLVM backend; this tirc was built without it (build with both features)"
+        } else {
+            "tuning measures candidates on this CPU, which needs the LLVM backend; this tirc was built without it"
+        };
+        return report_application(ApplicationErrorKind::Toolchain, why);
     }
     let Some(database) = args.database.clone().or_else(records::default_path) else {
         return report_application(
@@ -136,6 +138,11 @@ pub fn run(args: TuneArgs) -> u8 {
     };
     // Records are kept per CPU (its features) or GPU, and per target options.
     let target = records::record_target(&codegen_target, &args.target);
+    // Candidates are checked against the limits of the GPU the records name.
+    let codegen_target = match cuda {
+        true => tirc::codegen::Target::parse(&target).unwrap_or(codegen_target),
+        false => codegen_target,
+    };
     let sampler = match Sampler::new(&source.text, &space, args.entry.as_deref()) {
         Ok(sampler) => sampler.for_target(&codegen_target),
         Err(message) => return report_application(ApplicationErrorKind::Usage, message),
@@ -159,7 +166,9 @@ pub fn run(args: TuneArgs) -> u8 {
     runner.extra_args = worker_args(args.shape.as_deref(), &args.target);
     // The reference runs on the CPU: a program without thread bindings
     // does not run on a GPU.
-    runner.reference_args = Some(worker_args(args.shape.as_deref(), "llvm"));
+    if cuda {
+        runner.reference_args = Some(worker_args(args.shape.as_deref(), "llvm"));
+    }
 
     if let Err(message) = runner.save_reference() {
         let _ = std::fs::remove_dir_all(&folder);
@@ -469,15 +478,22 @@ fn measure_own_schedule(
     } else {
         &["schedule_avx2"]
     };
-    let schedules = &checked.program.schedules;
+    // On a GPU only a schedule that binds threads runs.
+    let schedules: Vec<_> = checked
+        .program
+        .schedules
+        .iter()
+        .filter(|s| !cuda || s.text.contains("bind("))
+        .collect();
     let own = schedules
         .iter()
+        .copied()
         .find(|s| s.name == "schedule")
-        .or_else(|| (schedules.len() == 1).then(|| &schedules[0]))
+        .or_else(|| (schedules.len() == 1).then(|| schedules[0]))
         .or_else(|| {
             for_this_cpu
                 .iter()
-                .find_map(|name| schedules.iter().find(|s| s.name == *name))
+                .find_map(|name| schedules.iter().copied().find(|s| s.name == *name))
         })?;
     let trace_like = format!(
         "def apply_trace(sch: T.Schedule):\n{}",

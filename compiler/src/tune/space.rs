@@ -1,8 +1,8 @@
 //! The design space `tirc tune` searches: a schedule section with sampling
 //! instructions, built by rules applied to each block of the program as
 //! written, as MetaSchedule's post-order space generator builds one. For a
-//! GPU, auto-inline and unrolling are as below and the other rules are in
-//! [`super::space_gpu`]; for a CPU:
+//! GPU, auto-inline also inlines padding stages, the unroll depths reach
+//! 1,024, and the other rules are in [`super::space_gpu`]; for a CPU:
 //!
 //! - auto-inline: a spatial block that `compute_inline` accepts is inlined
 //!   into its consumers, unless it computes a condition (a padding stage);
@@ -10,6 +10,10 @@
 //!   spatial loop split in four and each reduction loop in two, with
 //!   `sample_perfect_tile`, reordered `S S R S R S`, the result written
 //!   through a `global` cache stage placed under the second spatial level;
+//! - rfactor-vectorize (tirc's own) of a reduction that reads nothing again
+//!   across a spatial iterator, with its reduction innermost (a row sum, a
+//!   softmax's maximum): the innermost reduction loop split and its inner
+//!   part factored out by `rfactor`, vectorized, the rows in parallel;
 //! - packing: each input the tiled block reads again across a spatial
 //!   iterator is copied by a `cache_read` stage at a sampled compute
 //!   location (`inline`, no copy, is one of the choices);
@@ -196,22 +200,34 @@ pub fn design_space(
         return Err("the function lost its root block".to_string());
     };
     for block in state.child_blocks(root) {
-        if !state.descendant_blocks(block).is_empty() {
-            continue;
-        }
         let name_in_program = block_name(&state, block);
         let roles = loop_roles(&state, block);
-        if roles.is_empty() || roles.iter().any(|(_, role)| *role == LoopRole::Other) {
-            continue;
-        }
-        // Parallel and vectorized loops need a complete or a reduction block
-        // under them (one that reads what it writes in place is neither).
-        let outermost = roles[0].0;
-        let complete =
-            crate::schedule::scope::complete_block_violation(&state, block, outermost) == 0;
-        let reduction_block =
-            crate::schedule::scope::reduction_block_violation(&state, block, outermost) == 0;
-        if !complete && !reduction_block {
+        // Parallel and vectorized loops, and thread bindings, need a
+        // complete or a reduction block under them (one that reads what it
+        // writes in place is neither).
+        let settled = |roles: &[(NodeId, LoopRole)]| {
+            let outermost = roles[0].0;
+            crate::schedule::scope::complete_block_violation(&state, block, outermost) == 0
+                || crate::schedule::scope::reduction_block_violation(&state, block, outermost) == 0
+        };
+        let skipped = if !state.descendant_blocks(block).is_empty() {
+            Some("it has blocks nested in it")
+        } else if roles.is_empty() {
+            Some("it has no loops")
+        } else if roles.iter().any(|(_, role)| *role == LoopRole::Other) {
+            Some("a loop above it drives both spatial and reduction iterators, or neither")
+        } else if !settled(&roles) {
+            Some("it is neither a complete nor a reduction block (it updates a buffer in place)")
+        } else {
+            None
+        };
+        if let Some(why) = skipped {
+            // On a CPU the block runs as it is; on a GPU it would have no kernel.
+            if target == SpaceTarget::Cuda {
+                return Err(format!(
+                    "no rule of the GPU design space binds block `{name_in_program}` to threads: {why}"
+                ));
+            }
             continue;
         }
         let block_var = fresh(format!("b_{}", identifier(&name_in_program)));
@@ -253,7 +269,9 @@ pub fn design_space(
         let outer = if target == SpaceTarget::Cuda {
             super::space_gpu::schedule_block(
                 &mut text, &mut fresh, &state, block, &block_var, &loops,
-            )
+            )?
+        } else if let Some(rank) = rfactor_fits(&state, block, &roles) {
+            rfactor_vectorize(&mut text, &mut fresh, &block_var, &loops, rank)
         } else if reduction {
             // A buffer with several writers (an in-place epilogue) gets no cache stage.
             let cache_write = crate::schedule::cache_read_write::cache_write(
@@ -427,6 +445,85 @@ fn pack_reused_inputs(
         let _ = writeln!(text, "    {location} = sch.sample_compute_location({pack})");
         let _ = writeln!(text, "    sch.compute_at({pack}, {location})");
     }
+}
+
+/// When the rfactor-vectorize rule fits `block`, the rank of its output
+/// (where the factor axis goes): a reduction that reads no input again
+/// across a spatial iterator (nothing for tiles to reuse), whose loops are
+/// spatial then reduction with the innermost of constant extent, and whose
+/// reduction `rfactor` accepts.
+fn rfactor_fits(state: &ScheduleState, block: NodeId, roles: &[(NodeId, LoopRole)]) -> Option<i64> {
+    let first_reduction = roles.iter().position(|(_, r)| *r == LoopRole::Reduction)?;
+    let (innermost, _) = *roles.last()?;
+    let constant = state
+        .sref(innermost)
+        .and_then(|s| s.as_for())
+        .is_some_and(|f| f.extent.as_int().is_some());
+    if !constant
+        || roles[first_reduction..]
+            .iter()
+            .any(|(_, r)| *r != LoopRole::Reduction)
+        || !reused_inputs(state, block).is_empty()
+    {
+        return None;
+    }
+    let node = state.sref(block).and_then(|s| s.as_block())?;
+    let rank = node.writes.first()?.buffer.shape().len() as i64;
+    crate::schedule::rfactor::rfactor(&mut state.clone(), innermost, rank)
+        .ok()
+        .map(|_| rank)
+}
+
+/// rfactor-vectorize (tirc's rule, for a row reduction such as softmax's
+/// maximum and sum): the innermost reduction loop split with
+/// `sample_perfect_tile` and its inner part factored out by `rfactor` (the
+/// factor axis last, so the partial results of a row are contiguous). In
+/// the new `_rf` block that part is a spatial loop, innermost, vectorized:
+/// each lane reduces its own column of the row, which is read
+/// contiguously. The spatial loops of both blocks run in parallel. Returns
+/// the `_rf` block's parallel loop, or its outermost loop when it has no
+/// spatial loop.
+fn rfactor_vectorize(
+    text: &mut String,
+    fresh: &mut impl FnMut(String) -> String,
+    block_var: &str,
+    loops: &[NamedLoop],
+    rank: i64,
+) -> String {
+    let innermost = &loops[loops.len() - 1].name;
+    let tiles = fresh(format!("{innermost}_tiles"));
+    let (outer_part, lanes) = (
+        fresh(format!("{innermost}_0")),
+        fresh(format!("{innermost}_1")),
+    );
+    let rf = fresh(format!("{block_var}_rf"));
+    let rf_loops = fresh(format!("{rf}_loops"));
+    // rfactor gives the `_rf` block loops of its own; the handles split
+    // here stay with the original block, which now reduces the lanes.
+    let _ = writeln!(
+        text,
+        "    {tiles} = sch.sample_perfect_tile({innermost}, n=2, max_innermost_factor={MAX_INNERMOST_FACTOR})\n    {outer_part}, {lanes} = sch.split({innermost}, factors={tiles})\n    {rf} = sch.rfactor({lanes}, {rank})\n    {rf_loops} = sch.get_loops({rf})\n    sch.vectorize({rf_loops}[-1])"
+    );
+    let spatial: Vec<&str> = loops
+        .iter()
+        .filter(|l| l.role == LoopRole::Spatial)
+        .map(|l| l.name.as_str())
+        .collect();
+    if spatial.is_empty() {
+        return format!("{rf_loops}[0]");
+    }
+    let rf_outer = fresh(format!("{rf}_outer"));
+    let outer = fresh(format!("{block_var}_outer"));
+    let rf_spatial: Vec<String> = (0..spatial.len())
+        .map(|k| format!("{rf_loops}[{k}]"))
+        .collect();
+    let _ = writeln!(
+        text,
+        "    {rf_outer} = sch.fuse({})\n    sch.parallel({rf_outer})\n    {outer} = sch.fuse({})\n    sch.parallel({outer})",
+        rf_spatial.join(", "),
+        spatial.join(", ")
+    );
+    rf_outer
 }
 
 /// The buffers `block` reads and does not write, with their read index.
@@ -624,7 +721,7 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
                 "{space}"
             );
         }
-        // A row sum reads each element once: nothing to pack.
+        // A row sum reads each element once: nothing to pack (it is factored).
         let row_sum = r#"@T.prim_func
 def main(A: T.Buffer((64, 32), "float32"), S: T.Buffer((64,), "float32")):
     for i, j in T.grid(64, 32):
@@ -635,7 +732,7 @@ def main(A: T.Buffer((64, 32), "float32"), S: T.Buffer((64,), "float32")):
             S[vi] = S[vi] + A[vi, vj]
 "#;
         let (_, space) = space_of(row_sum);
-        assert!(space.contains("cache_write"), "{space}");
+        assert!(space.contains("sch.rfactor(S_j_1, 1)"), "{space}");
         assert!(!space.contains("cache_read"), "{space}");
     }
 
@@ -718,6 +815,45 @@ def main(X: T.Buffer((16,), "float32"), W: T.Buffer((3,), "float32"), Y: T.Buffe
     fn every_sampled_schedule_applies_and_computes_the_program() {
         let (text, _) = space_of(MATMUL);
         sampled_schedules_compute_the_program(&text, 12);
+    }
+
+    /// Row reductions (a maximum and a sum) and an elementwise consumer.
+    const ROWS: &str = r#"@T.prim_func
+def main(A: T.Buffer((8, 48), "int32"), B: T.Buffer((8, 48), "int32")):
+    M = T.alloc_buffer((8,), "int32")
+    S = T.alloc_buffer((8,), "int32")
+    for i, k in T.grid(8, 48):
+        with T.block("M"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                M[vi] = -2147483648
+            M[vi] = T.max(M[vi], A[vi, vk])
+    for i, k in T.grid(8, 48):
+        with T.block("S"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                S[vi] = 0
+            S[vi] = S[vi] + (A[vi, vk] - M[vi])
+    for i, j in T.grid(8, 48):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * S[vi]
+"#;
+
+    #[test]
+    fn row_reductions_are_factored_into_vectorized_lanes() {
+        let (text, space) = space_of(ROWS);
+        for block in ["M", "S"] {
+            assert!(
+                space.contains(&format!(
+                    "{block}_k_0, {block}_k_1 = sch.split({block}_k, factors={block}_k_tiles)\n    b_{block}_rf = sch.rfactor({block}_k_1, 1)\n    b_{block}_rf_loops = sch.get_loops(b_{block}_rf)\n    sch.vectorize(b_{block}_rf_loops[-1])\n    b_{block}_rf_outer = sch.fuse(b_{block}_rf_loops[0])\n    sch.parallel(b_{block}_rf_outer)\n    b_{block}_outer = sch.fuse({block}_i)\n    sch.parallel(b_{block}_outer)"
+                )),
+                "{space}"
+            );
+        }
+        // No SSRSRS tiling of a reduction without reuse.
+        assert!(!space.contains("cache_write"), "{space}");
+        sampled_schedules_compute_the_program(&text, 8);
     }
 
     #[test]

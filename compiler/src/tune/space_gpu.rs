@@ -3,7 +3,8 @@
 //!
 //! - multi-level tiling `SSSRRSRS` of a reduction block that reads an input
 //!   again across a spatial iterator (a matmul, a convolution): each
-//!   spatial loop split in five and each reduction loop in three with
+//!   spatial loop of constant extent split in five and each such reduction
+//!   loop in three with
 //!   `sample_perfect_tile`; the first three spatial levels fused and bound
 //!   to `blockIdx.x`, `vthread.x` and `threadIdx.x`; the result accumulated
 //!   in a `local` cache written back under the thread loop; every input
@@ -13,7 +14,9 @@
 //!   `RewriteCooperativeFetch`, written as steps of the space);
 //! - cross-thread reduction of any other reduction block (a row sum, a
 //!   softmax's maximum): the spatial loops fused and bound to `blockIdx.x`,
-//!   the reduction loops fused and split over a sampled number of threads;
+//!   the reduction loops fused and split over a sampled number of threads
+//!   (a reduction the lowering cannot combine across threads, such as an
+//!   argmax, is bound by its spatial loops and reduces serially);
 //! - auto-bind of a spatial block: its loops fused and split over a sampled
 //!   number of threads per block.
 
@@ -38,7 +41,8 @@ const REDUCTION_THREADS: [i64; 8] = [4, 8, 16, 32, 64, 128, 256, 512];
 const FETCH_VECTOR_WIDTHS: [i64; 3] = [1, 2, 4];
 
 /// The rule for one block on a GPU; the name of its `blockIdx.x` loop,
-/// which carries the unroll annotation.
+/// which carries the unroll annotation, or why no rule binds the block to
+/// threads (on a GPU a block left unbound has no kernel to run in).
 pub(super) fn schedule_block(
     text: &mut String,
     fresh: &mut impl FnMut(String) -> String,
@@ -46,20 +50,70 @@ pub(super) fn schedule_block(
     block: NodeId,
     block_var: &str,
     loops: &[NamedLoop],
-) -> String {
+) -> Result<String, String> {
     let reduction = loops.iter().any(|l| l.role == LoopRole::Reduction);
     if !reduction {
-        return auto_bind(text, fresh, block_var, loops);
+        return Ok(auto_bind(text, fresh, block_var, loops));
     }
     let reused = super::space::reused_inputs(state, block);
     let local_cache =
         crate::schedule::cache_read_write::cache_write(&mut state.clone(), block, 0, "local", &[])
             .is_ok();
-    if !reused.is_empty() && local_cache {
-        multi_level_tiling(text, fresh, state, block, block_var, loops)
-    } else {
-        cross_thread_reduction(text, fresh, block_var, loops)
+    // Thread tiles need a spatial loop of constant extent to split.
+    let tileable = loops
+        .iter()
+        .any(|l| l.role == LoopRole::Spatial && l.constant);
+    if !reused.is_empty() && local_cache && tileable {
+        return Ok(multi_level_tiling(
+            text, fresh, state, block, block_var, loops,
+        ));
     }
+    // The cross-thread lowering combines `+ * min max` with their identity.
+    let combinable = state
+        .sref(block)
+        .and_then(|s| s.as_block())
+        .is_some_and(|b| crate::schedule::rfactor::match_reducer(b).is_some());
+    if combinable {
+        return Ok(cross_thread_reduction(text, fresh, block_var, loops));
+    }
+    // Otherwise each thread reduces serially for its own outputs.
+    let spatial: Vec<&NamedLoop> = loops
+        .iter()
+        .filter(|l| l.role == LoopRole::Spatial)
+        .collect();
+    if spatial.is_empty() {
+        return Err(format!(
+            "`{block_var}` reduces to a single value with a reduction that cannot be combined across threads (not `+ * min max` with its identity as init), so no rule binds it to GPU threads"
+        ));
+    }
+    spatial_first(text, loops);
+    let spatial: Vec<NamedLoop> = spatial
+        .into_iter()
+        .map(|l| NamedLoop {
+            name: l.name.clone(),
+            role: l.role,
+            constant: l.constant,
+        })
+        .collect();
+    Ok(auto_bind(text, fresh, block_var, &spatial))
+}
+
+/// A `reorder` putting the spatial loops above the reduction loops, when
+/// they are not.
+fn spatial_first(text: &mut String, loops: &[NamedLoop]) {
+    let first_reduction = loops.iter().position(|l| l.role == LoopRole::Reduction);
+    let in_order = first_reduction
+        .is_none_or(|first| loops[first..].iter().all(|l| l.role == LoopRole::Reduction));
+    if in_order {
+        return;
+    }
+    let order: Vec<&str> = loops
+        .iter()
+        .filter(|l| l.role == LoopRole::Spatial)
+        .chain(loops.iter().filter(|l| l.role == LoopRole::Reduction))
+        .map(|l| l.name.as_str())
+        .collect();
+    let _ = writeln!(text, "    sch.reorder({})", order.join(", "));
 }
 
 /// `SSSRRSRS` tiling with a local write cache and shared read caches.
@@ -138,8 +192,9 @@ fn multi_level_tiling(
         .find(|(tag, _)| *tag == "threadIdx.x")
         .map(|(_, name)| name.clone());
     let Some(thread_loop) = thread_loop else {
-        // Every spatial loop is symbolic: one block, no thread tiles.
-        return bound.first().map(|(_, n)| n.clone()).unwrap_or_default();
+        // Unreachable (a constant spatial loop fills every level); the
+        // blocks still run one thread each.
+        return bound[0].1.clone();
     };
     let local = fresh(format!("{block_var}_local"));
     let _ = writeln!(
@@ -149,13 +204,16 @@ fn multi_level_tiling(
     if let Some(reduction_outer) = levels[3].last() {
         for (index, buffer) in super::space::read_inputs(state, block) {
             let rank = buffer.shape().len();
+            if rank == 0 {
+                continue;
+            }
             let shared = fresh(format!(
                 "{block_var}_{}_shared",
                 super::space::identifier(buffer.name())
             ));
             let _ = writeln!(
                 text,
-                "    {shared} = sch.cache_read({block_var}, {index}, \"shared\")\n    sch.compute_at({shared}, {reduction_outer}, preserve_unit_loops=True)"
+                "    {shared} = sch.cache_read({block_var}, {index}, \"shared\", [{block_var}])\n    sch.compute_at({shared}, {reduction_outer}, preserve_unit_loops=True)"
             );
             cooperative_fetch(text, fresh, &shared, rank, &thread_factors);
         }
@@ -217,14 +275,27 @@ fn cross_thread_reduction(
             .collect()
     };
     let (spatial, reduction) = (of_role(LoopRole::Spatial), of_role(LoopRole::Reduction));
-    let block_loop = if spatial.is_empty() {
-        None
+    // The lowering needs the reduction loops right above the block.
+    spatial_first(text, loops);
+    let (block_loop, reduce) = if spatial.is_empty() {
+        // A reduction to one value: a unit loop above it, bound to
+        // `blockIdx.x`, makes its kernel (the accumulators need a GPU-bound
+        // loop around them).
+        let reduce = fuse(text, fresh, format!("{prefix}_reduce"), &reduction);
+        let unit = fresh(format!("{prefix}_blockIdx_x"));
+        let _ = writeln!(
+            text,
+            "    {unit} = sch.add_unit_loop({reduce})\n    sch.bind({unit}, \"blockIdx.x\")"
+        );
+        (unit, reduce)
     } else {
         let fused = fuse(text, fresh, format!("{prefix}_blockIdx_x"), &spatial);
         let _ = writeln!(text, "    sch.bind({fused}, \"blockIdx.x\")");
-        Some(fused)
+        (
+            fused,
+            fuse(text, fresh, format!("{prefix}_reduce"), &reduction),
+        )
     };
-    let reduce = fuse(text, fresh, format!("{prefix}_reduce"), &reduction);
     let threads = fresh(format!("{prefix}_threads"));
     let (serial, thread) = (fresh(format!("{reduce}_0")), fresh(format!("{reduce}_1")));
     sample_uniform(text, &threads, &REDUCTION_THREADS);
@@ -232,7 +303,7 @@ fn cross_thread_reduction(
         text,
         "    {serial}, {thread} = sch.split({reduce}, factors=[None, {threads}])\n    sch.bind({thread}, \"threadIdx.x\")"
     );
-    block_loop.unwrap_or(reduce)
+    block_loop
 }
 
 /// The loops `names` fused into one named after `base` (a single loop is
@@ -345,7 +416,7 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), D: T.Bu
         for (index, name) in [(0, "A"), (1, "B")] {
             let shared = format!("b_C_{name}_shared");
             assert!(
-                space.contains(&format!("{shared} = sch.cache_read(b_C, {index}, \"shared\")\n    sch.compute_at({shared}, C_k_0, preserve_unit_loops=True)")),
+                space.contains(&format!("{shared} = sch.cache_read(b_C, {index}, \"shared\", [b_C])\n    sch.compute_at({shared}, C_k_0, preserve_unit_loops=True)")),
                 "{space}"
             );
             assert!(
@@ -391,6 +462,85 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), D: T.Bu
     fn every_sampled_gpu_schedule_computes_the_program() {
         let (text, _) = gpu_space_of(PROGRAM);
         sampled_schedules_compute_the_program(&text, 10);
+    }
+
+    /// Two matmuls sharing an input, a column sum written with its
+    /// reduction loop outside, and a sum to a scalar.
+    const SHARED_AND_UNORDERED: &str = r#"@T.prim_func
+def main(X: T.Buffer((16, 24), "int32"), W1: T.Buffer((24, 8), "int32"), W2: T.Buffer((24, 8), "int32"), Y1: T.Buffer((16, 8), "int32"), Y2: T.Buffer((16, 8), "int32"), Col: T.Buffer((24,), "int32"), Total: T.Buffer((1,), "int32")):
+    for i, j, k in T.grid(16, 8, 24):
+        with T.block("Y1"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                Y1[vi, vj] = 0
+            Y1[vi, vj] = Y1[vi, vj] + X[vi, vk] * W1[vk, vj]
+    for i, j, k in T.grid(16, 8, 24):
+        with T.block("Y2"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                Y2[vi, vj] = 0
+            Y2[vi, vj] = Y2[vi, vj] + X[vi, vk] * W2[vk, vj]
+    for k, j in T.grid(16, 24):
+        with T.block("Col"):
+            vk, vj = T.axis.remap("RS", [k, j])
+            with T.init():
+                Col[vj] = 0
+            Col[vj] = Col[vj] + X[vk, vj]
+    for i, k in T.grid(16, 24):
+        with T.block("Total"):
+            vi, vk = T.axis.remap("RR", [i, k])
+            with T.init():
+                Total[0] = 0
+            Total[0] = Total[0] + X[vi, vk]
+"#;
+
+    #[test]
+    fn shared_inputs_unordered_loops_and_scalar_sums_get_schedules_that_compute() {
+        let (text, space) = gpu_space_of(SHARED_AND_UNORDERED);
+        // The stage of X is Y1's alone: Y2 reads X too.
+        assert!(
+            space.contains("b_Y1_X_shared = sch.cache_read(b_Y1, 0, \"shared\", [b_Y1])"),
+            "{space}"
+        );
+        assert!(space.contains("sch.reorder(Col_j, Col_k)"), "{space}");
+        // A scalar sum: a unit loop makes its kernel.
+        assert!(
+            space.contains("b_Total_blockIdx_x = sch.add_unit_loop(b_Total_reduce)\n    sch.bind(b_Total_blockIdx_x, \"blockIdx.x\")"),
+            "{space}"
+        );
+        sampled_schedules_compute_the_program(&text, 6);
+        let sampler = Sampler::new(
+            SHARED_AND_UNORDERED,
+            &space.replacen("def space", &format!("def {SPACE_NAME}"), 1),
+            None,
+        )
+        .unwrap()
+        .for_target(&crate::codegen::Target::Cuda(Default::default()));
+        for seed in 1..=6 {
+            sampler
+                .sample(seed)
+                .unwrap_or_else(|e| panic!("seed {seed} does not compile for CUDA: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_block_no_rule_binds_is_refused_on_a_gpu() {
+        let in_place = r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "int32")):
+    for i, j in T.grid(16, 16):
+        with T.block("A"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            A[vi, vj] = A[vi, vj] + 1
+"#;
+        let mut sources = crate::source::SourceMap::new();
+        let (program, _) = crate::frontend::parse_program(&mut sources, "in_place.tir", in_place);
+        let module = program.unwrap().module;
+        let error = super::super::space::design_space(&module, None, "space", SpaceTarget::Cuda)
+            .expect_err("an in-place update has no GPU rule");
+        assert!(
+            error.contains("block `A`") && error.contains("in place"),
+            "{error}"
+        );
     }
 
     #[test]
