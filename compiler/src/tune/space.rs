@@ -5,7 +5,8 @@
 //! 1,024, and the other rules are in [`super::space_gpu`]; for a CPU:
 //!
 //! - auto-inline: a spatial block that `compute_inline` accepts is inlined
-//!   into its consumers, unless it computes a condition (a padding stage);
+//!   into its consumers, unless it computes a condition (a padding stage)
+//!   or an exponential;
 //! - multi-level tiling (`SSRSRS`) of every block with a reduction: each
 //!   spatial loop split in four and each reduction loop in two, with
 //!   `sample_perfect_tile`, reordered `S S R S R S`, the result written
@@ -106,17 +107,20 @@ fn loop_roles(state: &ScheduleState, block: NodeId) -> Vec<(NodeId, LoopRole)> {
 }
 
 /// True when the block's body picks between values (`if_then_else`, a
-/// padding stage): MetaSchedule's CPU auto-inline leaves such a block
-/// standing (`disallow_if_then_else`), since inlined it puts the condition
-/// in the innermost loop of its consumer.
-fn computes_a_condition(state: &ScheduleState, block: NodeId) -> bool {
+/// padding stage) or computes an exponential: MetaSchedule's CPU
+/// auto-inline leaves such a block standing (`disallow_if_then_else`,
+/// `disallow_op=["tir.exp"]`), since inlined the condition lands in the
+/// innermost loop of its consumer and the exponential is computed again by
+/// every consumer (softmax's, twice: 1.66 ms instead of 0.88 on a 1024x1024
+/// softmax here).
+fn kept_from_inlining(state: &ScheduleState, block: NodeId) -> bool {
     let Some(node) = state.sref(block).and_then(|s| s.as_block()) else {
         return false;
     };
     let mut found = false;
     crate::ir::visit::walk_exprs_in_stmt(&node.body, &mut |expr| {
         if let crate::ir::ExprKind::Call { op, .. } = expr.kind() {
-            found |= op.name() == "if_then_else";
+            found |= matches!(op.name(), "if_then_else" | "exp");
         }
     });
     found
@@ -180,7 +184,7 @@ pub fn design_space(
             });
         if !is_spatial
             || !state.descendant_blocks(block).is_empty()
-            || (target == SpaceTarget::Cpu && computes_a_condition(&state, block))
+            || (target == SpaceTarget::Cpu && kept_from_inlining(&state, block))
         {
             continue;
         }
