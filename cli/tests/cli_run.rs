@@ -388,6 +388,14 @@ fn every_stdlib_operator_schedule_runs_and_passes_its_check() {
         for (file, schedule, child) in children {
             let output = child.wait_with_output().expect("tirc finishes");
             let stdout = text(&output.stdout);
+            // A schedule for a CPU feature this machine lacks (VNNI) is
+            // refused in words, not run.
+            let stderr = text(&output.stderr);
+            if !output.status.success() && stderr.contains("and the target CPU") {
+                assert!(stderr.contains("does not have it"), "{stderr}");
+                eprintln!("{} --schedule {schedule}: {stderr}", file.display());
+                continue;
+            }
             assert!(
                 output.status.success() && stdout.contains(": ok"),
                 "{} --schedule {schedule}: {stdout}{}",
