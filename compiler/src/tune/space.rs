@@ -7,14 +7,14 @@
 //! - auto-inline: a spatial block that `compute_inline` accepts is inlined
 //!   into its consumers, unless it computes a condition (a padding stage)
 //!   or an exponential;
-//! - multi-level tiling (`SSRSRS`) of every block with a reduction: each
-//!   spatial loop split in four and each reduction loop in two, with
-//!   `sample_perfect_tile`, reordered `S S R S R S`, the result written
-//!   through a `global` cache stage placed under the second spatial level;
 //! - rfactor-vectorize (tirc's own) of a reduction that reads nothing again
 //!   across a spatial iterator, with its reduction innermost (a row sum, a
 //!   softmax's maximum): the innermost reduction loop split and its inner
 //!   part factored out by `rfactor`, vectorized, the rows in parallel;
+//! - multi-level tiling (`SSRSRS`) of every other block with a reduction:
+//!   each spatial loop split in four and each reduction loop in two, with
+//!   `sample_perfect_tile`, reordered `S S R S R S`, the result written
+//!   through a `global` cache stage placed under the second spatial level;
 //! - packing: each input the tiled block reads again across a spatial
 //!   iterator is copied by a `cache_read` stage at a sampled compute
 //!   location (`inline`, no copy, is one of the choices);
