@@ -139,7 +139,7 @@ pub fn split(
         preserve_unit_iters,
         disable_predication,
     )?;
-    if disable_predication || !can_overflow(state, loop_id, factors) {
+    if disable_predication {
         state.replace(loop_id, new_stmt);
         return Ok(new_loops);
     }
@@ -175,34 +175,6 @@ pub fn split(
     }
     *state = trial;
     Ok(new_loops)
-}
-
-/// Whether the split could make a binding overflow: not when the extent
-/// and the factors are constants whose product (the `None` one inferred) is
-/// the extent itself, since the new loops then take exactly the old loop's
-/// values. Only otherwise is the whole function verified again; perfect
-/// tiles (what `sample_perfect_tile` draws) never need it.
-fn can_overflow(state: &ScheduleState, loop_id: NodeId, factors: &[Option<Expr>]) -> bool {
-    let Some(extent) = state
-        .sref(loop_id)
-        .and_then(|s| s.as_for())
-        .and_then(|f| f.extent.as_int())
-    else {
-        return true;
-    };
-    let mut known: i128 = 1;
-    for factor in factors.iter().flatten() {
-        match factor.as_int() {
-            Some(value) if value > 0 => known = known.saturating_mul(i128::from(value)),
-            _ => return true,
-        }
-    }
-    let product = if factors.iter().any(Option::is_none) {
-        (i128::from(extent) + known - 1) / known * known
-    } else {
-        known
-    };
-    product != i128::from(extent)
 }
 
 fn plan_split(
