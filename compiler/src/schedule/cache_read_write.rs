@@ -230,6 +230,26 @@ fn check_stage_in_bounds(
         current = sref.parent;
     }
     for (dim, (range, extent)) in region.region.iter().zip(region.buffer.shape()).enumerate() {
+        // Loops far longer than the buffer (factors whose product overflows
+        // the index type) relax to a region whose size wrapped around.
+        if let Some(size) = range.extent.as_int().filter(|size| *size < 0) {
+            let mut error = ScheduleError::new(
+                codes::CACHE_OUT_OF_BOUNDS,
+                format!(
+                    "the cache stage's region of `{}` has {size} elements in dimension {dim}: the loops around it are so long that its size overflows {}",
+                    region.buffer.name(),
+                    range.extent.dtype()
+                ),
+                "split with factors whose product is close to the loop's extent (write `None` for one of them)",
+            );
+            if let Some(sref) = state.sref(location) {
+                error = error.blame(
+                    sref.location(),
+                    format!("the stage would go into {}", sref.describe()),
+                );
+            }
+            return Err(error);
+        }
         let low = build::binary(
             BinaryOp::Ge,
             range.min.clone(),
