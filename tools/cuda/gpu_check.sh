@@ -18,15 +18,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 cd "$repo"
 
-# NVRTC and CUDA's headers: pip's wheels (cu12 or cu13 layout), else the toolkit's.
-if [ -z "${TIRC_NVRTC:-}" ]; then
-    TIRC_NVRTC=$(find /opt /usr/local /usr/lib -name 'libnvrtc.so.1[123]*' -not -name '*alt*' 2>/dev/null | head -1)
-    [ -n "$TIRC_NVRTC" ] && export TIRC_NVRTC
-fi
-if [ -z "${TIRC_CUDA_INCLUDE:-}" ]; then
-    header=$(find /usr/local/cuda/include /opt /usr/local -name cuda_fp16.h 2>/dev/null | head -1)
-    [ -n "$header" ] && export TIRC_CUDA_INCLUDE=$(dirname "$header")
-fi
+. "$repo/tools/cuda/cuda_env.sh"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
 "$tirc" doctor
 

@@ -7,7 +7,8 @@ TF32 off (the same arithmetic as tirc's kernels) and with TF32 on.
     python3 tools/cuda/gpu_matmul.py path/to/tirc OUT_DIR [FILE SCHEDULE...]
 
 FILE (default examples/matmul_gpu.tir) is a 1024^3 float32 matmul
-`C = A @ B`; its other sizes are made by replacing 1024.
+`C = A @ B`; its other sizes are made by replacing 1024. GPU_MATMUL_SIZES
+(default 1024,4096) names the sizes.
 """
 
 import json
@@ -47,7 +48,8 @@ def main():
     source = open(file).read()
     rows = []
     print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
-    for size in (1024, 4096):
+    sizes = [int(s) for s in os.environ.get("GPU_MATMUL_SIZES", "1024,4096").split(",")]
+    for size in sizes:
         flop = 2.0 * size**3
         path = os.path.join(out, f"matmul_gpu_{size}.tir")
         with open(path, "w") as f:
