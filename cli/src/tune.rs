@@ -163,7 +163,10 @@ pub fn run(args: TuneArgs) -> u8 {
     );
     runner.runs = args.runs.max(1);
     runner.timeout = Duration::from_secs(args.timeout.max(1));
-    runner.extra_args = worker_args(args.shape.as_deref(), &args.target);
+    // GPU candidates run for the architecture the records and the sampler
+    // name (`cuda -arch=sm_90`), not whatever `cuda` alone resolves to.
+    let worker_target = if cuda { &target } else { &args.target };
+    runner.extra_args = worker_args(args.shape.as_deref(), worker_target);
     // The reference runs on the CPU: a program without thread bindings
     // does not run on a GPU.
     if cuda {

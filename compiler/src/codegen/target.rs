@@ -34,6 +34,29 @@ pub struct CudaTarget {
     pub arch: Option<String>,
 }
 
+impl CudaTarget {
+    /// The architecture kernels are lowered and compiled for: `-arch`, else
+    /// the GPU present, else `sm_80`. Lowering (shared-memory limits) and
+    /// NVRTC both read this, so they never disagree.
+    pub fn resolved_arch(&self) -> String {
+        if let Some(arch) = &self.arch {
+            return arch.clone();
+        }
+        #[cfg(feature = "cuda")]
+        {
+            // Opening the device takes a CUDA context: once per process.
+            static DEVICE_ARCH: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+            if let Some(arch) = DEVICE_ARCH.get_or_init(crate::codegen::cuda::device::device_arch) {
+                return arch.clone();
+            }
+        }
+        DEFAULT_CUDA_ARCH.to_string()
+    }
+}
+
+/// The architecture a `cuda` target without `-arch` means where no GPU is.
+pub const DEFAULT_CUDA_ARCH: &str = "sm_80";
+
 /// Options TVM's `llvm` target accepts that do not change code here.
 const IGNORED_LLVM_OPTIONS: &[&str] = &[
     "keys",

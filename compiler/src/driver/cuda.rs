@@ -56,11 +56,7 @@ pub fn cuda_source(lowered: &LoweredProgram, emulation: bool) -> Result<CudaModu
 
 /// The architecture to compile for: the target's, else the GPU's, else `sm_80`.
 pub fn resolve_arch(target: &CudaTarget) -> String {
-    target
-        .arch
-        .clone()
-        .or_else(crate::codegen::cuda::device::device_arch)
-        .unwrap_or_else(|| nvrtc::DEFAULT_ARCH.to_string())
+    target.resolved_arch()
 }
 
 /// What `tirc build --target cuda` writes.

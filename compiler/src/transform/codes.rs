@@ -17,3 +17,5 @@ pub const THREAD_EXTENT: &str = "E0506";
 pub const TOO_MANY_THREADS: &str = "E0507";
 /// More static shared memory than a block has.
 pub const SHARED_MEMORY: &str = "E0508";
+/// More `local` memory per thread than CUDA allows.
+pub const LOCAL_MEMORY: &str = "E0509";

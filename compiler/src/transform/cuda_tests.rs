@@ -198,7 +198,7 @@ fn the_launch_checks_name_the_loop_that_breaks_them() {
         }
     };
     for explanation in super::explain::LOWERING_EXPLANATIONS {
-        if !["E0505", "E0506", "E0507", "E0508"].contains(&explanation.code) {
+        if !["E0505", "E0506", "E0507", "E0508", "E0509"].contains(&explanation.code) {
             continue;
         }
         let header = "# from tvm.script import tir as T\n\n";

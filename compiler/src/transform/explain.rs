@@ -211,4 +211,37 @@ def main(A: T.Buffer((65536,), "float32")):
 "#,
         from_passes_only: true,
     },
+    Explanation {
+        code: "E0509",
+        title: "more local memory per thread than CUDA allows",
+        text: r#"The `local` buffers of a kernel give each thread more than 512 KiB, the
+most CUDA lets a thread address. A `local` buffer under a `vthread` loop
+has a copy per virtual thread, so a register tile of 64x64 floats under 64
+virtual threads needs 1 MiB. Give each thread (and each virtual thread) a
+smaller tile."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((32, 262144), "float32")):
+    for bx in T.thread_binding(1, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            with T.block("copy"):
+                A_local = T.alloc_buffer((262144,), scope="local")
+                for i in range(262144):
+                    A_local[i] = A[tx, i]
+                for i in range(262144):
+                    A[tx, i] = A_local[i] + T.float32(1.0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((32, 262144), "float32")):
+    for bx in T.thread_binding(1, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            for i_0 in range(256):
+                with T.block("copy"):
+                    A_local = T.alloc_buffer((1024,), scope="local")
+                    for i_1 in range(1024):
+                        A_local[i_1] = A[tx, i_0 * 1024 + i_1]
+                    for i_1 in range(1024):
+                        A[tx, i_0 * 1024 + i_1] = A_local[i_1] + T.float32(1.0)
+"#,
+        from_passes_only: true,
+    },
 ];

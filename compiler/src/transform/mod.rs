@@ -248,7 +248,7 @@ pub const CUDA_PIPELINE: &[Pass] = &[
     Pass {
         name: "inject-virtual-thread",
         summary:
-            "each loop over virtual threads (vthread) becomes an unrolled loop every thread runs",
+            "loops over virtual threads (vthread) move down to the statements that use them, as unrolled loops; what they share runs once",
         run: PassRun::Function(inject_virtual_thread::inject_virtual_thread),
     },
     Pass {
@@ -283,9 +283,9 @@ pub fn options_for(target: &crate::codegen::Target) -> LowerOptions {
         // The CUDA writer reads and writes whole aligned vectors (`float4`)
         // and everything else lane by lane.
         crate::codegen::Target::Cuda(cuda) => LowerOptions {
-            max_shared_memory_per_block: split_host_device::max_shared_memory_per_block(
-                cuda.arch.as_deref(),
-            ),
+            max_shared_memory_per_block: split_host_device::max_shared_memory_per_block(Some(
+                &cuda.resolved_arch(),
+            )),
             ..LowerOptions::default()
         },
         crate::codegen::Target::Llvm(_) => LowerOptions::default(),

@@ -31,6 +31,10 @@ pub const MAX_THREADS_PER_BLOCK: i64 = 1024;
 /// The static shared memory every CUDA GPU gives one block, in bytes.
 pub const MAX_STATIC_SHARED_BYTES: i64 = 48 * 1024;
 
+/// The `local` memory a CUDA thread may have, in bytes (every architecture
+/// since sm_20).
+pub const MAX_LOCAL_BYTES_PER_THREAD: i64 = 512 * 1024;
+
 /// The launch parameter (after the thread tags) of a kernel whose shared
 /// memory is allocated dynamically, as TVM names it: the host passes the
 /// bytes.
@@ -41,8 +45,8 @@ pub const DYNAMIC_SHARED_MEMORY_TAG: &str = "tir.use_dyn_shared_memory";
 pub const DYNAMIC_SHARED_ALIGNMENT: i64 = 16;
 
 /// The shared memory a block may have on `arch` (`sm_80`), in bytes: what
-/// the architecture lets a kernel opt into with dynamic shared memory;
-/// without `-arch`, sm_80's (the default architecture).
+/// the architecture lets a kernel opt into with dynamic shared memory
+/// (`CudaTarget::resolved_arch` names it).
 pub fn max_shared_memory_per_block(arch: Option<&str>) -> i64 {
     let capability: u32 = arch
         .and_then(|a| a.strip_prefix("sm_").or_else(|| a.strip_prefix("compute_")))
@@ -425,6 +429,8 @@ fn check_launch(
     let mut shared_bytes = 0i64;
     let mut dynamic_bytes = 0i64;
     let mut largest_shared: Option<Span> = None;
+    let mut local_bytes = 0i64;
+    let mut largest_local: Option<Span> = None;
     walk_stmts(kernel, &mut |stmt| {
         match stmt.kind() {
         StmtKind::For(for_loop) if for_loop.kind == ForKind::ThreadBinding => {
@@ -447,6 +453,13 @@ fn check_launch(
                     }
                 }
                 None => launch.push((tag, for_loop.extent.clone(), stmt.span())),
+            }
+        }
+        StmtKind::AllocBuffer { buffer, .. } if buffer.scope() == "local" => {
+            if let Some(shape) = buffer.constant_shape() {
+                let elements: i64 = shape.iter().product();
+                local_bytes = local_bytes.saturating_add(elements.saturating_mul(buffer.dtype().bytes() as i64));
+                largest_local.get_or_insert(stmt.span());
             }
         }
         StmtKind::AllocBuffer { buffer, .. } if buffer.scope().starts_with("shared") => {
@@ -498,6 +511,16 @@ fn check_launch(
                 first,
             )
             .with_help("split the thread-bound loops further and bind the outer part to blockIdx"),
+        );
+    }
+    if local_bytes > MAX_LOCAL_BYTES_PER_THREAD {
+        errors.push(
+            Diagnostic::error(
+                codes::LOCAL_MEMORY,
+                format!("each thread of this kernel allocates {local_bytes} bytes of `local` memory; CUDA allows at most {MAX_LOCAL_BYTES_PER_THREAD}"),
+                largest_local.unwrap_or(kernel.span()),
+            )
+            .with_help("give each thread (and each virtual thread) a smaller tile"),
         );
     }
     if shared_bytes > MAX_STATIC_SHARED_BYTES {

@@ -465,9 +465,19 @@ fn measurement_of(report: &str) -> Measurement {
         return failed("the worker's report is not JSON".to_string());
     };
     if json["ok"] != serde_json::Value::Bool(true) {
+        // A refusal (a diagnostic, or an error with a message) says why;
+        // a report with neither ran and failed its checks.
+        let diagnostic = &json["diagnostics"][0];
         let why = json["error"]["message"]
             .as_str()
             .map(str::to_string)
+            .or_else(|| {
+                let message = diagnostic["message"].as_str()?;
+                Some(match diagnostic["code"].as_str() {
+                    Some(code) => format!("error[{code}]: {message}"),
+                    None => message.to_string(),
+                })
+            })
             .unwrap_or_else(|| "its results differ from the reference".to_string());
         return failed(why);
     }
@@ -623,6 +633,13 @@ mod tests {
         let ok = measurement_of(r#"{"ok":true,"median_ms":2.5,"gflops":40.0}"#);
         assert_eq!(ok.median_ms, Some(2.5));
         assert_eq!(ok.error, None);
+        let refused = measurement_of(
+            r#"{"ok":false,"diagnostics":[{"code":"E0508","message":"too much shared memory"}]}"#,
+        );
+        assert_eq!(
+            refused.error.as_deref(),
+            Some("error[E0508]: too much shared memory")
+        );
         let wrong = measurement_of(r#"{"ok":false,"checks":[]}"#);
         assert_eq!(
             wrong.error.as_deref(),

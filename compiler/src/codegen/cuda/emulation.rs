@@ -43,9 +43,10 @@ pub fn emulation_source(module: &CudaModule) -> String {
             .collect();
         let _ = writeln!(
             text,
-            "extern \"C\" int tirc_launch_{name}(void** args, const unsigned* dims, char* message, unsigned long length) {{\n  return tirc_emu::launch(dims, message, length, [&]() {{ {name}({}); }});\n}}",
+            "extern \"C\" int tirc_launch_{name}(void** args, const unsigned* dims, char* message, unsigned long length) {{\n  return tirc_emu::launch(dims, message, length, {local}, [&]() {{ {name}({}); }});\n}}",
             args.join(", "),
-            name = kernel.name
+            name = kernel.name,
+            local = kernel.local_bytes,
         );
     }
     text

@@ -43,6 +43,8 @@ pub struct KernelInfo {
     pub launch_tags: Vec<String>,
     /// Threads per block, when constant.
     pub threads_per_block: Option<i64>,
+    /// Bytes of `local` arrays each thread declares.
+    pub local_bytes: i64,
 }
 
 /// A kernel parameter.

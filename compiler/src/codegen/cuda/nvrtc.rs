@@ -26,9 +26,6 @@ impl ToolError {
     }
 }
 
-/// The default architecture when no GPU says otherwise.
-pub const DEFAULT_ARCH: &str = "sm_80";
-
 /// The C entry points of NVRTC that tirc calls. They are bound here rather
 /// than through cudarc, whose table of NVRTC symbols is fixed at CUDA 12
 /// (it panics on NVRTC 13, which dropped `nvrtcGetNVVM`) and whose load by

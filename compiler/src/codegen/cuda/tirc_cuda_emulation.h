@@ -172,6 +172,7 @@ inline void resume(Fiber& fiber) {
   }
 }
 
+// A fiber's stack beyond the kernel's `local` arrays.
 constexpr size_t STACK_BYTES = 256 * 1024;
 constexpr uint32_t NO_THREAD = 0xffffffffu;
 
@@ -309,12 +310,13 @@ inline bool complete_warp_operations(std::vector<Fiber>& fibers, unsigned thread
 
 // Runs `body` for every thread of every block; 0, or 1 with `message` set.
 inline int launch(const unsigned* dims, char* message, unsigned long message_length,
-                  const std::function<void()>& body) {
+                  size_t local_bytes, const std::function<void()>& body) {
+  const size_t stack_bytes = STACK_BYTES + local_bytes;
   grid_dim = {dims[0], dims[1], dims[2]};
   block_dim = {dims[3], dims[4], dims[5]};
   unsigned threads = block_dim.x * block_dim.y * block_dim.z;
   std::vector<Fiber> fibers(threads);
-  for (auto& fiber : fibers) fiber.stack = static_cast<char*>(std::malloc(STACK_BYTES));
+  for (auto& fiber : fibers) fiber.stack = static_cast<char*>(std::malloc(stack_bytes));
   kernel_body = &body;
   error.clear();
   for (unsigned bz = 0; bz < grid_dim.z && error.empty(); ++bz)
@@ -326,7 +328,7 @@ inline int launch(const unsigned* dims, char* message, unsigned long message_len
           Fiber& fiber = fibers[t];
           getcontext(&fiber.context);
           fiber.context.uc_stack.ss_sp = fiber.stack;
-          fiber.context.uc_stack.ss_size = STACK_BYTES;
+          fiber.context.uc_stack.ss_size = stack_bytes;
           fiber.context.uc_link = nullptr;
           makecontext(&fiber.context, fiber_entry, 0);
           fiber.started = false;

@@ -58,6 +58,7 @@ pub fn write_cuda(
             diagnostics: Vec::new(),
             options,
             dynamic_shared_offset: None,
+            local_bytes: 0,
         };
         if let Some(info) = writer.kernel(func) {
             bodies.push_str(&writer.out);
@@ -189,6 +190,8 @@ struct KernelWriter {
     /// With more than 48 KiB of shared memory: the next free byte of the
     /// kernel's dynamic shared allocation.
     dynamic_shared_offset: Option<i64>,
+    /// Bytes of the kernel's `local` arrays (a thread's stack in the emulation).
+    local_bytes: i64,
 }
 
 impl KernelWriter {
@@ -316,6 +319,7 @@ impl KernelWriter {
             params,
             launch_tags: tags,
             threads_per_block: threads,
+            local_bytes: self.local_bytes,
         })
     }
 
@@ -481,6 +485,7 @@ impl KernelWriter {
                 ));
             }
         } else {
+            self.local_bytes += elements * buffer.dtype().bytes() as i64;
             self.line(&format!("{ty} {name}[{elements}];"));
         }
     }
