@@ -571,4 +571,41 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
         let error = gpu.sample(1).expect_err("4,096 threads in a block");
         assert!(error.contains("4096"), "{error}");
     }
+
+    #[test]
+    fn the_gpu_sampler_draws_no_shared_tiles_for_blocks_under_a_warp() {
+        let source = r#"@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
+    for i, j in T.grid(64, 64):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] + T.float32(1)
+"#;
+        let space = |threads: i64| {
+            format!(
+                r#"def {SPACE_NAME}(sch: T.Schedule):
+    b = sch.get_block("B")
+    i, j = sch.get_loops(b)
+    j_0, j_1 = sch.split(j, [None, {threads}])
+    s = sch.cache_read(b, 0, "shared")
+    sch.compute_at(s, i)
+    sch.bind(i, "blockIdx.x")
+    sch.bind(j_1, "threadIdx.x")
+    a = sch.get_loops(s)[-1]
+    a_0, a_1 = sch.split(a, [None, {threads}])
+    sch.bind(a_1, "threadIdx.x")
+"#
+            )
+        };
+        let cuda = crate::codegen::Target::Cuda(Default::default());
+        let warp = Sampler::new(source, &space(64), None).unwrap();
+        let drawn = warp.for_target(&cuda).sample(1);
+        assert!(drawn.is_ok(), "{:?}", drawn.err());
+        let half_warp = Sampler::new(source, &space(16), None).unwrap();
+        let error = half_warp
+            .for_target(&cuda)
+            .sample(1)
+            .expect_err("16 threads staging a shared tile");
+        assert!(error.contains("fewer than a warp"), "{error}");
+    }
 }

@@ -25,6 +25,7 @@ fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
             launch_tags: Vec::new(),
             threads_per_block: Some(i64::from(threads)),
             local_bytes: 0,
+            shared_bytes: 0,
         }],
     };
     // The emulation needs a C++ compiler, as `--emulate` does.

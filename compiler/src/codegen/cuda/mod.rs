@@ -45,6 +45,8 @@ pub struct KernelInfo {
     pub threads_per_block: Option<i64>,
     /// Bytes of `local` arrays each thread declares.
     pub local_bytes: i64,
+    /// Bytes of `shared` buffers each block allocates.
+    pub shared_bytes: i64,
 }
 
 /// A kernel parameter.

@@ -59,6 +59,7 @@ pub fn write_cuda(
             options,
             dynamic_shared_offset: None,
             local_bytes: 0,
+            shared_bytes: 0,
         };
         if let Some(info) = writer.kernel(func) {
             bodies.push_str(&writer.out);
@@ -192,6 +193,8 @@ struct KernelWriter {
     dynamic_shared_offset: Option<i64>,
     /// Bytes of the kernel's `local` arrays (a thread's stack in the emulation).
     local_bytes: i64,
+    /// Bytes of the kernel's `shared` buffers.
+    shared_bytes: i64,
 }
 
 impl KernelWriter {
@@ -320,6 +323,7 @@ impl KernelWriter {
             launch_tags: tags,
             threads_per_block: threads,
             local_bytes: self.local_bytes,
+            shared_bytes: self.shared_bytes,
         })
     }
 
@@ -466,6 +470,7 @@ impl KernelWriter {
         let name = self.fresh_name(buffer.name());
         self.data_names.insert(buffer.data().clone(), name.clone());
         if buffer.scope().starts_with("shared") {
+            self.shared_bytes += elements * buffer.dtype().bytes() as i64;
             if let Some(offset) = self.dynamic_shared_offset {
                 // Laid out in the order split-host-device summed them.
                 self.line(&format!(
