@@ -177,20 +177,24 @@ fn compiles_for_cuda(
     // Without the CUDA backend, the lowering is all that can be checked.
     #[cfg(feature = "cuda")]
     {
-        let written =
-            crate::codegen::cuda::writer::write_cuda(&lowered, Default::default()).map_err(first)?;
-        // A block of fewer threads than a warp leaves most of each warp idle
-        // while it fetches and multiplies shared tiles: on an H200 such
-        // matmul candidates ran 100 to 2000 times slower than the best. The
-        // cost model does not see threads yet, so they are not drawn.
+        let written = crate::codegen::cuda::writer::write_cuda(&lowered, Default::default())
+            .map_err(first)?;
+        // A block of fewer threads than a warp that stages shared tiles
+        // and keeps a large register tile per thread piles onto a few
+        // threads the work many should share: on an H200 such matmul
+        // candidates ran 100 to 2000 times slower than the best. The cost
+        // model does not see threads yet, so they are not drawn; small
+        // workloads, whose tiles are small, keep their narrow blocks.
         for kernel in &written.kernels {
-            if let (Some(threads), true) = (kernel.threads_per_block, kernel.shared_bytes > 0) {
-                if threads < WARP_SIZE {
-                    return Err(format!(
-                        "`{}` stages shared tiles with {threads} threads a block, fewer than a warp",
-                        kernel.name
-                    ));
-                }
+            let narrow = kernel.threads_per_block.is_some_and(|t| t < WARP_SIZE);
+            if narrow && kernel.shared_bytes > 0 && kernel.local_bytes > NARROW_BLOCK_MAX_TILE_BYTES
+            {
+                return Err(format!(
+                    "`{}` stages shared tiles with {} threads a block, fewer than a warp, each with {} bytes of registers",
+                    kernel.name,
+                    kernel.threads_per_block.unwrap_or_default(),
+                    kernel.local_bytes
+                ));
             }
         }
     }
@@ -202,6 +206,9 @@ fn compiles_for_cuda(
 /// Threads that run in lockstep on NVIDIA GPUs.
 #[cfg(feature = "cuda")]
 const WARP_SIZE: i64 = 32;
+/// The register tile (bytes per thread) a block narrower than a warp may keep.
+#[cfg(feature = "cuda")]
+const NARROW_BLOCK_MAX_TILE_BYTES: i64 = 256;
 
 /// Candidates measured before the cost model ranks any: all drawn from the space.
 pub const WARM_UP: usize = 16;

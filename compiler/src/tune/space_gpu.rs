@@ -516,11 +516,19 @@ def main(X: T.Buffer((16, 24), "int32"), W1: T.Buffer((24, 8), "int32"), W2: T.B
         )
         .unwrap()
         .for_target(&crate::codegen::Target::Cuda(Default::default()));
-        for seed in 1..=6 {
-            sampler
-                .sample(seed)
-                .unwrap_or_else(|e| panic!("seed {seed} does not compile for CUDA: {e}"));
+        // Narrow blocks with large register tiles are refused by design;
+        // every other draw compiles.
+        let mut compiled = 0;
+        for seed in 1..=12 {
+            match sampler.sample(seed) {
+                Ok(_) => compiled += 1,
+                Err(e) => assert!(
+                    e.contains("fewer than a warp"),
+                    "seed {seed} does not compile for CUDA: {e}"
+                ),
+            }
         }
+        assert!(compiled >= 6, "{compiled} of 12 draws compile for CUDA");
     }
 
     #[test]
@@ -575,22 +583,25 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
     #[test]
     fn the_gpu_sampler_draws_no_shared_tiles_for_blocks_under_a_warp() {
         let source = r#"@T.prim_func
-def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
-    for i, j in T.grid(64, 64):
+def main(A: T.Buffer((64, 2048), "float32"), B: T.Buffer((64, 2048), "float32")):
+    for i, j in T.grid(64, 2048):
         with T.block("B"):
             vi, vj = T.axis.remap("SS", [i, j])
             B[vi, vj] = A[vi, vj] + T.float32(1)
 "#;
+        // Each thread keeps 2048 / threads values in registers.
         let space = |threads: i64| {
             format!(
                 r#"def {SPACE_NAME}(sch: T.Schedule):
     b = sch.get_block("B")
     i, j = sch.get_loops(b)
-    j_0, j_1 = sch.split(j, [None, {threads}])
+    j_0, j_1 = sch.split(j, [{threads}, None])
     s = sch.cache_read(b, 0, "shared")
     sch.compute_at(s, i)
+    c = sch.cache_write(b, 0, "local")
+    sch.reverse_compute_at(c, j_0)
     sch.bind(i, "blockIdx.x")
-    sch.bind(j_1, "threadIdx.x")
+    sch.bind(j_0, "threadIdx.x")
     a = sch.get_loops(s)[-1]
     a_0, a_1 = sch.split(a, [None, {threads}])
     sch.bind(a_1, "threadIdx.x")
