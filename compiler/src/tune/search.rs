@@ -186,6 +186,16 @@ fn compiles_for_cuda(
         // model does not see threads yet, so they are not drawn; small
         // workloads, whose tiles are small, keep their narrow blocks.
         for kernel in &written.kernels {
+            // A thread has 255 registers: a larger `local` tile (copies per
+            // virtual thread included) lives in local memory. On the H200
+            // every matmul candidate past 1 KiB a thread ran 30 to 2000
+            // times slower than the best, or took NVRTC past the timeout.
+            if kernel.local_bytes > MAX_REGISTER_TILE_BYTES {
+                return Err(format!(
+                    "`{}` keeps {} bytes of `local` values a thread, more than its registers hold ({MAX_REGISTER_TILE_BYTES})",
+                    kernel.name, kernel.local_bytes
+                ));
+            }
             let narrow = kernel.threads_per_block.is_some_and(|t| t < WARP_SIZE);
             if narrow && kernel.shared_bytes > 0 && kernel.local_bytes > NARROW_BLOCK_MAX_TILE_BYTES
             {
@@ -206,6 +216,10 @@ fn compiles_for_cuda(
 /// Threads that run in lockstep on NVIDIA GPUs.
 #[cfg(feature = "cuda")]
 const WARP_SIZE: i64 = 32;
+/// The `local` values (bytes per thread) a candidate may keep: 256 floats,
+/// about the 255 registers a thread has.
+#[cfg(feature = "cuda")]
+const MAX_REGISTER_TILE_BYTES: i64 = 1024;
 /// The register tile (bytes per thread) a block narrower than a warp may keep.
 #[cfg(feature = "cuda")]
 const NARROW_BLOCK_MAX_TILE_BYTES: i64 = 256;

@@ -618,5 +618,12 @@ def main(A: T.Buffer((64, 2048), "float32"), B: T.Buffer((64, 2048), "float32"))
             .sample(1)
             .expect_err("16 threads staging a shared tile");
         assert!(error.contains("fewer than a warp"), "{error}");
+        // One thread with 2048 values in registers: past a thread's registers.
+        let error = Sampler::new(source, &space(1), None)
+            .unwrap()
+            .for_target(&cuda)
+            .sample(1)
+            .expect_err("8 KiB of registers a thread");
+        assert!(error.contains("more than its registers hold"), "{error}");
     }
 }
