@@ -230,7 +230,7 @@ fn gpu_design_space_candidates_run_correctly_under_emulation() {
         let space = run(&["tune", file, "--target", "cuda", "--print-space"]);
         assert!(space.status.success(), "{}", text(&space.stderr));
         std::fs::write(file, format!("{program}\n{}", text(&space.stdout))).expect("written");
-        for seed in ["1", "2"] {
+        for seed in ["1", "2", "3", "4"] {
             let output = run(&[
                 "run",
                 file,
