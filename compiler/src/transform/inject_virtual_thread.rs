@@ -8,10 +8,14 @@
 //! of them, and each statement that does runs in its own unrolled loop over
 //! them. A buffer allocated under the loop and written differently by each
 //! virtual thread (its part of a `local` accumulator) gets one copy per
-//! virtual thread. Reordering is sound because a TIR program may not rely on
-//! the order of a bound loop's iterations, any more than on its threads'.
-//! Where a buffer from outside the loop is written per virtual thread and
-//! read back under it, the loop is instead unrolled whole, in order.
+//! virtual thread. As in TVM, a statement that does not depend on the
+//! virtual thread runs once instead of once per virtual thread (so it must
+//! not count them), and the rest may run in another order than virtual
+//! thread after virtual thread: a TIR program may not rely on the order of a
+//! bound loop's iterations, any more than on its threads'. Where a buffer
+//! without a copy per virtual thread (allocated outside the loop, or shared)
+//! is written per virtual thread and read back under it, or the loop does
+//! not start at 0 with a constant extent, it is unrolled whole, in order.
 
 use super::LowerOptions;
 use crate::diagnostics::Diagnostic;
@@ -62,14 +66,19 @@ impl Mutator for VirtualThreads {
 /// `for_loop` (a vthread loop) pushed down into its body, or unrolled whole
 /// where that would not be sound.
 fn inject(for_loop: &For, stmt: &Stmt) -> Stmt {
-    let touched = Touched::of(&for_loop.body, &for_loop.loop_var);
-    let Some(expanded) = expandable_storage(&for_loop.body, &touched) else {
+    let unrolled_whole = || {
         let mut unrolled = for_loop.clone();
         unrolled.kind = ForKind::Unrolled;
         unrolled.thread = None;
-        return stmt.with_kind(StmtKind::For(unrolled));
+        stmt.with_kind(StmtKind::For(unrolled))
     };
-    let extent = for_loop.extent.as_int().unwrap_or(1);
+    let (Some(0), Some(extent)) = (for_loop.min.as_int(), for_loop.extent.as_int()) else {
+        return unrolled_whole();
+    };
+    let touched = Touched::of(&for_loop.body, &for_loop.loop_var);
+    let Some(expanded) = expandable_storage(&for_loop.body, &touched) else {
+        return unrolled_whole();
+    };
     let expanded = expanded
         .into_iter()
         .map(|(buffer, elements)| {
@@ -161,10 +170,12 @@ impl Touched {
                 }
             }
             StmtKind::LetStmt { var, value, body } => {
-                if under_dependence || self.expr_depends(value) {
+                // A binding that depends is wrapped whole, its body included.
+                let inner = under_dependence || self.expr_depends(value);
+                if inner {
                     self.vars.insert(var.clone());
                 }
-                self.collect(body, under_dependence);
+                self.collect(body, inner);
             }
             StmtKind::BufferStore(store) => {
                 let depends = under_dependence
@@ -183,15 +194,53 @@ impl Touched {
                 self.collect(body, under_dependence)
             }
             StmtKind::AttrStmt(attr) => self.collect(&attr.body, under_dependence),
+            // A loop the virtual threads cannot enter: when anything in it
+            // depends, it runs once per virtual thread, and so does every
+            // store in it (a counter of its own included).
+            StmtKind::While { condition, body } => {
+                let inner =
+                    under_dependence || self.expr_depends(condition) || self.stmt_depends(body);
+                self.collect(body, inner);
+            }
+            // A call may write through any buffer it is handed.
+            StmtKind::Evaluate(call) if under_dependence || self.expr_depends(call) => {
+                walk_exprs(call, &mut |e| match e.kind() {
+                    ExprKind::Load(load) => {
+                        self.storage.insert(load.buffer.data().clone());
+                    }
+                    ExprKind::Var(var) if var.dtype().is_handle() => {
+                        self.storage.insert(var.clone());
+                    }
+                    _ => {}
+                });
+            }
             _ => {}
+        }
+    }
+
+    /// True when the loop over virtual threads goes inside `stmt` rather
+    /// than around it: statements in order, and loops, conditions,
+    /// bindings and scopes whose own expressions do not depend on it.
+    fn pushes_into(&self, stmt: &Stmt) -> bool {
+        let independent = |e: &Expr| !self.expr_depends(e);
+        match stmt.kind() {
+            StmtKind::Seq(_) | StmtKind::AllocBuffer { .. } | StmtKind::DeclBuffer { .. } => true,
+            StmtKind::For(inner) => independent(&inner.min) && independent(&inner.extent),
+            StmtKind::IfThenElse { condition, .. } => independent(condition),
+            StmtKind::LetStmt { value, .. } => independent(value),
+            StmtKind::AttrStmt(attr) => independent(&attr.value),
+            _ => false,
         }
     }
 }
 
-/// The touched storage allocated under the loop (`AllocBuffer`), each with
-/// its elements per virtual thread; `None` when a touched buffer cannot get
-/// a copy per virtual thread (allocated outside and read back inside, or
-/// declared under another name) and the loop must run whole, in order.
+/// The touched storage to give a copy per virtual thread, each with its
+/// elements per virtual thread: `local` and `warp` buffers allocated where
+/// the loop goes past (an allocation inside a statement the loop wraps is
+/// already one per virtual thread; `shared` buffers were sized for every
+/// virtual thread). `None` when a touched buffer is read back under the
+/// loop without a copy of its own (allocated outside, or shared), or is
+/// declared under another name, and the loop must run whole, in order.
 fn expandable_storage(body: &Stmt, touched: &Touched) -> Option<Vec<(Buffer, i64)>> {
     #[derive(Default)]
     struct Uses {
@@ -217,23 +266,61 @@ fn expandable_storage(body: &Stmt, touched: &Touched) -> Option<Vec<(Buffer, i64
             crate::ir::visit::walk_expr(self, expr);
         }
     }
+    /// The allocations on the paths the loop is pushed down.
+    fn passed(stmt: &Stmt, touched: &Touched, found: &mut Vec<Buffer>) {
+        if !touched.stmt_depends(stmt) || !touched.pushes_into(stmt) {
+            return;
+        }
+        match stmt.kind() {
+            StmtKind::Seq(statements) => {
+                for statement in statements {
+                    passed(statement, touched, found);
+                }
+            }
+            StmtKind::AllocBuffer { buffer, body, .. } => {
+                found.push(buffer.clone());
+                passed(body, touched, found);
+            }
+            StmtKind::For(For { body, .. })
+            | StmtKind::LetStmt { body, .. }
+            | StmtKind::DeclBuffer { body, .. } => passed(body, touched, found),
+            StmtKind::AttrStmt(attr) => passed(&attr.body, touched, found),
+            StmtKind::IfThenElse {
+                then_case,
+                else_case,
+                ..
+            } => {
+                passed(then_case, touched, found);
+                if let Some(else_case) = else_case {
+                    passed(else_case, touched, found);
+                }
+            }
+            _ => {}
+        }
+    }
     let mut uses = Uses::default();
     uses.visit_stmt(body);
     if uses.other {
         return None;
     }
+    let mut on_the_way = Vec::new();
+    passed(body, touched, &mut on_the_way);
     let mut expanded = Vec::new();
     for storage in &touched.storage {
-        let allocation = uses.allocated.iter().find(|b| b.data() == storage);
-        let aliased = uses.declared.iter().any(|b| b.data() == storage);
-        match allocation {
-            Some(buffer) if !aliased => {
+        if uses.declared.iter().any(|b| b.data() == storage) {
+            return None;
+        }
+        let per_thread_scope = |b: &Buffer| b.scope() == "local" || b.scope() == "warp";
+        match on_the_way.iter().find(|b| b.data() == storage) {
+            Some(buffer) if per_thread_scope(buffer) => {
                 let [extent] = buffer.shape() else {
                     return None;
                 };
                 expanded.push((buffer.clone(), extent.as_int()?));
             }
-            _ if !aliased && !uses.read.contains(storage) => {}
+            // Allocated inside a statement the loop wraps: one per iteration.
+            None if uses.allocated.iter().any(|b| b.data() == storage) => {}
+            _ if !uses.read.contains(storage) => {}
             _ => return None,
         }
     }
@@ -254,13 +341,15 @@ impl Injector<'_> {
         if !self.touched.stmt_depends(stmt) {
             return stmt.clone();
         }
-        let depends = |e: &Expr| self.touched.expr_depends(e);
+        if !self.touched.pushes_into(stmt) {
+            return self.loop_around(stmt);
+        }
         match stmt.kind() {
             StmtKind::Seq(statements) => {
                 let statements = statements.iter().map(|s| self.push_down(s)).collect();
                 stmt.with_kind(StmtKind::Seq(statements))
             }
-            StmtKind::For(inner) if !depends(&inner.min) && !depends(&inner.extent) => {
+            StmtKind::For(inner) => {
                 let mut inner = inner.clone();
                 inner.body = self.push_down(&inner.body);
                 stmt.with_kind(StmtKind::For(inner))
@@ -269,18 +358,16 @@ impl Injector<'_> {
                 condition,
                 then_case,
                 else_case,
-            } if !depends(condition) => stmt.with_kind(StmtKind::IfThenElse {
+            } => stmt.with_kind(StmtKind::IfThenElse {
                 condition: condition.clone(),
                 then_case: self.push_down(then_case),
                 else_case: else_case.as_ref().map(|s| self.push_down(s)),
             }),
-            StmtKind::LetStmt { var, value, body } if !depends(value) => {
-                stmt.with_kind(StmtKind::LetStmt {
-                    var: var.clone(),
-                    value: value.clone(),
-                    body: self.push_down(body),
-                })
-            }
+            StmtKind::LetStmt { var, value, body } => stmt.with_kind(StmtKind::LetStmt {
+                var: var.clone(),
+                value: value.clone(),
+                body: self.push_down(body),
+            }),
             StmtKind::AllocBuffer {
                 buffer,
                 annotations,
@@ -297,7 +384,7 @@ impl Injector<'_> {
                 buffer: buffer.clone(),
                 body: self.push_down(body),
             }),
-            StmtKind::AttrStmt(attr) if !depends(&attr.value) => {
+            StmtKind::AttrStmt(attr) => {
                 let mut attr = attr.clone();
                 attr.body = self.push_down(&attr.body);
                 stmt.with_kind(StmtKind::AttrStmt(attr))

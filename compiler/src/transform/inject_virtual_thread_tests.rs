@@ -124,3 +124,73 @@ C[T.Ramp(vt * 32 + tx, 1, 4)] = acc[0:4]
     );
     assert!(printed.contains("= acc[T.Ramp(vt * 4, 1, 4)]"), "{printed}");
 }
+
+#[test]
+fn an_allocation_inside_a_wrapped_statement_is_one_per_virtual_thread_already() {
+    let printed = injected(
+        "",
+        r#"
+if vt * 40 + tx < 64:
+    L = T.decl_buffer((4,), scope="local")
+    for i in range(4):
+        L[i] = A[vt * 4 + i]
+    for i in range(4):
+        C[vt * 32 + tx] = L[i]
+"#,
+    );
+    assert!(
+        printed.contains("L = T.decl_buffer((4,), scope=\"local\")"),
+        "{printed}"
+    );
+    assert!(printed.contains("L[i] = A[vt * 4 + i]"), "{printed}");
+    assert!(
+        printed.contains("for vt in T.unroll(2):\n            if vt * 40 + tx < 64:"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn a_while_loop_that_depends_counts_per_virtual_thread() {
+    let printed = injected(
+        "",
+        r#"
+c = T.decl_buffer((1,), "int32", scope="local")
+L = T.decl_buffer((1,), scope="local")
+c[0] = 0
+while c[0] < 1:
+    L[0] = A[vt]
+    c[0] = c[0] + 1
+C[vt * 32 + tx] = L[0]
+"#,
+    );
+    // The counter gets a copy per virtual thread and is reset for each.
+    assert!(
+        printed.contains("c = T.decl_buffer((2,), \"int32\", scope=\"local\")"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("for vt in T.unroll(2):\n            c[vt] = 0"),
+        "{printed}"
+    );
+    assert!(printed.contains("while c[vt] < 1:"), "{printed}");
+}
+
+#[test]
+fn a_shared_buffer_read_back_under_the_loop_keeps_it_whole() {
+    let printed = injected(
+        "",
+        r#"
+S = T.decl_buffer((64,), scope="shared")
+S[vt * 32 + tx] = A[vt * 32 + tx]
+C[vt * 32 + tx] = S[(vt * 32 + tx + 1) % 64]
+"#,
+    );
+    assert!(
+        printed.contains("for vt in T.unroll(2):\n        for tx"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("S = T.decl_buffer((64,), scope=\"shared\")"),
+        "{printed}"
+    );
+}

@@ -430,7 +430,7 @@ fn check_launch(
     let mut dynamic_bytes = 0i64;
     let mut largest_shared: Option<Span> = None;
     let mut local_bytes = 0i64;
-    let mut largest_local: Option<Span> = None;
+    let mut largest_local: Option<(i64, Span)> = None;
     walk_stmts(kernel, &mut |stmt| {
         match stmt.kind() {
         StmtKind::For(for_loop) if for_loop.kind == ForKind::ThreadBinding => {
@@ -458,8 +458,11 @@ fn check_launch(
         StmtKind::AllocBuffer { buffer, .. } if buffer.scope() == "local" => {
             if let Some(shape) = buffer.constant_shape() {
                 let elements: i64 = shape.iter().product();
-                local_bytes = local_bytes.saturating_add(elements.saturating_mul(buffer.dtype().bytes() as i64));
-                largest_local.get_or_insert(stmt.span());
+                let bytes = elements.saturating_mul(buffer.dtype().bytes() as i64);
+                local_bytes = local_bytes.saturating_add(bytes);
+                if largest_local.is_none_or(|(largest, _)| bytes > largest) {
+                    largest_local = Some((bytes, stmt.span()));
+                }
             }
         }
         StmtKind::AllocBuffer { buffer, .. } if buffer.scope().starts_with("shared") => {
@@ -518,7 +521,7 @@ fn check_launch(
             Diagnostic::error(
                 codes::LOCAL_MEMORY,
                 format!("each thread of this kernel allocates {local_bytes} bytes of `local` memory; CUDA allows at most {MAX_LOCAL_BYTES_PER_THREAD}"),
-                largest_local.unwrap_or(kernel.span()),
+                largest_local.map_or(kernel.span(), |(_, span)| span),
             )
             .with_help("give each thread (and each virtual thread) a smaller tile"),
         );

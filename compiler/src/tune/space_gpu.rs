@@ -580,6 +580,8 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
         assert!(error.contains("4096"), "{error}");
     }
 
+    // The sampler's GPU rules read the CUDA C the backend writes.
+    #[cfg(feature = "cuda")]
     #[test]
     fn the_gpu_sampler_draws_no_shared_tiles_for_blocks_under_a_warp() {
         let source = r#"@T.prim_func
