@@ -58,6 +58,7 @@ pub(super) enum LoopRole {
 }
 
 /// One loop of a block, as the script names it.
+#[derive(Clone)]
 pub(super) struct NamedLoop {
     pub(super) name: String,
     pub(super) role: LoopRole,

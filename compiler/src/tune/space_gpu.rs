@@ -87,14 +87,7 @@ pub(super) fn schedule_block(
         ));
     }
     spatial_first(text, loops);
-    let spatial: Vec<NamedLoop> = spatial
-        .into_iter()
-        .map(|l| NamedLoop {
-            name: l.name.clone(),
-            role: l.role,
-            constant: l.constant,
-        })
-        .collect();
+    let spatial: Vec<NamedLoop> = spatial.into_iter().cloned().collect();
     Ok(auto_bind(text, fresh, block_var, &spatial))
 }
 
