@@ -285,6 +285,44 @@ fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
             "{case}: no `{instruction}` in the assembly"
         );
     }
+    // The stdlib's 256-bit forms, for x86 CPUs without AVX-512.
+    let int8 = workspace().join("stdlib/ops/matmul_int8.tir");
+    for (schedule, target, instruction) in [
+        (
+            "schedule_avx_vnni",
+            "llvm -mtriple=x86_64-linux-gnu -mcpu=alderlake",
+            "{vex}\tvpdpbusd\t%ymm",
+        ),
+        (
+            "schedule_avx2",
+            "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell",
+            "vpmaddubsw\t%ymm",
+        ),
+    ] {
+        let output = dir.join(format!("{schedule}.s"));
+        let result = run(&[
+            "build",
+            int8.to_str().expect("utf-8 path"),
+            "--schedule",
+            schedule,
+            "--target",
+            target,
+            "--emit",
+            "asm",
+            "-o",
+            output.to_str().expect("utf-8 path"),
+        ]);
+        assert!(
+            result.status.success(),
+            "{schedule}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let assembly = std::fs::read_to_string(&output).expect("assembly written");
+        assert!(
+            assembly.contains(instruction),
+            "{schedule}: no `{instruction}` in the assembly"
+        );
+    }
     // Without the extension: refused with the feature named, not an LLVM abort.
     let input = workspace().join("tests/schedule/tensorize_sdot_dense.tir");
     let result = run(&[
