@@ -18,7 +18,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn has_gpu() -> bool {
+/// True when `tirc doctor` finds the named part (`CUDA device`, `NVRTC`).
+fn has_part(name: &str) -> bool {
     let doctor = run(&["doctor", "--json"]);
     let report: serde_json::Value =
         serde_json::from_slice(&doctor.stdout).expect("doctor prints JSON");
@@ -26,7 +27,17 @@ fn has_gpu() -> bool {
         .as_array()
         .into_iter()
         .flatten()
-        .any(|part| part["name"] == "CUDA device" && part["found"] == true)
+        .any(|part| part["name"] == name && part["found"] == true)
+}
+
+fn has_gpu() -> bool {
+    has_part("CUDA device")
+}
+
+/// NVRTC and ptxas are here, or CI requires them (`TIRC_REQUIRE_CUDA_TOOLS`).
+fn compiles_cubins() -> bool {
+    let required = std::env::var_os("TIRC_REQUIRE_CUDA_TOOLS").is_some_and(|v| v != "0");
+    required || (has_part("NVRTC") && has_part("ptxas"))
 }
 
 #[test]
@@ -223,6 +234,8 @@ fn gpu_design_space_candidates_run_correctly_under_emulation() {
             shrink("stdlib/ops/softmax.tir", &[("1024", "40")]),
         ),
     ];
+    // What the emulation runs must also get through NVRTC and ptxas.
+    let cubins = compiles_cubins();
     for (name, program) in workloads {
         let file = dir.join(format!("{name}.tir"));
         std::fs::write(&file, &program).expect("written");
@@ -253,7 +266,61 @@ fn gpu_design_space_candidates_run_correctly_under_emulation() {
                 text(&output.stdout),
                 text(&output.stderr)
             );
+            if cubins {
+                compile_drawn_schedule(file, seed, name);
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The schedule `--seed seed` draws from the space of `file`, written out
+/// as its trace and compiled by NVRTC and ptxas for sm_80.
+fn compile_drawn_schedule(file: &str, seed: &str, name: &str) {
+    let traced = run(&[
+        "schedule",
+        file,
+        "--schedule",
+        "space",
+        "--seed",
+        seed,
+        "--trace",
+    ]);
+    assert!(traced.status.success(), "{}", text(&traced.stderr));
+    let trace = text(&traced.stdout);
+    let section: String = trace
+        .lines()
+        .skip_while(|line| !line.starts_with("def apply_trace"))
+        .skip(1)
+        .map(|line| format!("  {line}\n"))
+        .collect();
+    let program = std::fs::read_to_string(file).expect("the workload");
+    let drawn = format!("{file}.drawn_{seed}.tir");
+    std::fs::write(
+        &drawn,
+        format!("{program}\ndef drawn(sch: T.Schedule):\n{section}"),
+    )
+    .expect("written");
+    let cubin = format!("{drawn}.cubin");
+    let built = run(&[
+        "build",
+        &drawn,
+        "--schedule",
+        "drawn",
+        "--target",
+        "cuda -arch=sm_80",
+        "--emit",
+        "cubin",
+        "-o",
+        &cubin,
+    ]);
+    assert!(
+        built.status.success(),
+        "{name}, seed {seed}: NVRTC or ptxas refused the drawn schedule: {}",
+        text(&built.stderr)
+    );
+    assert!(
+        std::fs::metadata(&cubin).is_ok_and(|m| m.len() > 0),
+        "{name}: no cubin"
+    );
 }
