@@ -323,6 +323,53 @@ fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
             "{schedule}: no `{instruction}` in the assembly"
         );
     }
+    // An AMX tile product: its tile configuration comes along into the
+    // program, and the tile instructions come out for Sapphire Rapids.
+    let amx = dir.join("amx_dense.tir");
+    std::fs::write(&amx, AMX_DENSE).expect("written");
+    let amx = amx.to_str().expect("utf-8 path");
+    let scheduled = run(&["schedule", amx]);
+    assert!(
+        String::from_utf8_lossy(&scheduled.stdout)
+            .contains("config = T.alloc_buffer((64,), \"uint8\", scope=\"local\")"),
+        "{}",
+        String::from_utf8_lossy(&scheduled.stderr)
+    );
+    let output = dir.join("amx_dense.s");
+    for (target, ok) in [
+        ("llvm -mtriple=x86_64-linux-gnu -mcpu=sapphirerapids", true),
+        ("llvm -mtriple=x86_64-linux-gnu -mcpu=icelake-server", false),
+    ] {
+        let result = run(&[
+            "build",
+            amx,
+            "--target",
+            target,
+            "--emit",
+            "asm",
+            "-o",
+            output.to_str().expect("utf-8 path"),
+        ]);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        if ok {
+            assert!(result.status.success(), "{stderr}");
+            let assembly = std::fs::read_to_string(&output).expect("assembly written");
+            for instruction in [
+                "ldtilecfg\t",
+                "tileloadd\t",
+                "tdpbusd\t",
+                "tilestored\t",
+                "tilerelease",
+            ] {
+                assert!(assembly.contains(instruction), "no `{instruction}` for AMX");
+            }
+        } else {
+            assert!(
+                stderr.contains("E0606") && stderr.contains("amx-tile"),
+                "{stderr}"
+            );
+        }
+    }
     // Without the extension: refused with the feature named, not an LLVM abort.
     let input = workspace().join("tests/schedule/tensorize_sdot_dense.tir");
     let result = run(&[
@@ -343,3 +390,28 @@ fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A packed u8 x i8 matmul tensorized with the stdlib's AMX tile product.
+const AMX_DENSE: &str = r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main(A: T.Buffer((4, 2, 16, 64), "uint8"), B: T.Buffer((4, 2, 16, 64), "int8"), C: T.Buffer((4, 4, 16, 16), "int32")):
+        T.func_attr({"tir.noalias": True})
+        for io, jo, ii, ji, k in T.grid(4, 4, 16, 16, 128):
+            with T.block("C"):
+                vio, vjo, vii, vji, vk = T.axis.remap("SSSSR", [io, jo, ii, ji, k])
+                with T.init():
+                    C[vio, vjo, vii, vji] = 0
+                C[vio, vjo, vii, vji] = C[vio, vjo, vii, vji] + T.Cast("int32", A[vio, vk // 64, vii, vk % 64]) * T.Cast("int32", B[vjo, vk // 64, vk % 64 // 4, vji * 4 + vk % 4])
+
+def schedule(sch: T.Schedule):
+    block = sch.get_block("C")
+    io, jo, ii, ji, k = sch.get_loops(block)
+    k_0, k_1 = sch.split(k, factors=[None, 64])
+    sch.reorder(io, jo, k_0, ii, ji, k_1)
+    sch.decompose_reduction(block, k_0)
+    sch.tensorize(ii, "dot_16x16x64_u8i8i32_amx")
+"#;

@@ -1043,11 +1043,22 @@ pub fn tensorize(
             },
         });
     }
+    // Scratch the implementation allocates in its root block (an AMX tile
+    // configuration) comes along, allocated by the tensorized block.
+    let mut alloc_buffers = realize.block.alloc_buffers.clone();
+    alloc_buffers.extend(
+        implementation
+            .block
+            .alloc_buffers
+            .iter()
+            .map(|buffer| copy.fresh_buffer(buffer)),
+    );
     let body = copy.mutate_stmt(&implementation.block.body);
     let tensorized = BlockRealize {
         block: Block {
             body,
             match_buffers,
+            alloc_buffers,
             ..realize.block.clone()
         },
         ..realize
@@ -1068,7 +1079,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     ],
     varargs: None,
     keyword_only: &[],
-    doc: "Replaces the computation under a loop (blockized first) or in a block by a tensor intrinsic's implementation, where it matches the intrinsic's description: loops, iterators and indices equal once each buffer's tile start is taken off. Each implementation buffer becomes a `T.match_buffer` of the region it stands for. Intrinsics come from the file (`T.TensorIntrin.register(name, desc, impl)`) or from tirc's `stdlib/intrinsics/`: `x86.tir` (`dot_16x4_vnni`, `dot_16x4_avx512`, `dot_16x2_bf16f32_avx512`) and `arm.tir` (`dot_4x4_i8i8s32_sdot`, `dot_4x4_u8u8u32_udot`, `dot_4x4_u8u8i32_hdot`). As in TVM, the tensorized block is opaque: parallelize before `decompose_reduction` and `tensorize`.",
+    doc: "Replaces the computation under a loop (blockized first) or in a block by a tensor intrinsic's implementation, where it matches the intrinsic's description: loops, iterators and indices equal once each buffer's tile start is taken off. Each implementation buffer becomes a `T.match_buffer` of the region it stands for. Intrinsics come from the file (`T.TensorIntrin.register(name, desc, impl)`) or from tirc's `stdlib/intrinsics/`: `x86.tir` (`dot_16x4_vnni`, `dot_16x4_avx512`, `dot_16x4_avxvnni`, `dot_16x4_avx2`, `dot_16x16x64_u8i8i32_amx`, `dot_16x2_bf16f32_avx512`) and `arm.tir` (`dot_4x4_i8i8s32_sdot`, `dot_4x4_u8u8u32_udot`, `dot_4x4_u8u8i32_hdot`). As in TVM, the tensorized block is opaque: parallelize before `decompose_reduction` and `tensorize`.",
     apply: apply_tensorize,
 }];
 

@@ -79,6 +79,9 @@ impl JitModule {
                 (function, address)
             })
             .collect();
+        if llvm_ir.contains("@llvm.x86.ldtilecfg") {
+            request_amx_tile_state().map_err(internal)?;
+        }
         let engine = generated
             .module
             .create_jit_execution_engine(OptimizationLevel::Aggressive)
@@ -207,4 +210,32 @@ fn process_has_symbol(name: &str) -> bool {
     };
     // SAFETY: `name` is a valid C string for the duration of the call.
     !unsafe { LLVMSearchForAddressOfSymbol(name.as_ptr()) }.is_null()
+}
+
+/// Linux gives the AMX tile registers only to a process that asks for them
+/// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`); without that the
+/// first tile instruction kills the process with SIGILL. Asking again is
+/// harmless.
+fn request_amx_tile_state() -> Result<(), String> {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    {
+        const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+        const XFEATURE_XTILEDATA: libc::c_long = 18;
+        // SAFETY: arch_prctl with these arguments only changes which
+        // register state the kernel saves for this process.
+        let status = unsafe {
+            libc::syscall(
+                libc::SYS_arch_prctl,
+                ARCH_REQ_XCOMP_PERM,
+                XFEATURE_XTILEDATA,
+            )
+        };
+        if status != 0 {
+            return Err(format!(
+                "Linux refused this process the AMX tile registers (arch_prctl: {})",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
 }

@@ -265,6 +265,12 @@ impl<'ctx> Codegen<'ctx> {
             })?;
             let value = if value.get_type() == parameter {
                 *value
+            } else if let (BasicValueEnum::PointerValue(pointer), BasicTypeEnum::PointerType(to)) =
+                (value, parameter)
+            {
+                // `T.address_of(A[i])` of any element type, where the
+                // intrinsic takes a byte pointer (`llvm.x86.tileloadd64`).
+                self.builder.build_pointer_cast(*pointer, to, "")?.into()
             } else if self.bit_width(value.get_type()) == self.bit_width(parameter) {
                 raw::cast(&self.builder, Opcode::LLVMBitCast, *value, parameter)
             } else {
@@ -280,10 +286,12 @@ impl<'ctx> Codegen<'ctx> {
             call_args.push(value.into());
         }
         let call = self.builder.build_call(declaration, &call_args, "")?;
-        let result = call
-            .try_as_basic_value()
-            .basic()
-            .ok_or_else(|| CodegenError::unsupported(format!("`{name}` returns nothing"), span))?;
+        let Some(result) = call.try_as_basic_value().basic() else {
+            // An intrinsic for its effect (`llvm.x86.tdpbusd` on tile
+            // registers): TVM writes it with a dtype and evaluates it for
+            // nothing; the value is a zero.
+            return Ok(result_type.const_zero());
+        };
         if result.get_type() == result_type {
             Ok(result)
         } else if self.bit_width(result.get_type()) == self.bit_width(result_type) {
