@@ -227,7 +227,7 @@ fn index_range(index: &Expr) -> Range {
     }
 }
 
-impl AccessChecker<'_> {
+impl<'b> AccessChecker<'b> {
     fn inferred_regions(&mut self) -> &(Vec<BufferRegion>, Vec<BufferRegion>) {
         let block = self.block;
         self.inferred
@@ -299,6 +299,19 @@ impl AccessChecker<'_> {
             })
     }
 
+    /// The regions of `buffer` the block declares for a read (its reads,
+    /// and its writes: a block may read back what it writes) or a write.
+    fn declared_regions(&self, buffer: &Buffer, write: bool) -> Vec<&'b BufferRegion> {
+        let block = self.block;
+        let declared = if write { &block.writes } else { &block.reads };
+        let mut candidates: Vec<&BufferRegion> =
+            declared.iter().filter(|r| r.buffer == *buffer).collect();
+        if !write {
+            candidates.extend(block.writes.iter().filter(|r| r.buffer == *buffer));
+        }
+        candidates
+    }
+
     /// Checks one access (given as ranges per dimension) of `buffer`.
     fn access(&mut self, buffer: &Buffer, ranges: Vec<Range>, write: bool, shown: String) {
         if self.local.contains(buffer) {
@@ -318,13 +331,7 @@ impl AccessChecker<'_> {
             }
         };
         let block = self.block;
-        let mut candidates: Vec<&BufferRegion> = Vec::new();
-        let declared = if write { &block.writes } else { &block.reads };
-        candidates.extend(declared.iter().filter(|r| r.buffer == buffer));
-        if !write {
-            // A block may read back what it writes (reductions, scans) without listing it.
-            candidates.extend(block.writes.iter().filter(|r| r.buffer == buffer));
-        }
+        let candidates = self.declared_regions(&buffer, write);
         let foreign = &self.foreign;
         let mentions_foreign = |range: &Range| {
             expr_uses_var(&range.min, &mut |v| foreign.contains(v))
@@ -425,10 +432,28 @@ impl AccessChecker<'_> {
         if guarded {
             self.facts.push_condition(&realize.predicate);
         }
+        // The child's iterators take values in their domains (its bindings
+        // are checked against them): a region inside the declared one over
+        // those domains is inside, even where the bindings, relaxed over
+        // the loops of a non-dividing split, are not provably so.
+        for iter_var in &child.iter_vars {
+            self.facts.bind_range(&iter_var.var, &iter_var.dom, true);
+        }
         let locals: Vec<Buffer> = child.alloc_buffers.clone();
         for (write, regions) in [(false, &child.reads), (true, &child.writes)] {
             for region in regions {
                 if locals.contains(&region.buffer) {
+                    continue;
+                }
+                if !self.matched.contains_key(&region.buffer)
+                    && self
+                        .declared_regions(&region.buffer, write)
+                        .iter()
+                        .any(|declared| {
+                            declared.region.len() == region.region.len()
+                                && self.covered(&region.region, declared)
+                        })
+                {
                     continue;
                 }
                 let ranges: Vec<Range> = region
@@ -448,6 +473,9 @@ impl AccessChecker<'_> {
                 );
                 self.access(&region.buffer, ranges, write, shown);
             }
+        }
+        for iter_var in &child.iter_vars {
+            self.facts.unrelax(&iter_var.var);
         }
         if guarded {
             self.facts.pop_condition();
