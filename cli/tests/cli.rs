@@ -21,6 +21,25 @@ fn run(args: &[&str]) -> Output {
         .expect("tirc runs")
 }
 
+/// `tirc build INPUT [--schedule S] --target TARGET --emit asm -o OUTPUT`:
+/// the run, and the assembly when it wrote one.
+fn build_assembly(
+    input: &str,
+    schedule: Option<&str>,
+    target: &str,
+    output: &Path,
+) -> (Output, String) {
+    let mut args = vec!["build", input];
+    if let Some(schedule) = schedule {
+        args.extend(["--schedule", schedule]);
+    }
+    let output_path = output.to_str().expect("utf-8 path");
+    args.extend(["--target", target, "--emit", "asm", "-o", output_path]);
+    let result = run(&args);
+    let assembly = std::fs::read_to_string(output).unwrap_or_default();
+    (result, assembly)
+}
+
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tirc-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
@@ -263,23 +282,17 @@ fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
     ];
     for (case, target, instruction) in cases {
         let input = workspace().join("tests/schedule").join(case);
-        let output = dir.join(format!("{case}.s"));
-        let result = run(&[
-            "build",
+        let (result, assembly) = build_assembly(
             input.to_str().expect("utf-8 path"),
-            "--target",
+            None,
             target,
-            "--emit",
-            "asm",
-            "-o",
-            output.to_str().expect("utf-8 path"),
-        ]);
+            &dir.join(format!("{case}.s")),
+        );
         assert!(
             result.status.success(),
             "{case}: {}",
             String::from_utf8_lossy(&result.stderr)
         );
-        let assembly = std::fs::read_to_string(&output).expect("assembly written");
         assert!(
             assembly.contains(instruction),
             "{case}: no `{instruction}` in the assembly"
@@ -299,25 +312,17 @@ fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
             "vpmaddubsw\t%ymm",
         ),
     ] {
-        let output = dir.join(format!("{schedule}.s"));
-        let result = run(&[
-            "build",
+        let (result, assembly) = build_assembly(
             int8.to_str().expect("utf-8 path"),
-            "--schedule",
-            schedule,
-            "--target",
+            Some(schedule),
             target,
-            "--emit",
-            "asm",
-            "-o",
-            output.to_str().expect("utf-8 path"),
-        ]);
+            &dir.join(format!("{schedule}.s")),
+        );
         assert!(
             result.status.success(),
             "{schedule}: {}",
             String::from_utf8_lossy(&result.stderr)
         );
-        let assembly = std::fs::read_to_string(&output).expect("assembly written");
         assert!(
             assembly.contains(instruction),
             "{schedule}: no `{instruction}` in the assembly"
@@ -335,25 +340,15 @@ fn tensorized_kernels_compile_to_their_instructions_for_any_target() {
         "{}",
         String::from_utf8_lossy(&scheduled.stderr)
     );
-    let output = dir.join("amx_dense.s");
     for (target, ok) in [
         ("llvm -mtriple=x86_64-linux-gnu -mcpu=sapphirerapids", true),
         ("llvm -mtriple=x86_64-linux-gnu -mcpu=icelake-server", false),
     ] {
-        let result = run(&[
-            "build",
-            amx,
-            "--target",
-            target,
-            "--emit",
-            "asm",
-            "-o",
-            output.to_str().expect("utf-8 path"),
-        ]);
+        let output = dir.join(format!("amx_dense_{ok}.s"));
+        let (result, assembly) = build_assembly(amx, None, target, &output);
         let stderr = String::from_utf8_lossy(&result.stderr);
         if ok {
             assert!(result.status.success(), "{stderr}");
-            let assembly = std::fs::read_to_string(&output).expect("assembly written");
             for instruction in [
                 "ldtilecfg\t",
                 "tileloadd\t",

@@ -7,7 +7,8 @@ use crate::codegen::Target;
 use crate::ir::{IRModule, PrimFunc};
 use crate::printer::{print_function, Dialect, PrintOptions};
 
-fn parse(text: &str) -> IRModule {
+/// The module of `text`, which must parse without errors.
+pub(super) fn parse(text: &str) -> IRModule {
     let mut sources = crate::source::SourceMap::default();
     let (program, diagnostics) = crate::frontend::parse_program(&mut sources, "test.tir", text);
     assert!(diagnostics.iter().all(|d| !d.is_error()), "{diagnostics:?}");

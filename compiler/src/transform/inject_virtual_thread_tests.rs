@@ -26,10 +26,7 @@ class Module:
                 for tx in T.thread_binding(32, thread="threadIdx.x"):
 {body}"#
     );
-    let mut sources = crate::source::SourceMap::default();
-    let (program, diagnostics) = crate::frontend::parse_program(&mut sources, "test.tir", &text);
-    assert!(diagnostics.iter().all(|d| !d.is_error()), "{diagnostics:?}");
-    let module = program.expect("the test program parses").module;
+    let module = crate::transform::cuda_tests::parse(&text);
     let func: &PrimFunc = &module.functions[0];
     let injected = inject_virtual_thread(func, &Default::default()).expect("injects");
     print_function(&injected, &PrintOptions::new(Dialect::Classic))
