@@ -155,6 +155,11 @@ def matmul_f32() -> tvm.IRModule:
     return tvm.IRModule({"main": te.create_prim_func(W.matmul(16, 16, 16))})
 
 
+def matmul_f16_f32() -> tvm.IRModule:
+    """64^3 float16 x float16 -> float32 matmul (te_workload.matmul)."""
+    return tvm.IRModule({"main": te.create_prim_func(W.matmul(64, 64, 64, in_dtype="float16", out_dtype="float32"))})
+
+
 # ----------------------------------------------------------------- schedules
 
 # The dense schedule of TVM's test_tensorize_vnni: split j by 16 and k by 4,
@@ -181,6 +186,61 @@ def dense(intrin: str, k_factor: int = 4, parallel: str | None = None, decompose
     if parallel == "after_tensorize":
         lines.append("sch.parallel(i)")
     return lines
+
+
+# The tensor-core matmul of tests/codegen/cuda/wmma_matmul.tir: four warps
+# (threadIdx.y) per block, each owning a 16x16 tile of C in a
+# "wmma.accumulator" fragment; fragments of A and B loaded from "shared"
+# tiles that the block's 128 threads fetch for every 16-wide step of k.
+# `intrins` overrides the five intrinsics (load a, load b, fill, store, sync).
+def wmma(intrins: tuple = ("wmma_load_16x16x16_f16_a_shared", "wmma_load_16x16x16_f16_b_shared",
+                           "wmma_fill_16x16x16_f32", "wmma_store_16x16x16_f32_global",
+                           "wmma_sync_16x16x16_f16f16f32")) -> list:
+    load_a, load_b, fill, store, sync = intrins
+    return [
+        'b = sch.get_block("C")',
+        "i, j, k = sch.get_loops(b)",
+        "i0, i1 = sch.split(i, [None, 16])",
+        "j0, j1 = sch.split(j, [None, 16])",
+        "k0, k1 = sch.split(k, [None, 16])",
+        "i00, i01 = sch.split(i0, [2, 2])",
+        "j00, j01 = sch.split(j0, [2, 2])",
+        "sch.reorder(i00, j00, i01, j01, k0, i1, j1, k1)",
+        "bx = sch.fuse(i00, j00)",
+        "ty = sch.fuse(i01, j01)",
+        'sch.bind(bx, "blockIdx.x")',
+        'sch.bind(ty, "threadIdx.y")',
+        'A_frag = sch.cache_read(b, 0, "wmma.matrix_a")',
+        'B_frag = sch.cache_read(b, 1, "wmma.matrix_b")',
+        "sch.compute_at(A_frag, k0)",
+        "sch.compute_at(B_frag, k0)",
+        "for frag in [A_frag, B_frag]:",
+        '    sh = sch.cache_read(frag, 0, "shared")',
+        "    sch.compute_at(sh, k0)",
+        "    loops = sch.get_loops(sh)",
+        "    fused = sch.fuse(loops[-2], loops[-1])",
+        "    f0, f1, f2 = sch.split(fused, [None, 4, 32])",
+        '    sch.bind(f1, "threadIdx.y")',
+        '    sch.bind(f2, "threadIdx.x")',
+        'C_frag = sch.cache_write(b, 0, "wmma.accumulator")',
+        "sch.reverse_compute_at(C_frag, ty)",
+        "init = sch.decompose_reduction(b, k0)",
+        f'sch.tensorize(sch.get_loops(A_frag)[-2], "{load_a}")',
+        f'sch.tensorize(sch.get_loops(B_frag)[-2], "{load_b}")',
+        f'sch.tensorize(sch.get_loops(init)[-2], "{fill}")',
+        f'sch.tensorize(sch.get_loops(C_frag)[-2], "{store}")',
+        f'sch.tensorize(sch.get_loops(b)[-3], "{sync}")',
+    ]
+
+
+WMMA_DEFAULT = ("wmma_load_16x16x16_f16_a_shared", "wmma_load_16x16x16_f16_b_shared",
+                "wmma_fill_16x16x16_f32", "wmma_store_16x16x16_f32_global",
+                "wmma_sync_16x16x16_f16f16f32")
+
+
+def wmma_with(**changes) -> list:
+    names = ["load_a", "load_b", "fill", "store", "sync"]
+    return wmma(tuple(changes.get(n, d) for n, d in zip(names, WMMA_DEFAULT)))
 
 
 CASES = [
@@ -244,6 +304,15 @@ CASES = [
      lambda: matmul_packed_arm("uint8", "uint32"), dense("dot_4x4_u8u8u32_udot", lanes=4), None),
     ("hdot_dense", "u8 x u8 -> i32 16x16x16 matmul, weights packed (4, 4, 4, 4), tensorized with dot_4x4_u8u8i32_hdot",
      lambda: matmul_packed_arm("uint8", "int32"), dense("dot_4x4_u8u8i32_hdot", lanes=4), None),
+    # CUDA tensor cores (wmma 16x16x16): loads, fill, mma and store
+    ("wmma_matmul", "f16 x f16 -> f32 64^3 matmul on tensor cores: shared tiles, wmma fragments, all five wmma intrinsics",
+     matmul_f16_f32, wmma(), None),
+    ("wmma_refused_f16_accumulator", "the float32 accumulator's product against wmma_sync_16x16x16_f16f16f16",
+     matmul_f16_f32, wmma_with(sync="wmma_sync_16x16x16_f16f16f16"), None),
+    ("wmma_refused_store_shared", "the store to global C against wmma_store_16x16x16_f32_shared",
+     matmul_f16_f32, wmma_with(store="wmma_store_16x16x16_f32_shared"), None),
+    ("wmma_refused_load_b_as_a", "the matrix_b fragment's load against wmma_load_16x16x16_f16_a_shared",
+     matmul_f16_f32, wmma_with(load_b="wmma_load_16x16x16_f16_a_shared"), None),
     ("sdot_refused_u8_inputs", "u8 x u8 -> i32 matmul (hdot_dense's) against the i8 x i8 -> i32 sdot desc",
      lambda: matmul_packed_arm("uint8", "int32"), dense("dot_4x4_i8i8s32_sdot", lanes=4), None),
 ]

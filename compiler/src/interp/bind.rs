@@ -120,6 +120,11 @@ impl Interpreter<'_> {
             let shape: Vec<i64> = tensor.shape().iter().map(|extent| *extent as i64).collect();
             let bytes = tensor.take_bytes();
             let handle = self.memory.adopt(buffer.name(), bytes);
+            // A fragment argument (a wmma intrinsic's implementation run on
+            // its own) holds compact tiles.
+            let strides = super::buffer_access::compact_strides(&shape)?;
+            self.memory.get_mut(handle)?.fragment =
+                super::wmma::FragmentStorage::of(buffer, &strides, &shape)?;
             lent.push((position, handle));
             self.bind(param, Value::handle(handle));
             self.bind(buffer.data(), Value::handle(handle));

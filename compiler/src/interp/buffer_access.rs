@@ -460,6 +460,8 @@ impl Interpreter<'_> {
             self.options.uninitialized,
             self.options.memory_limit,
         )?;
+        self.memory.get_mut(handle)?.fragment =
+            super::wmma::FragmentStorage::of(buffer, &geometry.strides, &geometry.shape)?;
         let saved = self.bind(buffer.data(), Value::handle(handle));
         Ok((saved, handle))
     }

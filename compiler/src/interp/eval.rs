@@ -160,6 +160,13 @@ impl Interpreter<'_> {
             // `T.undef()`, so it is not evaluated.
             "assume" => return Value::int(DataType::int32(), 0),
             "type_annotation" => return Ok(Value::handle(0)),
+            "tvm_fill_fragment"
+            | "tvm_load_matrix_sync"
+            | "tvm_mma_sync"
+            | "tvm_store_matrix_sync" => {
+                self.eval_wmma(name, args)?;
+                return Value::int(DataType::int32(), 0);
+            }
             "tvm_storage_sync" => {
                 if self.threads_per_block > 1 {
                     return Err(InterpError::new(format!(

@@ -35,6 +35,10 @@ pub struct Storage {
     pub bytes: Vec<u8>,
     /// True for the program's own allocations, which count against the limit.
     counts_against_limit: bool,
+    /// For a `wmma.*` fragment buffer: what its tiles hold.
+    pub fragment: Option<super::wmma::FragmentStorage>,
+    /// The m, n, k of the wmma calls that last filled or loaded its tiles.
+    pub fragment_mnk: Option<[i64; 3]>,
 }
 
 /// Every live storage; handle `n` names slot `n - 1`, handle 0 is null.
@@ -52,6 +56,8 @@ impl Memory {
             name: name.to_string(),
             bytes,
             counts_against_limit: false,
+            fragment: None,
+            fragment_mnk: None,
         })
     }
 
@@ -92,6 +98,8 @@ impl Memory {
             name: name.to_string(),
             bytes,
             counts_against_limit: true,
+            fragment: None,
+            fragment_mnk: None,
         }))
     }
 

@@ -34,6 +34,7 @@ mod operations;
 mod target_intrinsics;
 mod tensor;
 mod value;
+mod wmma;
 
 #[cfg(test)]
 mod tests;

@@ -310,29 +310,43 @@ fn divide(
     if uses(scaled, inner_vars) || uses(inner, outer_vars) {
         return None;
     }
-    // `outer + inner` is `outer * 1 + inner` (a split by 1).
-    let unit = Expr::one(scaled.dtype());
-    let (outer, factor) = match scaled.kind() {
-        ExprKind::Binary(BinaryOp::Mul, x, c) if c.is_const() => (x, c),
-        ExprKind::Binary(BinaryOp::Mul, c, x) if c.is_const() => (x, c),
-        _ => (scaled, &unit),
-    };
     let set = eval_set(inner, domains);
     let (Some(lo), Some(hi)) = (set.min(), set.max()) else {
         return None;
     };
-    let last = build::sub(factor.clone(), Expr::one(factor.dtype()));
-    if !(analyzer.can_prove_equal(lo, &Expr::zero(lo.dtype()))
-        && analyzer.can_prove_equal(hi, &last))
-    {
+    if !analyzer.can_prove_equal(lo, &Expr::zero(lo.dtype())) {
         return None;
     }
-    let outer_extent = analyzer.simplify(&build::floordiv(iv.dom.extent.clone(), factor.clone()));
+    let inner_extent = analyzer.simplify(&build::add(hi.clone(), Expr::one(hi.dtype())));
+    // `outer * c + inner`; `outer + inner` is a split by 1; a sum of
+    // multiples of c (`bx // 2 * 32 + ty // 2 * 16 + ax0`, c = 16, after
+    // two fused splits) is `(bx // 2 * 2 + ty // 2) * 16 + ax0`.
+    let outer = match scaled.kind() {
+        ExprKind::Binary(BinaryOp::Mul, x, c) | ExprKind::Binary(BinaryOp::Mul, c, x)
+            if c.is_const() && analyzer.can_prove_equal(c, &inner_extent) =>
+        {
+            x.clone()
+        }
+        _ if analyzer.can_prove_equal(&inner_extent, &Expr::one(inner_extent.dtype())) => {
+            scaled.clone()
+        }
+        _ => {
+            let remainder = build::floormod(scaled.clone(), inner_extent.clone());
+            if !analyzer.can_prove_equal(&remainder, &Expr::zero(scaled.dtype())) {
+                return None;
+            }
+            analyzer.simplify(&build::floordiv(scaled.clone(), inner_extent.clone()))
+        }
+    };
+    let outer_extent = analyzer.simplify(&build::floordiv(
+        iv.dom.extent.clone(),
+        inner_extent.clone(),
+    ));
     Some(Division {
-        outer: outer.clone(),
+        outer,
         outer_extent,
         inner: inner.clone(),
-        inner_extent: factor.clone(),
+        inner_extent,
     })
 }
 

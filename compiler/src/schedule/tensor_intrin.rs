@@ -16,6 +16,10 @@ pub const STDLIB_INTRINSIC_FILES: &[(&str, &str)] = &[
         "stdlib/intrinsics/arm.tir",
         include_str!("../../../stdlib/intrinsics/arm.tir"),
     ),
+    (
+        "stdlib/intrinsics/cuda.tir",
+        include_str!("../../../stdlib/intrinsics/cuda.tir"),
+    ),
 ];
 
 /// An intrinsic found by name, and the stdlib file it comes from (`None`

@@ -799,8 +799,11 @@ fn contiguous(analyzer: &Analyzer, buffer: &Buffer, region: &[Range]) -> bool {
         })
 }
 
-/// The names of every buffer a function declares.
-fn buffer_names(func: &crate::ir::PrimFunc) -> HashSet<String> {
+/// The buffer names a new `T.match_buffer` must not take: every buffer the
+/// function declares except the views of blocks other than `enclosing`
+/// (a block's views are scoped to it, so TVM's `C_1` repeats in sibling
+/// blocks and prints the same here).
+fn buffer_names(func: &crate::ir::PrimFunc, enclosing: &[NodeId]) -> HashSet<String> {
     let mut names: HashSet<String> = func
         .buffer_map
         .iter()
@@ -810,12 +813,14 @@ fn buffer_names(func: &crate::ir::PrimFunc) -> HashSet<String> {
         StmtKind::BlockRealize(realize) => {
             let block = &realize.block;
             names.extend(block.alloc_buffers.iter().map(|b| b.name().to_string()));
-            names.extend(
-                block
-                    .match_buffers
-                    .iter()
-                    .map(|m| m.buffer.name().to_string()),
-            );
+            if enclosing.contains(&block.id) {
+                names.extend(
+                    block
+                        .match_buffers
+                        .iter()
+                        .map(|m| m.buffer.name().to_string()),
+                );
+            }
         }
         StmtKind::AllocBuffer { buffer, .. } | StmtKind::DeclBuffer { buffer, .. } => {
             names.insert(buffer.name().to_string());
@@ -953,7 +958,7 @@ pub fn tensorize(
         vars: VarMap::default(),
         taken_names: trial
             .function_of(block_id)
-            .map(buffer_names)
+            .map(|func| buffer_names(func, &trial.ancestors(block_id)))
             .unwrap_or_default(),
         span: found.stdlib_file.map(|_| target_location),
     };

@@ -45,7 +45,9 @@ fn simplifiable(expr: &Expr) -> bool {
     !dtype.is_handle() && !dtype.is_void() && !matches!(expr.kind(), ExprKind::Str(_))
 }
 
-/// Simplifies the indices of every load in an expression.
+/// Simplifies the indices of every load in an expression, and the
+/// arguments of calls the analyzer cannot rewrite whole (a `void` wmma
+/// call's tile index, a `T.tvm_access_ptr`'s offset).
 struct IndexSimplifier<'a> {
     analyzer: &'a Analyzer,
 }
@@ -53,6 +55,25 @@ struct IndexSimplifier<'a> {
 impl Mutator for IndexSimplifier<'_> {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
         let rebuilt = mutate_expr_children(self, expr);
+        if let ExprKind::Call { op, args } = rebuilt.kind() {
+            if !simplifiable(&rebuilt) {
+                let args = args
+                    .iter()
+                    .map(|arg| match simplifiable(arg) {
+                        true => self.analyzer.simplify(arg),
+                        false => arg.clone(),
+                    })
+                    .collect();
+                return Expr::new(
+                    ExprKind::Call {
+                        op: *op,
+                        args,
+                    },
+                    rebuilt.dtype(),
+                    rebuilt.span(),
+                );
+            }
+        }
         if let ExprKind::Load(load) = rebuilt.kind() {
             let indices: Vec<Expr> = load
                 .indices

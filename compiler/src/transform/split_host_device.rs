@@ -327,6 +327,15 @@ impl Splitter<'_> {
             }
         };
         let (mut buffers, scalars) = free_variables(&body);
+        // A parameter's data used only as a pointer (the operand of a wmma
+        // load or store, `T.tvm_access_ptr(..., C.data, ...)`) is passed too.
+        for data in free_pointers(&body) {
+            let covered = buffers.iter().any(|b| b.data() == &data);
+            let parameter = self.func.buffer_map.iter().find(|(_, b)| b.data() == &data);
+            if let (false, Some((_, buffer))) = (covered, parameter) {
+                buffers.push(buffer.clone());
+            }
+        }
         // Parameters in the host function's order, then the rest.
         let position = |buffer: &Buffer| {
             self.func
@@ -551,6 +560,31 @@ fn check_launch(
     } else {
         Err(errors)
     }
+}
+
+/// The pointer variables `stmt` names in expressions but does not define
+/// or allocate, first use first.
+fn free_pointers(stmt: &Stmt) -> Vec<Var> {
+    let defined = defined_vars(stmt);
+    let mut allocated: VarSet = Default::default();
+    walk_stmts(stmt, &mut |s| {
+        if let StmtKind::AllocBuffer { buffer, .. } | StmtKind::DeclBuffer { buffer, .. } = s.kind()
+        {
+            allocated.insert(buffer.data().clone());
+        }
+    });
+    let mut seen: VarSet = Default::default();
+    let mut pointers = Vec::new();
+    crate::ir::visit::walk_exprs_in_stmt(stmt, &mut |e| {
+        if let ExprKind::Var(var) = e.kind() {
+            let free =
+                var.dtype().is_handle() && !defined.contains(var) && !allocated.contains(var);
+            if free && seen.insert(var.clone()) {
+                pointers.push(var.clone());
+            }
+        }
+    });
+    pointers
 }
 
 /// The buffers a kernel body accesses but does not allocate (first use

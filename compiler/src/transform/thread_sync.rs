@@ -249,9 +249,34 @@ impl Planner {
         substitute(index, &self.thread_vars)
     }
 
-    /// The shared loads in `expr`, as reads.
+    /// The shared loads in `expr`, as reads, and the shared memory a
+    /// `T.tvm_access_ptr` hands to a call (a wmma load or store), as a
+    /// range read or written as its mask says.
     fn reads(&self, expr: &Expr, accesses: &mut Vec<Access>) {
         walk_exprs(expr, &mut |e| {
+            if let ExprKind::Call { op, args } = e.kind() {
+                if let (true, [_, data, offset, _, mask]) =
+                    (op.name() == "tvm_access_ptr", args.as_slice())
+                {
+                    let shared = data
+                        .as_var()
+                        .and_then(|v| v.node().pointer.as_ref())
+                        .is_some_and(|p| is_shared(&p.scope));
+                    if let (true, Some(data)) = (shared, data.as_var()) {
+                        let mask = mask.as_int().unwrap_or(3);
+                        for write in [false, true] {
+                            if mask & if write { 2 } else { 1 } != 0 {
+                                accesses.push(Access {
+                                    data: data.clone(),
+                                    indices: vec![self.canonical_index(offset)],
+                                    point: false,
+                                    write,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
             if let ExprKind::Load(load) = e.kind() {
                 if is_shared(load.buffer.scope()) {
                     accesses.push(Access {

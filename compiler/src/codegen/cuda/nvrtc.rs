@@ -230,9 +230,10 @@ impl Nvrtc {
 }
 
 /// Header directories with `cuda_fp16.h`, which NVRTC needs for float16
-/// and bfloat16 kernels: `TIRC_CUDA_INCLUDE`, pip's
-/// `nvidia-cuda-runtime-cu12` (beside the NVRTC that loaded, or in the
-/// active Python), or the CUDA toolkit's.
+/// and bfloat16 kernels, or with `crt/mma.h`, which tensor-core (`mma.h`)
+/// kernels need: `TIRC_CUDA_INCLUDE`, pip's `nvidia-cuda-runtime-cu12` and
+/// `nvidia-cuda-nvcc-cu12` (beside the NVRTC that loaded, or in the active
+/// Python), or the CUDA toolkit's.
 fn include_paths(nvrtc_path: &str) -> Vec<String> {
     use std::path::{Path, PathBuf};
     let mut candidates: Vec<PathBuf> = std::env::var_os("TIRC_CUDA_INCLUDE")
@@ -243,6 +244,7 @@ fn include_paths(nvrtc_path: &str) -> Vec<String> {
     let ancestors: Vec<&Path> = Path::new(nvrtc_path).ancestors().collect();
     if let Some(nvidia) = ancestors.get(3) {
         candidates.push(nvidia.join("cuda_runtime/include"));
+        candidates.push(nvidia.join("cuda_nvcc/include"));
     }
     if let Some(root) = ancestors.get(2) {
         candidates.push(root.join("include"));
@@ -252,7 +254,8 @@ fn include_paths(nvrtc_path: &str) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
     for dir in candidates {
         let text = dir.display().to_string();
-        if dir.join("cuda_fp16.h").is_file() && !paths.contains(&text) {
+        let useful = dir.join("cuda_fp16.h").is_file() || dir.join("crt/mma.h").is_file();
+        if useful && !paths.contains(&text) {
             paths.push(text);
         }
     }
@@ -275,6 +278,15 @@ pub fn compile_ptx(source: &str, arch: &str) -> Result<String, ToolError> {
         return Err(ToolError {
             message: "this kernel uses float16 or bfloat16, and NVRTC needs CUDA's cuda_fp16.h, which was not found".to_string(),
             help: Some("`pip install nvidia-cuda-runtime-cu12` (no GPU needed), or name the directory with TIRC_CUDA_INCLUDE".to_string()),
+        });
+    }
+    let has_crt_mma = include_paths
+        .iter()
+        .any(|dir| std::path::Path::new(dir).join("crt/mma.h").is_file());
+    if source.contains("#include <mma.h>") && !has_crt_mma {
+        return Err(ToolError {
+            message: "this kernel uses tensor cores (wmma), and NVRTC needs CUDA's mma.h and crt/mma.h, which were not found".to_string(),
+            help: Some("`pip install nvidia-cuda-runtime-cu12 nvidia-cuda-nvcc-cu12` (no GPU needed), or name the directories with TIRC_CUDA_INCLUDE".to_string()),
         });
     }
     let mut options = vec![

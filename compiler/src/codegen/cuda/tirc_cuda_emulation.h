@@ -617,6 +617,145 @@ inline void store_vector(Shared<T, N>& array, long long first, const V& vector) 
 
 }  // namespace tirc_emu
 
+namespace tirc_emu {
+
+// A pointer into a checked shared array (the operand of a wmma load or
+// store): element accesses go through the race detector.
+template <class T, long long N>
+struct SharedPointer {
+  Shared<T, N>* array;
+  long long first;
+  T get(long long i) const { return T((*array)[first + i]); }
+  void set(long long i, T value) const { (*array)[first + i] = value; }
+};
+
+template <class T>
+struct GlobalPointer {
+  T* data;
+  T get(long long i) const { return data[i]; }
+  void set(long long i, T value) const { data[i] = value; }
+};
+
+template <class T, long long N>
+inline SharedPointer<T, N> pointer_into(Shared<T, N>& array, long long first) {
+  return {&array, first};
+}
+
+template <class T>
+inline GlobalPointer<T> pointer_into(T* data, long long first) {
+  return {data + first};
+}
+
+// Tensor cores are warp collectives: a block whose threads do not fill
+// whole warps cannot use them.
+inline void check_whole_warps(const char* call) {
+  unsigned threads = block_dim.x * block_dim.y * block_dim.z;
+  if (threads % 32 != 0)
+    fail(std::string(call) + " in a block of " + std::to_string(threads) +
+         " threads: tensor-core operations need every lane of a warp (a multiple of 32 threads)");
+}
+
+}  // namespace tirc_emu
+
+// nvcuda::wmma as whole tiles: every thread holds the whole m x n (m x k,
+// k x n) tile in row-major order and computes the whole product, so the
+// emulation checks what a kernel computes, not how the GPU spreads a tile
+// over a warp's registers. Loads read every element (through the race
+// detector for shared memory); a store writes each element from one lane
+// (element e from lane e % 32), as the lanes of a warp share the tile.
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+template <class Use, int M, int N, int K>
+struct tile_shape;
+template <int M, int N, int K>
+struct tile_shape<matrix_a, M, N, K> {
+  static constexpr int rows = M, cols = K;
+};
+template <int M, int N, int K>
+struct tile_shape<matrix_b, M, N, K> {
+  static constexpr int rows = K, cols = N;
+};
+template <int M, int N, int K>
+struct tile_shape<accumulator, M, N, K> {
+  static constexpr int rows = M, cols = N;
+};
+
+template <class Use, int M, int N, int K, class T, class Layout = void>
+struct fragment {
+  static constexpr int rows = tile_shape<Use, M, N, K>::rows;
+  static constexpr int cols = tile_shape<Use, M, N, K>::cols;
+  static constexpr bool column_major = std::is_same_v<Layout, col_major>;
+  static constexpr int num_elements = rows * cols;
+  T x[rows * cols];
+};
+
+template <class Use, int M, int N, int K, class T, class Layout, class V>
+inline void fill_fragment(fragment<Use, M, N, K, T, Layout>& tile, V value) {
+  tirc_emu::check_whole_warps("wmma::fill_fragment");
+  for (int e = 0; e < tile.num_elements; ++e) tile.x[e] = T(float(value));
+}
+
+template <class F, class P>
+inline void load_tile(F& tile, const P& memory, unsigned stride, bool column_major) {
+  tirc_emu::check_whole_warps("wmma::load_matrix_sync");
+  for (int r = 0; r < F::rows; ++r)
+    for (int c = 0; c < F::cols; ++c)
+      tile.x[r * F::cols + c] =
+          memory.get(column_major ? (long long)c * stride + r : (long long)r * stride + c);
+}
+
+template <class Use, int M, int N, int K, class T, class Layout, class P>
+inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& tile, const P& memory,
+                             unsigned stride) {
+  load_tile(tile, memory, stride, fragment<Use, M, N, K, T, Layout>::column_major);
+}
+
+template <int M, int N, int K, class T, class P>
+inline void load_matrix_sync(fragment<accumulator, M, N, K, T>& tile, const P& memory,
+                             unsigned stride, layout_t layout) {
+  load_tile(tile, memory, stride, layout == mem_col_major);
+}
+
+template <int M, int N, int K, class T, class P>
+inline void store_matrix_sync(const P& memory, const fragment<accumulator, M, N, K, T>& tile,
+                              unsigned stride, layout_t layout) {
+  tirc_emu::check_whole_warps("wmma::store_matrix_sync");
+  int lane = int(tirc_emu::current_id % 32);
+  constexpr int rows = M, cols = N;
+  for (int e = lane; e < rows * cols; e += 32) {
+    int r = e / cols, c = e % cols;
+    memory.set(layout == mem_col_major ? (long long)c * stride + r : (long long)r * stride + c,
+               tile.x[e]);
+  }
+}
+
+// d = a * b + c, each product and sum in the accumulator's type (float for
+// a float accumulator: half products are exact in float).
+template <int M, int N, int K, class TA, class LA, class TB, class LB, class TC>
+inline void mma_sync(fragment<accumulator, M, N, K, TC>& d,
+                     const fragment<matrix_a, M, N, K, TA, LA>& a,
+                     const fragment<matrix_b, M, N, K, TB, LB>& b,
+                     const fragment<accumulator, M, N, K, TC>& c) {
+  tirc_emu::check_whole_warps("wmma::mma_sync");
+  TC result[M * N];
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float sum = float(c.x[i * N + j]);
+      for (int k = 0; k < K; ++k) sum += float(a.x[i * K + k]) * float(b.x[k * N + j]);
+      result[i * N + j] = TC(sum);
+    }
+  for (int e = 0; e < M * N; ++e) d.x[e] = result[e];
+}
+}  // namespace wmma
+}  // namespace nvcuda
+
 #define threadIdx tirc_emu::thread_index
 #define blockIdx tirc_emu::block_index
 #define blockDim tirc_emu::block_dim

@@ -29,6 +29,8 @@ const DYNAMIC_SHARED_NAME: &str = "tirc_dynamic_shared";
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write;
 
+mod wmma;
+
 /// How the text is written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WriterOptions {
@@ -60,6 +62,8 @@ pub fn write_cuda(
             dynamic_shared_offset: None,
             local_bytes: 0,
             shared_bytes: 0,
+            fragment_shapes: wmma::fragment_shapes(&func.body),
+            fragment_names: Default::default(),
         };
         if let Some(info) = writer.kernel(func) {
             bodies.push_str(&writer.out);
@@ -75,6 +79,9 @@ pub fn write_cuda(
     let mut source = String::from("// CUDA C written by tirc.\n");
     let uses = |name: &str| bodies.contains(name);
     if !options.emulation {
+        if uses("nvcuda::wmma::") {
+            source.push_str("#include <mma.h>\n");
+        }
         if uses("half") {
             source.push_str("#include <cuda_fp16.h>\n");
         }
@@ -195,6 +202,10 @@ struct KernelWriter {
     local_bytes: i64,
     /// Bytes of the kernel's `shared` buffers.
     shared_bytes: i64,
+    /// The tile shape of each wmma fragment buffer, from the calls on it.
+    fragment_shapes: VarMap<wmma::FragmentShape>,
+    /// The C name of each wmma fragment array, by data variable.
+    fragment_names: VarMap<String>,
 }
 
 impl KernelWriter {
@@ -467,6 +478,10 @@ impl KernelWriter {
             return;
         };
         let elements: i64 = shape.iter().product::<i64>().max(1);
+        if buffer.scope().starts_with("wmma.") {
+            self.fragment_allocation(buffer, elements, span);
+            return;
+        }
         let name = self.fresh_name(buffer.name());
         self.data_names.insert(buffer.data().clone(), name.clone());
         if buffer.scope().starts_with("shared") {
@@ -518,6 +533,16 @@ impl KernelWriter {
     }
 
     fn access(&mut self, buffer: &Buffer, indices: &[Expr], span: Span) -> String {
+        if self.is_fragment(buffer.data()) {
+            self.unsupported(
+                format!(
+                    "an element access to the wmma fragment `{}` (its tiles are opaque: tensorize the blocks that read and write it)",
+                    buffer.name()
+                ),
+                span,
+            );
+            return "0".to_string();
+        }
         let Some(storage) = self.data_names.get(buffer.data()).cloned() else {
             self.unsupported(
                 format!(
@@ -770,6 +795,9 @@ impl KernelWriter {
     }
 
     fn call(&mut self, name: &str, args: &[Expr], dtype: DataType, expr: &Expr) -> String {
+        if wmma::WMMA_BUILTINS.contains(&name) {
+            return self.wmma_call(name, args, expr.span());
+        }
         let texts: Vec<String> = match name {
             "call_extern" | "call_pure_extern" => {
                 args.iter().skip(1).map(|a| self.expr(a)).collect()
