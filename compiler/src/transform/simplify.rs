@@ -65,10 +65,7 @@ impl Mutator for IndexSimplifier<'_> {
                     })
                     .collect();
                 return Expr::new(
-                    ExprKind::Call {
-                        op: *op,
-                        args,
-                    },
+                    ExprKind::Call { op: *op, args },
                     rebuilt.dtype(),
                     rebuilt.span(),
                 );

@@ -180,6 +180,19 @@ fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyze
 /// `var * step + rest` and `rest` differs by less than `step` between any
 /// two threads (`S[k * 256 + threadIdx.x]` with 256 threads).
 fn iterations_disjoint(index: &Expr, var: &Var, analyzer: &Analyzer) -> bool {
+    // A vector access `T.Ramp(base, stride, lanes)` (a vectorized fetch)
+    // spans `(lanes - 1) * |stride|` elements past its base.
+    let (index, span) = match index.kind() {
+        ExprKind::Ramp {
+            base,
+            stride,
+            lanes,
+        } => match stride.as_int() {
+            Some(stride) => (base, (*lanes as i64 - 1) * stride.abs()),
+            None => return false,
+        },
+        _ => (index, 0),
+    };
     let at = |value: Expr| {
         let mut map: VarMap<Expr> = Default::default();
         map.insert(var.clone(), value);
@@ -230,7 +243,8 @@ fn iterations_disjoint(index: &Expr, var: &Var, analyzer: &Analyzer) -> bool {
         rest.clone(),
     ));
     let bound = analyzer.const_int_bound(&difference);
-    bound.max < step.abs() && bound.min > -step.abs()
+    let reach = step.abs() - span;
+    bound.max < reach && bound.min > -reach
 }
 
 fn any_conflict(

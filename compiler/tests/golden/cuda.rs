@@ -1,5 +1,5 @@
 //! The CUDA backend over `tests/codegen/cuda/`, every example with GPU
-//! thread bindings and every `stdlib/ops` operator's `schedule_cuda`. For
+//! thread bindings and every `stdlib/ops` operator's `schedule_cuda*`. For
 //! each program (after its schedule):
 //!
 //! - the module lowered for CUDA (host function and kernels) prints and
@@ -29,13 +29,17 @@ fn require_tools() -> bool {
 }
 
 /// The examples whose schedules bind GPU threads, with each schedule name,
-/// and the `schedule_cuda` of every `stdlib/ops` operator.
+/// and the `schedule_cuda*` schedules of every `stdlib/ops` operator.
 fn gpu_examples() -> Vec<(std::path::PathBuf, String)> {
     let mut found = Vec::new();
     for path in collect(&tests_root().join("../stdlib/ops"), ".tir") {
         let text = std::fs::read_to_string(&path).expect("readable operator");
-        if text.contains("\ndef schedule_cuda(") {
-            found.push((path, "schedule_cuda".to_string()));
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("def schedule_cuda") else {
+                continue;
+            };
+            let suffix = rest.split('(').next().unwrap_or_default();
+            found.push((path.clone(), format!("schedule_cuda{suffix}")));
         }
     }
     for path in collect(&tests_root().join("../examples"), ".tir") {
