@@ -166,6 +166,34 @@ B[bx * 32 + tx] = S[47 - tx]
 }
 
 #[test]
+fn a_vectorized_fetch_whose_iterations_write_their_own_elements_syncs_once_after_it() {
+    // Each thread stores two floats: iteration k writes within
+    // S[32k .. 32k + 32), disjoint from the other iteration's.
+    let body = kernel_body(&program(
+        r#"
+for k in range(2):
+    S[T.Ramp(k * 32 + tx % 16 * 2, 1, 2)] = A[T.Ramp(bx * 32 + tx % 16 * 2, 1, 2)]
+B[bx * 32 + tx] = S[63 - tx]
+"#,
+    ));
+    assert_eq!(barriers(&body), 1, "{body}");
+}
+
+#[test]
+fn shared_memory_handed_to_a_call_through_an_access_pointer_is_synchronised() {
+    // A wmma load reads S through `T.tvm_access_ptr` (mask 1, a read): the
+    // fetch before it needs a barrier between them.
+    let body = kernel_body(&program(
+        r#"
+S[tx] = A[bx * 32 + tx]
+T.evaluate(T.call_extern("int32", "consume", T.tvm_access_ptr(T.type_annotation("float32"), S.data, 0, 32, 1)))
+"#,
+    ));
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(barrier_before(&body, "consume"), "{body}");
+}
+
+#[test]
 fn a_loop_of_per_thread_accesses_needs_no_barrier() {
     let body = kernel_body(&program(
         r#"

@@ -138,3 +138,41 @@ fn a_misaligned_vector_access_is_an_error_as_on_the_gpu() {
     .expect_err("element 1 is not 16-byte aligned");
     assert!(error.contains("not aligned"), "{error}");
 }
+
+/// A 16x16x16 wmma product on the lanes of one warp: A[i][k] = i + k, B's
+/// memory a permutation (B[k][j] = 1 where j = k + 1 mod 16, read
+/// transposed when `b_layout` is `col_major`), C filled with 1;
+/// C goes through shared memory (each lane stores its share) and every
+/// thread returns one element.
+fn wmma_kernel(b_layout: &str) -> String {
+    format!(
+        "  half a[256], b[256];
+  for (int e = 0; e < 256; ++e) {{ a[e] = half(float(e / 16 + e % 16)); b[e] = half((e / 16 + 1) % 16 == e % 16 ? 1.0f : 0.0f); }}
+  nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> fa;
+  nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, half, nvcuda::wmma::{b_layout}> fb;
+  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> fc;
+  nvcuda::wmma::load_matrix_sync(fa, tirc_emu::pointer_into(a, 0), 16);
+  nvcuda::wmma::load_matrix_sync(fb, tirc_emu::pointer_into(b, 0), 16);
+  nvcuda::wmma::fill_fragment(fc, 1.0f);
+  nvcuda::wmma::mma_sync(fc, fa, fb, fc);
+  static tirc_emu::Shared<float, 256> c(\"c\");
+  nvcuda::wmma::store_matrix_sync(tirc_emu::pointer_into(c, 0), fc, 16, nvcuda::wmma::mem_row_major);
+  __syncthreads();
+  out[t] = int(float(c[t]));"
+    )
+}
+
+#[test]
+fn a_wmma_product_runs_on_whole_tiles_and_each_lane_stores_its_share() {
+    // C[i][j] = 1 + A[i][j - 1 mod 16]; column-major, 1 + A[i][j + 1 mod 16].
+    let row_major: Vec<i32> = (0..32).map(|t| 1 + t / 16 + (t + 15) % 16).collect();
+    assert_eq!(run_ok(&wmma_kernel("row_major"), 32), row_major);
+    let column_major: Vec<i32> = (0..32).map(|t| 1 + t / 16 + (t + 1) % 16).collect();
+    assert_eq!(run_ok(&wmma_kernel("col_major"), 32), column_major);
+}
+
+#[test]
+fn a_wmma_operation_in_a_block_of_part_of_a_warp_is_an_error() {
+    let error = run_kernel(&wmma_kernel("row_major"), 16).expect_err("16 threads");
+    assert!(error.contains("every lane of a warp"), "{error}");
+}
