@@ -11,7 +11,7 @@ mod rewriter;
 
 use super::build;
 use super::Analyzer;
-use crate::ir::{BlockRealize, DataType, Expr, For, Range, Var};
+use crate::ir::{BinaryOp, BlockRealize, DataType, Expr, ExprKind, For, Range, Var};
 use rewriter::IterMapRewriter;
 use std::fmt;
 use std::sync::Arc;
@@ -260,6 +260,66 @@ pub fn iter_sum_to_expr(sum: &IterSum) -> Expr {
 pub fn iter_split_to_expr(split: &IterSplit) -> Expr {
     let analyzer = Analyzer::new();
     rewriter::split_to_expr(split, &analyzer)
+}
+
+/// TVM's `InverseAffineIterMap`: for the affine forms `sums` of a
+/// bijective map (from [`detect_iter_map`] at [`IterMapLevel::Bijective`])
+/// and the values `outputs` of its indices, each input variable as an
+/// expression of the outputs: every digit of an index is read back
+/// (`(y - base) // scale % extent`), a mark is the sum of its digits times
+/// their lower factors, and a fused mark is read back the same way. `None`
+/// when a mark is not an input variable (or one minus its minimum), or is
+/// split across more than one level of fusion.
+pub fn inverse_affine_iter_map(sums: &[IterSum], outputs: &[Expr]) -> Option<Vec<(Var, Expr)>> {
+    let analyzer = Analyzer::new();
+    let mut level: Vec<(IterSum, Expr)> =
+        sums.iter().cloned().zip(outputs.iter().cloned()).collect();
+    let mut inputs: Vec<(Var, Expr)> = Vec::new();
+    while !level.is_empty() {
+        // Each mark met at this level, with the sum of its digits' values.
+        let mut marks: Vec<(IterMark, Expr)> = Vec::new();
+        for (sum, value) in &level {
+            let offset = build::sub(value.clone(), sum.base.clone());
+            for split in &sum.args {
+                let digit = build::floormod(
+                    build::floordiv(offset.clone(), split.scale.clone()),
+                    split.extent.clone(),
+                );
+                let part = build::mul(digit, split.lower_factor.clone());
+                match marks
+                    .iter_mut()
+                    .find(|(mark, _)| mark.same_as(&split.source))
+                {
+                    Some((_, total)) => *total = build::add(total.clone(), part),
+                    None => marks.push((split.source.clone(), part)),
+                }
+            }
+        }
+        let mut next = Vec::new();
+        for (mark, value) in marks {
+            let value = analyzer.simplify(&value);
+            match mark.source() {
+                IterSource::Sum(sum) => next.push((sum.clone(), value)),
+                IterSource::Expr(source) => {
+                    let (var, min) = match source.kind() {
+                        ExprKind::Var(var) => (var.clone(), None),
+                        ExprKind::Binary(BinaryOp::Sub, a, min) => (a.as_var()?.clone(), Some(min)),
+                        _ => return None,
+                    };
+                    if inputs.iter().any(|(known, _)| *known == var) {
+                        return None;
+                    }
+                    let value = match min {
+                        Some(min) => analyzer.simplify(&build::add(value, min.clone())),
+                        None => value,
+                    };
+                    inputs.push((var, value));
+                }
+            }
+        }
+        level = next;
+    }
+    Some(inputs)
 }
 
 /// The indices rewritten through their affine form (`(i * 4 + j) // 4`

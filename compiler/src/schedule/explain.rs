@@ -1574,7 +1574,13 @@ elements gives shape (7, 10), whose last 6 elements would be padding, which
 TVM refuses without `pad_value` (tirc does not yet write the padding
 `pad_value` asks for). The buffer is named as `("read", N)`, `("write", N)`
 or by its name among the block's reads and writes, and must be a function
-parameter or a block's allocation, not a `match_buffer` view."#,
+parameter or a block's allocation, not a `match_buffer` view.
+
+`transform_block_layout(block, index_map)` maps a block's iterators instead
+(one parameter per iterator): the block must be alone under loops that start
+at 0 and be bound to them in order (before `split`, `fuse` or `reorder`), the
+map must be bijective and affine over the iterators' domains, and each new
+iterator may mix iterators of one kind only (spatial or reduction)."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
     for i in range(64):

@@ -1,7 +1,8 @@
 //! Layout transformations, after TVM's `layout_transformation.cc`:
 //! `transform_layout` gives a buffer a new shape through an index map
 //! (`lambda i, j: (i // 16, j // 16, i % 16, j % 16)`) and rewrites every
-//! access to it.
+//! access to it; `transform_block_layout` gives a block new iterators
+//! through an index map of its old ones, and new loops over them.
 //!
 //! Like TVM, a map that would pad the buffer (`i // 10, i % 10` over 64
 //! rows) is refused unless `pad_value` is given or the map is declared
@@ -16,7 +17,9 @@ use super::state::ScheduleState;
 use super::trace::{Outputs, TraceArg};
 use crate::analysis::access_regions::infer_block_regions;
 use crate::arith::int_set::{eval_set, IntSet};
-use crate::arith::iter_map::{detect_iter_map, iter_map_simplify, IterMapLevel};
+use crate::arith::iter_map::{
+    detect_iter_map, inverse_affine_iter_map, iter_map_simplify, IterMapLevel, IterMapResult,
+};
 use crate::arith::polynomial::PolynomialExpander;
 use crate::arith::Analyzer;
 use crate::ir::identity::VarMap;
@@ -24,8 +27,8 @@ use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, substitute, Mutator,
 };
 use crate::ir::{
-    operators, BinaryOp, Block, Buffer, BufferRegion, DataType, Expr, ExprKind, NodeId, Range,
-    Stmt, StmtKind, Var,
+    operators, BinaryOp, Block, BlockRealize, Buffer, BufferRegion, DataType, Expr, ExprKind,
+    IterKind, IterVar, NodeId, Range, Stmt, StmtKind, Var,
 };
 use crate::printer::expr_to_string;
 use crate::source::Span;
@@ -67,6 +70,19 @@ impl IndexMap {
                 )
             })
             .collect()
+    }
+
+    /// The affine form of the map when the old indices range over
+    /// `inputs`, checked to be a bijection onto the new indices.
+    fn detect_bijective(&self, inputs: &[(Var, Range)], analyzer: &Analyzer) -> IterMapResult {
+        detect_iter_map(
+            &self.outputs,
+            inputs,
+            &Expr::bool(true),
+            IterMapLevel::Bijective,
+            analyzer,
+            false,
+        )
     }
 
     /// The map as TVM's traces print it: `lambda i, j: (j, i,)`.
@@ -393,17 +409,38 @@ pub fn transform_layout(
 
 /// The extent of each new index over the old buffer's shape; each must start at 0.
 fn mapped_shape(buffer: &Buffer, map: &IndexMap) -> ScheduleResult<Vec<Expr>> {
-    let domains: VarMap<IntSet> = map
-        .input_ranges(buffer)
-        .into_iter()
-        .map(|(var, range)| (var, IntSet::from_range(&range)))
+    let subject = format!("the shape of `{}`", buffer.name());
+    mapped_extents(map, &map.input_ranges(buffer), &subject)
+}
+
+/// The extent of each new index when the old ones range over `inputs`
+/// (`subject` names them in messages); each must start at 0.
+fn mapped_extents(
+    map: &IndexMap,
+    inputs: &[(Var, Range)],
+    subject: &str,
+) -> ScheduleResult<Vec<Expr>> {
+    let domains: VarMap<IntSet> = inputs
+        .iter()
+        .map(|(var, range)| (var.clone(), IntSet::from_range(range)))
         .collect();
     let analyzer = Analyzer::new();
+    let unbounded = |position: usize, output: &Expr| {
+        ScheduleError::new(
+            codes::BAD_LAYOUT_TRANSFORM,
+            format!(
+                "new index {position} (`{}`) has no bound over {subject}",
+                expr_to_string(output)
+            ),
+            "use indices whose range follows from the old ones' extents",
+        )
+        .at_argument(2)
+    };
     let mut shape = Vec::with_capacity(map.outputs.len());
     for (position, output) in map.outputs.iter().enumerate() {
         let set = eval_set(output, &domains);
         let (Some(min), Some(max)) = (set.min(), set.max()) else {
-            return Err(unbounded_output(buffer, position, output));
+            return Err(unbounded(position, output));
         };
         let starts_at_zero = analyzer.simplify(min).as_int() == Some(0);
         if !starts_at_zero {
@@ -420,23 +457,10 @@ fn mapped_shape(buffer: &Buffer, map: &IndexMap) -> ScheduleResult<Vec<Expr>> {
         }
         let extent = operators::add(max.clone(), Expr::one(max.dtype()))
             .map(|e| analyzer.simplify(&e))
-            .map_err(|_| unbounded_output(buffer, position, output))?;
+            .map_err(|_| unbounded(position, output))?;
         shape.push(extent);
     }
     Ok(shape)
-}
-
-fn unbounded_output(buffer: &Buffer, position: usize, output: &Expr) -> ScheduleError {
-    ScheduleError::new(
-        codes::BAD_LAYOUT_TRANSFORM,
-        format!(
-            "new index {position} (`{}`) has no bound over the shape of `{}`",
-            expr_to_string(output),
-            buffer.name()
-        ),
-        "use indices whose range follows from the buffer's shape",
-    )
-    .at_argument(2)
 }
 
 /// Refuses a map that is not a bijection onto the new shape: it would leave
@@ -449,16 +473,9 @@ fn check_no_padding(
     pad_value_given: bool,
 ) -> ScheduleResult<()> {
     let analyzer = Analyzer::new();
-    let inputs = map.input_ranges(buffer);
-    let bijective = detect_iter_map(
-        &map.outputs,
-        &inputs,
-        &Expr::bool(true),
-        IterMapLevel::Bijective,
-        &analyzer,
-        false,
-    )
-    .is_success();
+    let bijective = map
+        .detect_bijective(&map.input_ranges(buffer), &analyzer)
+        .is_success();
     let product = |extents: &[Expr]| {
         extents
             .iter()
@@ -687,6 +704,270 @@ pub(crate) fn buffer_trace_arg(kind: AccessKind, index: i64) -> TraceArg {
     TraceArg::Tuple(vec![TraceArg::Str(kind.to_string()), TraceArg::Int(index)])
 }
 
+/// `sch.transform_block_layout(block, index_map)` (TVM's
+/// `TransformBlockLayout`): the block's iterators become the map's outputs
+/// `v0, v1, ...` over the extents the map gives them, its body and regions
+/// read the old iterators back through the map's inverse, and new loops
+/// `ax0, ax1, ...` bound one to one replace the loops above it. As TVM
+/// requires: the loops start at 0 and hold nothing but the next loop (the
+/// innermost, the block), the block is bound to them in order, and the map
+/// is bijective and affine over the iterators' domains, each new iterator
+/// mixing iterators of one kind only.
+pub fn transform_block_layout(
+    state: &mut ScheduleState,
+    block: NodeId,
+    index_map: &Lambda,
+) -> ScheduleResult<()> {
+    let refuse = |message: String, help: &str| {
+        ScheduleError::new(codes::BAD_LAYOUT_TRANSFORM, message, help)
+    };
+    let gone = || refuse("the block is gone".to_string(), "get the block again");
+    let block_sref = state.sref(block).ok_or_else(gone)?;
+    let realize = block_sref.as_realize().ok_or_else(gone)?.clone();
+    let block_location = block_sref.location();
+    let loops = state.enclosing_loops(block);
+    let mut loop_vars = Vec::with_capacity(loops.len());
+    for (position, id) in loops.iter().enumerate() {
+        let loop_sref = state.sref(*id).ok_or_else(gone)?;
+        let for_loop = loop_sref.as_for().ok_or_else(gone)?;
+        let name = for_loop.loop_var.name();
+        if !for_loop.min.is_int(0) {
+            return Err(refuse(
+                format!(
+                    "loop `{name}` starts at `{}`, not 0",
+                    expr_to_string(&for_loop.min)
+                ),
+                "transform the layout of a block whose loops start at 0",
+            )
+            .blame(loop_sref.location(), format!("loop `{name}`")));
+        }
+        let holds_only_the_next = match for_loop.body.kind() {
+            StmtKind::For(inner) => loops.get(position + 1) == Some(&inner.id),
+            StmtKind::BlockRealize(inner) => position + 1 == loops.len() && inner.block.id == block,
+            _ => false,
+        };
+        if !holds_only_the_next {
+            return Err(refuse(
+                format!("loop `{name}` holds more than the loops over the block"),
+                "transform the layout of a block that is alone under its loops (before compute_at or fusing stages)",
+            )
+            .blame(loop_sref.location(), "this holds other statements"));
+        }
+        loop_vars.push(for_loop.loop_var.clone());
+    }
+    let trivial = realize.iter_values.len() == loop_vars.len()
+        && realize
+            .iter_values
+            .iter()
+            .zip(&loop_vars)
+            .all(|(value, var)| value.as_var() == Some(var));
+    if !trivial || !realize.predicate.is_int(1) {
+        return Err(refuse(
+            format!(
+                "block `{}` is not bound to its loops one to one, in order, without a predicate",
+                realize.block.name
+            ),
+            "transform the block's layout before splitting, fusing or reordering its loops",
+        )
+        .blame(block_location, "the block"));
+    }
+    let iter_vars = &realize.block.iter_vars;
+    if let Some(iv) = iter_vars.iter().find(|iv| !iv.dom.min.is_int(0)) {
+        return Err(refuse(
+            format!(
+                "iterator `{}` of the block starts at `{}`, not 0",
+                iv.var.name(),
+                expr_to_string(&iv.dom.min)
+            ),
+            "transform the layout of a block whose iterators start at 0",
+        )
+        .blame(block_location, "the block"));
+    }
+    if index_map.params.len() != iter_vars.len() {
+        return Err(refuse(
+            format!(
+                "the index map takes {} indices but block `{}` has {} iterators",
+                index_map.params.len(),
+                realize.block.name,
+                iter_vars.len()
+            ),
+            "write one lambda parameter per block iterator, such as `lambda i, j: (j, i)`",
+        )
+        .at_argument(1));
+    }
+    let dtype = iter_vars
+        .first()
+        .map(|iv| iv.var.dtype())
+        .unwrap_or_else(DataType::int32);
+    let map =
+        index_map_from_lambda(index_map, iter_vars.len(), dtype).map_err(|e| e.at_argument(1))?;
+    let inputs: Vec<(Var, Range)> = map
+        .initial
+        .iter()
+        .cloned()
+        .zip(iter_vars.iter().map(|iv| iv.dom.clone()))
+        .collect();
+    let extents = mapped_extents(&map, &inputs, "the block's iterator domains")
+        .map_err(|e| e.at_argument(1))?;
+    let analyzer = Analyzer::new();
+    let detected = map.detect_bijective(&inputs, &analyzer);
+    let new_vars: Vec<Var> = map
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(i, output)| Var::new(format!("v{i}"), output.dtype(), Span::NONE))
+        .collect();
+    let new_values: Vec<Expr> = new_vars.iter().map(Var::to_expr).collect();
+    let inverse = match detected.is_success() {
+        true => inverse_affine_iter_map(&detected.indices, &new_values),
+        false => None,
+    };
+    let Some(inverse) = inverse else {
+        return Err(refuse(
+            format!("the index map `{}` is not a bijective affine map of the block's iterators", map.to_python()),
+            "use a map that reorders, splits (`i // 4, i % 4`) or fuses (`i * 16 + j`) the iterators and keeps every point",
+        )
+        .at_argument(1));
+    };
+    // Each new iterator takes the kind of the old ones it mixes.
+    let old_values: Vec<Expr> = iter_vars.iter().map(|iv| iv.var.to_expr()).collect();
+    let transformed = map.map_indices(&old_values, &analyzer);
+    let mut new_iters = Vec::with_capacity(new_vars.len());
+    for ((var, value), extent) in new_vars.iter().zip(&transformed).zip(&extents) {
+        let mut kinds = Vec::new();
+        crate::ir::visit::walk_exprs(value, &mut |e| {
+            if let ExprKind::Var(used) = e.kind() {
+                if let Some(iv) = iter_vars.iter().find(|iv| iv.var == *used) {
+                    kinds.push(iv.kind);
+                }
+            }
+        });
+        let kind = match kinds.first() {
+            _ if extent.is_int(1) => IterKind::Spatial,
+            Some(first) if kinds.iter().all(|k| k == first) => *first,
+            _ => {
+                return Err(refuse(
+                    format!(
+                        "new iterator `{}` (`{}`) mixes iterators of different kinds (spatial and reduction), so it has no kind of its own",
+                        var.name(),
+                        expr_to_string(value)
+                    ),
+                    "keep spatial and reduction iterators in separate new indices",
+                )
+                .at_argument(1));
+            }
+        };
+        new_iters.push(IterVar {
+            var: var.clone(),
+            dom: Range::new(
+                Expr::zero(var.dtype()),
+                operators::cast(var.dtype(), extent.clone()),
+            ),
+            kind,
+        });
+    }
+    let mut subst: VarMap<Expr> = VarMap::default();
+    for (iv, param) in iter_vars.iter().zip(&map.initial) {
+        if let Some((_, value)) = inverse.iter().find(|(var, _)| var == param) {
+            subst.insert(iv.var.clone(), value.clone());
+        }
+    }
+    let mut simplifier = Analyzer::new();
+    for iv in &new_iters {
+        simplifier.bind(&iv.var, &iv.dom);
+    }
+    let mut rewriter = AccessSimplifier {
+        subst,
+        analyzer: simplifier,
+    };
+    let mut new_block = rewriter.mutate_block(&realize.block);
+    new_block.iter_vars = new_iters;
+    let loop_vars: Vec<Var> = new_vars
+        .iter()
+        .enumerate()
+        .map(|(i, var)| Var::new(format!("ax{i}"), var.dtype(), Span::NONE))
+        .collect();
+    let mut nest = Stmt::block_realize(BlockRealize {
+        iter_values: loop_vars.iter().map(Var::to_expr).collect(),
+        predicate: Expr::bool(true),
+        block: new_block,
+    });
+    for (var, extent) in loop_vars.iter().zip(&extents).rev() {
+        nest = super::loop_transformation::new_loop(var, extent.clone(), nest, Span::NONE);
+    }
+    let replaced = loops.first().copied().unwrap_or(block);
+    state.replace(replaced, nest);
+    Ok(())
+}
+
+/// Substitutes the old iterators and simplifies every index and region
+/// (TVM's `BlockBufferAccessSimplifier`).
+struct AccessSimplifier {
+    subst: VarMap<Expr>,
+    analyzer: Analyzer,
+}
+
+impl Mutator for AccessSimplifier {
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        let substituted = substitute(expr, &self.subst);
+        let rebuilt = mutate_expr_children(&mut IndexOnly(&self.analyzer), &substituted);
+        match rebuilt.kind() {
+            ExprKind::Load(_) => rebuilt,
+            _ if rebuilt.dtype().is_int() => self.analyzer.simplify(&rebuilt),
+            _ => rebuilt,
+        }
+    }
+
+    fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        let rebuilt = mutate_stmt_children(self, stmt);
+        match rebuilt.kind() {
+            StmtKind::BufferStore(store) => {
+                let indices = store
+                    .indices
+                    .iter()
+                    .map(|i| self.analyzer.simplify(i))
+                    .collect();
+                rebuilt.with_kind(StmtKind::BufferStore(crate::ir::BufferStore {
+                    indices,
+                    ..store.clone()
+                }))
+            }
+            _ => rebuilt,
+        }
+    }
+
+    fn mutate_block(&mut self, block: &Block) -> Block {
+        let mut block = mutate_block_children(self, block);
+        let analyzer = &self.analyzer;
+        for region in block.reads.iter_mut().chain(block.writes.iter_mut()) {
+            for range in &mut region.region {
+                *range = Range::new(
+                    analyzer.simplify(&range.min),
+                    analyzer.simplify(&range.extent),
+                );
+            }
+        }
+        block
+    }
+}
+
+/// Simplifies the indices of the loads inside an expression.
+struct IndexOnly<'a>(&'a Analyzer);
+
+impl Mutator for IndexOnly<'_> {
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        let rebuilt = mutate_expr_children(self, expr);
+        match rebuilt.kind() {
+            ExprKind::Load(load) => Expr::load(
+                &load.buffer,
+                load.indices.iter().map(|i| self.0.simplify(i)).collect(),
+            )
+            .with_span(rebuilt.span()),
+            _ => rebuilt,
+        }
+    }
+}
+
 /// The layout-transformation primitives' descriptors.
 pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     name: "transform_layout",
@@ -702,16 +983,63 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     keyword_only: &[],
     doc: "Gives a buffer the block reads or writes (`(\"read\", 0)`, `(\"write\", 0)` or its name) the layout an index map computes (`lambda i, j: (i // 16, j // 16, i % 16, j % 16)`): its new shape, and every load, store and region of it rewritten. A function parameter's signature changes too. A map that would leave padding is refused (tirc does not yet write `pad_value`).",
     apply: apply_transform_layout,
+}, Primitive {
+    name: "transform_block_layout",
+    aliases: &[],
+    params: &[required("block"), required("index_map")],
+    varargs: None,
+    keyword_only: &[],
+    doc: "Gives a block new iterators through an index map of its old ones (`lambda i, j: (j, i)`, `lambda i, j: (i * 64 + j,)`): iterators `v0, v1, ...` over the extents the map gives, new loops `ax0, ax1, ...` above it, and its body reading the old iterators back through the map's inverse. The block must be alone under loops starting at 0 and bound to them in order, and the map bijective and affine, each new iterator mixing iterators of one kind.",
+    apply: apply_transform_block_layout,
 }];
+
+fn apply_transform_block_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let lambda = index_map_arg(run, bound, 1)?;
+    let map_text = {
+        let iters = run
+            .state
+            .sref(block)
+            .and_then(|s| s.as_realize())
+            .map(|r| r.block.iter_vars.clone())
+            .unwrap_or_default();
+        let dtype = iters
+            .first()
+            .map(|iv| iv.var.dtype())
+            .unwrap_or_else(DataType::int32);
+        index_map_from_lambda(&lambda, lambda.params.len(), dtype)
+            .map(|map| map.to_python())
+            .map_err(|e| run.refused(bound, e.at_argument(1)))?
+    };
+    transform_block_layout(run.state, block, &lambda).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "transform_block_layout",
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("index_map"), TraceArg::Source(map_text)),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
+}
+
+/// The `index_map` argument at `position`: a `lambda`.
+fn index_map_arg(
+    run: &Interpreter<'_>,
+    bound: &Bound<'_>,
+    position: usize,
+) -> Eval<std::sync::Arc<Lambda>> {
+    match bound.get(position).map(|a| &a.value) {
+        Some(Value::Lambda(lambda)) => Ok(lambda.clone()),
+        Some(other) => Err(run.wrong_kind(bound, position, "index_map", "a `lambda`", other)),
+        None => Err(run.wrong_kind(bound, position, "index_map", "a `lambda`", &Value::None)),
+    }
+}
 
 fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
     let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
     let choice = buffer_choice_arg(run, bound, 1)?;
-    let lambda = match bound.get(2).map(|a| &a.value) {
-        Some(Value::Lambda(lambda)) => lambda.clone(),
-        Some(other) => return Err(run.wrong_kind(bound, 2, "index_map", "a `lambda`", other)),
-        None => return Err(run.wrong_kind(bound, 2, "index_map", "a `lambda`", &Value::None)),
-    };
+    let lambda = index_map_arg(run, bound, 2)?;
     let pad_value = match bound.get(3).map(|a| &a.value) {
         None | Some(Value::None) => None,
         Some(Value::Int(v)) => Some(TraceArg::Int(*v)),

@@ -167,7 +167,6 @@ pub const TVM_ONLY_METHODS: &[&str] = &[
     "read_at",
     "write_at",
     "unsafe_set_dtype",
-    "transform_block_layout",
     "set_axis_separator",
     "decompose_padding",
     "pad_einsum",

@@ -297,3 +297,83 @@ fn block_bindings_from_split_and_fuse_are_affine() {
     assert!(!is_affine_binding(&opaque, &enclosing));
     assert!(is_affine_binding(&opaque, &[]));
 }
+
+/// The inverse of a bijective map evaluated at every point gives back the
+/// point: `inverse(map(p)) == p`.
+fn check_inverse(indices: &[Expr], iters: &[(Var, Range)]) {
+    let detected = detect(indices, iters, Expr::bool(true), IterMapLevel::Bijective);
+    assert!(detected.is_success(), "{:?}", detected.errors);
+    let outputs: Vec<Var> = (0..indices.len()).map(|k| var(&format!("y{k}"))).collect();
+    let output_exprs: Vec<Expr> = outputs.iter().map(Var::to_expr).collect();
+    let inverse = inverse_affine_iter_map(&detected.indices, &output_exprs).expect("an inverse");
+    assert_eq!(inverse.len(), iters.len());
+    let extents: Vec<i64> = iters
+        .iter()
+        .map(|(_, r)| r.extent.as_int().unwrap())
+        .collect();
+    let total: i64 = extents.iter().product();
+    let analyzer = Analyzer::new();
+    for flat in 0..total {
+        let mut point = Vec::new();
+        let mut rest = flat;
+        for extent in extents.iter().rev() {
+            point.push(rest % extent);
+            rest /= extent;
+        }
+        point.reverse();
+        let at_point: crate::ir::identity::VarMap<Expr> = iters
+            .iter()
+            .zip(&point)
+            .map(|((v, _), value)| (v.clone(), c(*value)))
+            .collect();
+        let mapped: crate::ir::identity::VarMap<Expr> = outputs
+            .iter()
+            .zip(indices)
+            .map(|(y, index)| {
+                let value = crate::ir::mutate::substitute(index, &at_point);
+                (y.clone(), analyzer.simplify(&value))
+            })
+            .collect();
+        for ((input, _), value) in iters.iter().zip(&point) {
+            let (_, expr) = inverse
+                .iter()
+                .find(|(v, _)| v == input)
+                .expect("every input");
+            let back = analyzer.simplify(&crate::ir::mutate::substitute(expr, &mapped));
+            assert_eq!(
+                back.as_int(),
+                Some(*value),
+                "{} at {point:?}: {expr}",
+                input.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_inverse_of_a_split_fuse_and_permutation_gives_every_point_back() {
+    let (i, j, k) = (var("i"), var("j"), var("k"));
+    // Split: (i // 4, i % 4, j).
+    check_inverse(
+        &[
+            op(BinaryOp::FloorDiv, i.to_expr(), c(4)),
+            op(BinaryOp::FloorMod, i.to_expr(), c(4)),
+            j.to_expr(),
+        ],
+        &loops(&[(&i, 8), (&j, 3)]),
+    );
+    // Fuse and permute: (k, i * 3 + j).
+    check_inverse(
+        &[k.to_expr(), fused_index(&i, &j, 3)],
+        &loops(&[(&i, 4), (&j, 3), (&k, 2)]),
+    );
+    // A fused index split differently: ((i * 6 + j) // 4, (i * 6 + j) % 4).
+    let fused = fused_index(&i, &j, 6);
+    check_inverse(
+        &[
+            op(BinaryOp::FloorDiv, fused.clone(), c(4)),
+            op(BinaryOp::FloorMod, fused, c(4)),
+        ],
+        &loops(&[(&i, 2), (&j, 6)]),
+    );
+}
