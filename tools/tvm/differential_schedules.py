@@ -7,7 +7,8 @@ random schedule script of the primitives tirc implements (split with every
 kind of factor list, fuse, reorder, parallel, vectorize, unroll, bind,
 annotate, unannotate, add_unit_loop, the getters; compute_inline,
 reverse_compute_inline, cache_read, cache_write, storage_align, set_scope,
-decompose_reduction, compute_at, reverse_compute_at, rfactor), with arguments
+decompose_reduction, compute_at, reverse_compute_at, rfactor,
+transform_layout, reindex, transform_block_layout, blockize), with arguments
 that are mostly valid (a block's real buffer indices, a consumer's loop for
 compute_at, a reduction loop for rfactor) and sometimes wrong (indices out of
 range, misspelt scopes, loops of unrelated blocks, spatial loops for rfactor),
@@ -71,11 +72,22 @@ BODY_BUFFER = re.compile(r"^\s+\w+ = T\.Buffer\(", re.M)
 UNSIMPLIFIED = re.compile(r" \+ (\d+) - \1\b| - (\d+) \+ \2\b")
 
 
+# An index TVM's compute_inline leaves in T.reads after reading a store
+# through its inverse (`vi // 8 * 8 + vi % 8`).
+UNFOLDED_SPLIT = re.compile(r"\b(\w+) // (\d+) \* \2 \+ \1 % \2\b")
+# A negative constant TVM's simplifier leaves added (`x + -1`).
+PLUS_NEGATIVE = re.compile(r" \+ -(\d+)\b")
+
+
 def simplify_reads(module_text: str) -> str:
-    """TVM's module with `x + c - c` in T.reads lines made `x`."""
-    return "\n".join(
-        UNSIMPLIFIED.sub("", line) if "T.reads(" in line else line for line in module_text.split("\n")
-    )
+    """TVM's module with `x + c - c` and `x // c * c + x % c` in T.reads
+    lines made `x`, and `x + -c` made `x - c` everywhere."""
+    lines = []
+    for line in module_text.split("\n"):
+        if "T.reads(" in line:
+            line = UNFOLDED_SPLIT.sub(r"\1", UNSIMPLIFIED.sub("", line))
+        lines.append(PLUS_NEGATIVE.sub(r" - \1", line))
+    return "\n".join(lines)
 
 
 THREAD_TAGS = [
@@ -217,6 +229,8 @@ class Trial:
             return lambda n: bool(self.regions(n, kind))
         if op in ("transform_layout", "reindex"):
             return lambda n: bool(self.regions(n, "reads") or self.regions(n, "writes"))
+        if op in ("transform_block_layout", "blockize"):
+            return lambda n: self.info(n) is not None and bool(self.info(n).iter_vars)
         if op in ("storage_align", "set_scope"):
             allocated = self.allocated()
             return lambda n: any(b in allocated for b, _ in self.regions(n, "writes"))
@@ -354,9 +368,10 @@ class Trial:
         """A `lambda` over `rank` indices: transposes, tilings by factors that
         may not divide, merges, and now and then the wrong arity."""
         rng = self.rng
-        names = ["i", "j", "k", "l", "m"]
+        names = ["i", "j", "k", "l", "m", "n", "p", "q", "r", "s", "t", "u"]
         if rng.random() < 0.05:
             rank = max(1, rank + rng.choice([-1, 1]))
+        rank = min(rank, len(names))
         params = names[:rank]
         outputs = list(params)
         shape = rng.random()
@@ -399,6 +414,8 @@ class Trial:
             + ["rfactor"] * 3
             + ["transform_layout"] * 2
             + ["reindex"] * 2
+            + ["transform_block_layout"] * 2
+            + ["blockize"] * 2
         )
         if op in DATAFLOW:
             return self.dataflow(op)
@@ -513,6 +530,36 @@ class Trial:
                 self.forget(name, block)
                 self.blocks.pop(name, None)
                 self.removed.append(block)
+            return ok
+        if op == "transform_block_layout":
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            info = self.info(name) if name else None
+            rank = len(info.iter_vars) if info is not None else rng.randint(1, 3)
+            ok = self.run(f"sch.transform_block_layout({block}, {self.index_map(rank)})")
+            if ok:
+                # The loops above the block are new.
+                self.stale.extend(self.loops)
+                self.loops = []
+                self.loops_owner = None
+            return ok
+        if op == "blockize":
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            loops = self.loops_for(block)
+            if not loops:
+                return loops is not None
+            loop = rng.choice(loops)
+            target = self.fresh("b")
+            option = f", preserve_unit_iters={flag()}" if rng.random() < 0.3 else ""
+            ok = self.run(f"{target} = sch.blockize({loop}{option})")
+            if ok:
+                self.register(target)
+                self.stale.extend(self.loops)
+                self.loops = []
+                self.loops_owner = None
             return ok
         if op in ("transform_layout", "reindex"):
             name, block = self.pick(liked=liked)
@@ -686,6 +733,8 @@ DATAFLOW = (
     "rfactor",
     "transform_layout",
     "reindex",
+    "transform_block_layout",
+    "blockize",
 )
 
 
@@ -721,7 +770,10 @@ def run_trial(seed: int, module_text: str, steps: int) -> TvmRun:
                         break
                 pipe.write(json.dumps({"refused": trial.refused, "module": trial.sch.mod.script()}) + "\n")
             except BaseException as error:  # noqa: BLE001
-                pipe.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
+                import traceback
+
+                where = traceback.extract_tb(error.__traceback__)[-1]
+                pipe.write(json.dumps({"error": f"{type(error).__name__}: {error} (line {where.lineno}: {where.line})"}) + "\n")
             pipe.flush()
         os._exit(0)
     os.close(write_end)
@@ -786,6 +838,14 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
                 return "tirc_stricter"
             if f"error[{SCOPE_REFUSED_ON_PURPOSE}]" in output and re.search(r'"(texture[^"]*)?"', trial.lines[step]):
                 return "tirc_refuses_scope"
+            # blockize of a function's only loop nest (the new block would
+            # read back as the root block), or of loops whose guarded
+            # accesses reach outside a buffer (TVM declares a region past
+            # the buffer's end): tools/tvm/NOTES.md §14.
+            if "error[E0339]" in output and "only loop nest" in output:
+                return "tirc_refuses_blockize_root"
+            if "error[E0339]" in output and "guarded access" in output:
+                return "tirc_refuses_blockize_guarded"
     tvm_module = trial.module
     if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
         # TVM lost the allocation of a buffer still in use.  tirc may do the
@@ -793,7 +853,7 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
         # a disagreement.
         if outcome != "crash" or "error[E0212]" in output:
             return "tvm_drops_allocation"
-    if verdict.startswith("modules differ only in TVM's unsimplified T.reads"):
+    if verdict.startswith("modules differ only in TVM's unsimplified"):
         return "tvm_unsimplified_reads"
     return None
 
@@ -862,7 +922,7 @@ def main() -> None:
                             f.write(simplified)
                         again = subprocess.run([args.tirc, "diff", actual, expected], capture_output=True, text=True)
                         if again.returncode == 0:
-                            verdict = "modules differ only in TVM's unsimplified T.reads:\n" + diff.stdout
+                            verdict = "modules differ only in TVM's unsimplified indices:\n" + diff.stdout
                 else:
                     verdict = replay_trace(args.tirc, path, module_text, expected)
         else:

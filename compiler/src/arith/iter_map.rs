@@ -280,11 +280,17 @@ pub fn inverse_affine_iter_map(sums: &[IterSum], outputs: &[Expr]) -> Option<Vec
         let mut marks: Vec<(IterMark, Expr)> = Vec::new();
         for (sum, value) in &level {
             let offset = build::sub(value.clone(), sum.base.clone());
-            for split in &sum.args {
-                let digit = build::floormod(
-                    build::floordiv(offset.clone(), split.scale.clone()),
-                    split.extent.clone(),
-                );
+            for (position, split) in sum.args.iter().enumerate() {
+                // The outermost digit needs no `% extent` (the others are
+                // below its scale), a unit scale no `// scale`.
+                let shifted = match split.scale.is_int(1) {
+                    true => offset.clone(),
+                    false => build::floordiv(offset.clone(), split.scale.clone()),
+                };
+                let digit = match position {
+                    0 => shifted,
+                    _ => build::floormod(shifted, split.extent.clone()),
+                };
                 let part = build::mul(digit, split.lower_factor.clone());
                 match marks
                     .iter_mut()

@@ -12,13 +12,16 @@ use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRef, SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
 use crate::analysis::access_regions::infer_block_regions;
+use crate::arith::int_set::eval_set;
+use crate::arith::iter_map::{detect_iter_map, inverse_affine_iter_map, IterMapLevel};
 use crate::arith::{build, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_block_children, mutate_expr_children, substitute, Mutator};
 use crate::ir::structural::expr_equal;
 use crate::ir::visit::walk_exprs_in_stmt;
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, Buffer, BufferStore, Expr, ExprKind, NodeId, Stmt, StmtKind, Var,
+    BinaryOp, Block, BlockRealize, Buffer, BufferStore, Expr, ExprKind, NodeId, Range, Stmt,
+    StmtKind, Var,
 };
 
 /// `sch.compute_inline(block)`: every load of the block's output is replaced
@@ -293,7 +296,12 @@ fn inline_pattern(block: &Block, buffer: &Buffer) -> Option<(Vec<Var>, Expr)> {
             return Some((vars, store.value.clone()));
         }
     }
-    // Shifted indices: each a distinct iterator plus or minus a constant.
+    shifted_pattern(block, store).or_else(|| affine_pattern(block, store))
+}
+
+/// `B[vi, vj + 1] = value`: each index a distinct iterator plus or minus a
+/// constant.
+fn shifted_pattern(block: &Block, store: &BufferStore) -> Option<(Vec<Var>, Expr)> {
     let mut inverse = VarMap::default();
     let mut placeholders = Vec::with_capacity(store.indices.len());
     for (i, index) in store.indices.iter().enumerate() {
@@ -319,6 +327,70 @@ fn inline_pattern(block: &Block, buffer: &Buffer) -> Option<(Vec<Var>, Expr)> {
         }
     }
     Some((placeholders, substitute(&store.value, &inverse)))
+}
+
+/// `B[v0 * 8 + v1, v2] = value` (after `transform_block_layout`): indices
+/// that are a bijective affine map of the iterators onto a box of as many
+/// elements, read back through its inverse (TVM's `SetIndexSubstitution`).
+fn affine_pattern(block: &Block, store: &BufferStore) -> Option<(Vec<Var>, Expr)> {
+    let inputs: Vec<(Var, Range)> = block
+        .iter_vars
+        .iter()
+        .map(|iv| (iv.var.clone(), iv.dom.clone()))
+        .collect();
+    let analyzer = Analyzer::new();
+    let detected = detect_iter_map(
+        &store.indices,
+        &inputs,
+        &Expr::bool(true),
+        IterMapLevel::Bijective,
+        &analyzer,
+        false,
+    );
+    if !detected.is_success() {
+        return None;
+    }
+    // Indices with holes (`B[vi * 2]`) would leave elements no store wrote.
+    let domains: VarMap<IntSet> = inputs
+        .iter()
+        .map(|(var, range)| (var.clone(), IntSet::from_range(range)))
+        .collect();
+    let mut index_points = Some(1i64);
+    for index in &store.indices {
+        let set = eval_set(index, &domains);
+        let extent = match (
+            set.min().and_then(Expr::as_int),
+            set.max().and_then(Expr::as_int),
+        ) {
+            (Some(min), Some(max)) => Some(max - min + 1),
+            _ => None,
+        };
+        index_points = index_points.zip(extent).map(|(a, b)| a * b);
+    }
+    let iter_points = inputs.iter().try_fold(1i64, |acc, (_, range)| {
+        range.extent.as_int().map(|e| acc * e)
+    });
+    if index_points.is_none() || index_points != iter_points {
+        return None;
+    }
+    let placeholders: Vec<Var> = store
+        .indices
+        .iter()
+        .enumerate()
+        .map(|(i, index)| Var::new(format!("ph_{i}"), index.dtype(), index.span()))
+        .collect();
+    let values: Vec<Expr> = placeholders.iter().map(Var::to_expr).collect();
+    let inverse = inverse_affine_iter_map(&detected.indices, &values)?;
+    let mut map: VarMap<Expr> = inverse.into_iter().collect();
+    for iv in &block.iter_vars {
+        if !map.contains_key(&iv.var) {
+            if !(iv.dom.extent.is_int(1) && iv.dom.min.is_const()) {
+                return None;
+            }
+            map.insert(iv.var.clone(), iv.dom.min.clone());
+        }
+    }
+    Some((placeholders, substitute(&store.value, &map)))
 }
 
 /// `v`, `v + c`, `c + v` or `v - c`: the variable and the shift.

@@ -463,6 +463,27 @@ fn mapped_extents(
     Ok(shape)
 }
 
+/// True when the extents `old` and `new` hold as many points: a bijective
+/// map between them leaves no padding.
+fn same_size(old: &[Expr], new: &[Expr], analyzer: &Analyzer) -> bool {
+    let product = |extents: &[Expr]| {
+        extents
+            .iter()
+            .try_fold(Expr::one(DataType::int64()), |acc, e| {
+                operators::mul(acc, operators::cast(DataType::int64(), e.clone())).ok()
+            })
+    };
+    match (product(old), product(new)) {
+        (Some(old), Some(new)) => {
+            // `m * n` against `n * m`: expanded as polynomials when the rules cannot tell.
+            PolynomialExpander::default().constant_difference(&old, &new) == Some(0)
+                || operators::binary(BinaryOp::Eq, old, new)
+                    .is_ok_and(|equal| analyzer.can_prove(&equal))
+        }
+        _ => false,
+    }
+}
+
 /// Refuses a map that is not a bijection onto the new shape: it would leave
 /// padding (or fold two elements onto one), which TVM refuses without
 /// `pad_value` and tirc cannot yet fill.
@@ -476,22 +497,7 @@ fn check_no_padding(
     let bijective = map
         .detect_bijective(&map.input_ranges(buffer), &analyzer)
         .is_success();
-    let product = |extents: &[Expr]| {
-        extents
-            .iter()
-            .try_fold(Expr::one(DataType::int64()), |acc, e| {
-                operators::mul(acc, operators::cast(DataType::int64(), e.clone())).ok()
-            })
-    };
-    let same_size = match (product(buffer.shape()), product(new_shape)) {
-        (Some(old), Some(new)) => {
-            // `m * n` against `n * m`: expanded as polynomials when the rules cannot tell.
-            PolynomialExpander::default().constant_difference(&old, &new) == Some(0)
-                || operators::binary(BinaryOp::Eq, old, new)
-                    .is_ok_and(|equal| analyzer.can_prove(&equal))
-        }
-        _ => false,
-    };
+    let same_size = same_size(buffer.shape(), new_shape, &analyzer);
     if bijective && same_size {
         return Ok(());
     }
@@ -818,7 +824,9 @@ pub fn transform_block_layout(
         .map(|(i, output)| Var::new(format!("v{i}"), output.dtype(), Span::NONE))
         .collect();
     let new_values: Vec<Expr> = new_vars.iter().map(Var::to_expr).collect();
-    let inverse = match detected.is_success() {
+    let old_extents: Vec<Expr> = iter_vars.iter().map(|iv| iv.dom.extent.clone()).collect();
+    let fills = same_size(&old_extents, &extents, &analyzer);
+    let inverse = match detected.is_success() && fills {
         true => inverse_affine_iter_map(&detected.indices, &new_values),
         false => None,
     };
@@ -866,15 +874,15 @@ pub fn transform_block_layout(
             kind,
         });
     }
-    let mut subst: VarMap<Expr> = VarMap::default();
-    for (iv, param) in iter_vars.iter().zip(&map.initial) {
-        if let Some((_, value)) = inverse.iter().find(|(var, _)| var == param) {
-            subst.insert(iv.var.clone(), value.clone());
-        }
-    }
     let mut simplifier = Analyzer::new();
     for iv in &new_iters {
         simplifier.bind(&iv.var, &iv.dom);
+    }
+    let mut subst: VarMap<Expr> = VarMap::default();
+    for (iv, param) in iter_vars.iter().zip(&map.initial) {
+        if let Some((_, value)) = inverse.iter().find(|(var, _)| var == param) {
+            subst.insert(iv.var.clone(), simplifier.simplify(value));
+        }
     }
     let mut rewriter = AccessSimplifier {
         subst,
@@ -910,7 +918,7 @@ struct AccessSimplifier {
 impl Mutator for AccessSimplifier {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
         let substituted = substitute(expr, &self.subst);
-        let rebuilt = mutate_expr_children(&mut IndexOnly(&self.analyzer), &substituted);
+        let rebuilt = IndexOnly(&self.analyzer).mutate_expr(&substituted);
         match rebuilt.kind() {
             ExprKind::Load(_) => rebuilt,
             _ if rebuilt.dtype().is_int() => self.analyzer.simplify(&rebuilt),
