@@ -114,9 +114,11 @@ impl Interpreter<'_> {
                 self.multiply_accumulate(&d, &a, &b, &c)
             }
             _ => {
-                let mnk = [1, 2, 3].map(|i| args[i].as_int());
+                let mnk = [1, 2, 3].map(|i| args[i].as_int().filter(|v| (1..=64).contains(v)));
                 let [Some(m), Some(n), Some(k)] = mnk else {
-                    return Err(wrong(format!("`T.{name}` needs constant m, n and k")));
+                    return Err(wrong(format!(
+                        "`T.{name}` needs m, n and k as constants from 1 to 64 (tensor-core tiles are 8 to 32 wide)"
+                    )));
                 };
                 let layout = match args.get(7).map(Expr::kind) {
                     Some(ExprKind::Str(layout)) => Some(layout.as_str()),
@@ -215,7 +217,7 @@ impl Interpreter<'_> {
             ))
         })?;
         let (rows, cols) = fragment.tile(mnk);
-        if cols <= 0 || fragment.row_length % cols != 0 || index < 0 {
+        if cols <= 0 || fragment.row_length < cols || fragment.row_length % cols != 0 || index < 0 {
             return Err(wrong(format!(
                 "tile {index} of `{}`: its rows of {} elements are not whole {cols}-column tiles",
                 storage.name, fragment.row_length
@@ -283,7 +285,7 @@ impl Interpreter<'_> {
             b.cols
         };
         let accumulator = d.fragment.element;
-        let mut result = Vec::with_capacity((m * n) as usize);
+        let mut result = Vec::new();
         for i in 0..m {
             for j in 0..n {
                 let mut sum = read(self, c, i, j)?;
