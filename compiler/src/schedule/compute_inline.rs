@@ -20,8 +20,8 @@ use crate::ir::mutate::{mutate_block_children, mutate_expr_children, substitute,
 use crate::ir::structural::expr_equal;
 use crate::ir::visit::walk_exprs_in_stmt;
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, Buffer, BufferStore, Expr, ExprKind, NodeId, Range, Stmt,
-    StmtKind, Var,
+    BinaryOp, Block, BlockRealize, Buffer, BufferRegion, BufferStore, Expr, ExprKind, NodeId,
+    Range, Stmt, StmtKind, Var,
 };
 
 /// `sch.compute_inline(block)`: every load of the block's output is replaced
@@ -45,10 +45,14 @@ pub fn compute_inline(state: &mut ScheduleState, block: NodeId) -> ScheduleResul
         inlined: inlined.clone(),
         kind: InlineKind::Producer { index_vars, value },
         opaque_access: false,
+        out_of_bounds: None,
     };
     let new_scope = inliner.mutate_stmt(&scope_stmt);
     if inliner.opaque_access || uses_data_var(&new_scope, &inlined) {
         return Err(opaque_access(&inlined));
+    }
+    if let Some((outer, buffer)) = inliner.out_of_bounds {
+        return Err(region_outside(&outer, &buffer, &inlined));
     }
     state.replace(scope, new_scope);
     Ok(())
@@ -107,10 +111,14 @@ pub fn reverse_compute_inline(state: &mut ScheduleState, block: NodeId) -> Sched
             plan,
         },
         opaque_access: false,
+        out_of_bounds: None,
     };
     let new_scope = inliner.mutate_stmt(&scope_stmt);
     if inliner.opaque_access || uses_data_var(&new_scope, &inlined) {
         return Err(opaque_access(&inlined));
+    }
+    if let Some((outer, buffer)) = inliner.out_of_bounds {
+        return Err(region_outside(&outer, &buffer, &inlined));
     }
     state.replace(scope, new_scope);
     Ok(())
@@ -239,6 +247,36 @@ fn body_pattern(sref: &SRef, reverse: bool) -> ScheduleError {
     ScheduleError::new(codes::NOT_INLINABLE, message, help)
         .blame(sref.location(), "the block")
         .at_argument(0)
+}
+
+fn region_outside(outer: &str, buffer: &str, inlined: &Buffer) -> ScheduleError {
+    ScheduleError::new(
+        codes::NOT_INLINABLE,
+        format!(
+            "inlining `{}` would give block `{outer}` a region of `{buffer}` that reaches outside `{buffer}` (a guarded access), which the block cannot declare",
+            inlined.name()
+        ),
+        "inline before blockizing or tensorizing the blocks around the consumer",
+    )
+    .blame(inlined.span(), format!("`{}` is declared here", inlined.name()))
+    .at_argument(0)
+}
+
+/// The buffer of the first region provably outside its buffer's shape.
+fn region_outside_buffer(regions: &[BufferRegion]) -> Option<String> {
+    regions.iter().find_map(|region| {
+        let outside = region
+            .region
+            .iter()
+            .zip(region.buffer.shape())
+            .any(|(range, extent)| {
+                let (Some(min), Some(size)) = (range.min.as_int(), range.extent.as_int()) else {
+                    return false;
+                };
+                min < 0 || extent.as_int().is_some_and(|extent| min + size > extent)
+            });
+        outside.then(|| region.buffer.name().to_string())
+    })
 }
 
 fn opaque_access(buffer: &Buffer) -> ScheduleError {
@@ -673,6 +711,10 @@ struct Inliner {
     inlined: Buffer,
     kind: InlineKind,
     opaque_access: bool,
+    /// A block whose re-inferred region of a buffer reaches outside it
+    /// (a guarded read of the producer, `X[vh - 1]` under `vh >= 1`, seen
+    /// from a block around the consumer): (block, buffer).
+    out_of_bounds: Option<(String, String)>,
 }
 
 impl Inliner {
@@ -771,6 +813,11 @@ impl Mutator for Inliner {
             let (reads, writes) = infer_block_regions(&new_block);
             new_block.reads = reads;
             new_block.writes = writes;
+            let outside = region_outside_buffer(&new_block.reads)
+                .or_else(|| region_outside_buffer(&new_block.writes));
+            if let (Some(buffer), None) = (outside, &self.out_of_bounds) {
+                self.out_of_bounds = Some((block.name.clone(), buffer));
+            }
         }
         new_block
     }

@@ -874,16 +874,25 @@ pub fn transform_block_layout(
             kind,
         });
     }
-    let mut simplifier = Analyzer::new();
+    // The inverse is simplified over the new iterators' ranges (TVM's
+    // `IndexMap::Inverse`: `v0 // 16` is 0 when v0 < 16), an iterator alone
+    // kept as it is; the body and regions without them (TVM's
+    // `BlockBufferAccessSimplifier`), so a unit iterator stays a variable.
+    let mut ranged = Analyzer::new();
     for iv in &new_iters {
-        simplifier.bind(&iv.var, &iv.dom);
+        ranged.bind(&iv.var, &iv.dom);
     }
     let mut subst: VarMap<Expr> = VarMap::default();
     for (iv, param) in iter_vars.iter().zip(&map.initial) {
         if let Some((_, value)) = inverse.iter().find(|(var, _)| var == param) {
-            subst.insert(iv.var.clone(), simplifier.simplify(value));
+            let value = match value.as_var() {
+                Some(_) => value.clone(),
+                None => ranged.simplify(value),
+            };
+            subst.insert(iv.var.clone(), value);
         }
     }
+    let simplifier = Analyzer::new();
     let mut rewriter = AccessSimplifier {
         subst,
         analyzer: simplifier,
