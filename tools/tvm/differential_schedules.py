@@ -809,7 +809,8 @@ def replay_trace(tirc: str, path: str, module_text: str, expected: str) -> str |
     trace = subprocess.run([tirc, "schedule", "--trace", "--dialect", "tirx", path], capture_output=True, text=True)
     if trace.returncode != 0:
         return "tirc schedule --trace fails:\n" + trace.stderr
-    namespace = {"s_tir": s_tir}
+    # An index map over int64 indices prints `T.int64(4)`, in TVM's traces too.
+    namespace = {"s_tir": s_tir, "T": tvm.script.tirx}
     sch = s_tir.Schedule(tvm.script.from_source(module_text))
     try:
         exec(trace.stdout, namespace)  # noqa: S102

@@ -279,6 +279,16 @@ pub fn inverse_affine_iter_map(sums: &[IterSum], outputs: &[Expr]) -> Option<Vec
         // Each mark met at this level, with the sum of its digits' values.
         let mut marks: Vec<(IterMark, Expr)> = Vec::new();
         for (sum, value) in &level {
+            // TVM's `CheckFusePattern`: the digits of one index must fuse,
+            // the innermost of scale 1 and each outer one scaled by all the
+            // digits inside it (`i * 2` alone has holes and no inverse).
+            let mut expected_scale = Expr::one(sum.base.dtype());
+            for split in sum.args.iter().rev() {
+                if !analyzer.can_prove_equal(&split.scale, &expected_scale) {
+                    return None;
+                }
+                expected_scale = build::mul(expected_scale, split.extent.clone());
+            }
             let offset = build::sub(value.clone(), sum.base.clone());
             for (position, split) in sum.args.iter().enumerate() {
                 // The outermost digit needs no `% extent` (the others are

@@ -876,8 +876,9 @@ pub fn transform_block_layout(
     }
     // The inverse is simplified over the new iterators' ranges (TVM's
     // `IndexMap::Inverse`: `v0 // 16` is 0 when v0 < 16), an iterator alone
-    // kept as it is; the body and regions without them (TVM's
-    // `BlockBufferAccessSimplifier`), so a unit iterator stays a variable.
+    // kept as it is; the body and regions over the ranges of the iterators
+    // wider than one (TVM's `BlockBufferAccessSimplifier`, whose simplifier
+    // leaves a unit iterator a variable).
     let mut ranged = Analyzer::new();
     for iv in &new_iters {
         ranged.bind(&iv.var, &iv.dom);
@@ -892,7 +893,10 @@ pub fn transform_block_layout(
             subst.insert(iv.var.clone(), value);
         }
     }
-    let simplifier = Analyzer::new();
+    let mut simplifier = Analyzer::new();
+    for iv in new_iters.iter().filter(|iv| !iv.dom.extent.is_int(1)) {
+        simplifier.bind(&iv.var, &iv.dom);
+    }
     let mut rewriter = AccessSimplifier {
         subst,
         analyzer: simplifier,

@@ -377,3 +377,20 @@ fn the_inverse_of_a_split_fuse_and_permutation_gives_every_point_back() {
         &loops(&[(&i, 2), (&j, 6)]),
     );
 }
+
+#[test]
+fn a_map_with_holes_has_no_inverse_even_when_detection_accepts_it() {
+    // `i * 2` over a unit extent is detected, but its digit is scaled by 2
+    // with nothing inside it (TVM's CheckFusePattern refuses it too).
+    let i = var("i");
+    let scaled = op(BinaryOp::Mul, i.to_expr(), c(2));
+    let detected = detect(
+        &[scaled],
+        &loops(&[(&i, 1)]),
+        Expr::bool(true),
+        IterMapLevel::Bijective,
+    );
+    if detected.is_success() {
+        assert!(inverse_affine_iter_map(&detected.indices, &[var("y").to_expr()]).is_none());
+    }
+}
