@@ -3,8 +3,9 @@
 //! bit operations, `if_then_else` (only the taken side evaluated),
 //! `reinterpret`, `q_multiply_shift`, and external calls by name.
 
-use super::context::{Codegen, CodegenError, CodegenResult};
+use super::context::{codes, Codegen, CodegenError, CodegenResult};
 use super::raw::{self, FloatPredicate, Opcode};
+use crate::diagnostics::Diagnostic;
 use crate::ir::{BinaryOp, DataType, Expr, ExprKind, Op, TypeCode};
 use crate::source::Span;
 use inkwell::intrinsics::Intrinsic;
@@ -188,6 +189,19 @@ impl<'ctx> Codegen<'ctx> {
             }
             "assume" => return self.const_int(DataType::int32(), 0, span),
             "undef" => return Ok(undef_of(self.llvm_type(dtype, span)?)),
+            "tvm_fill_fragment" | "tvm_load_matrix_sync" | "tvm_mma_sync"
+            | "tvm_store_matrix_sync" | "tvm_bmma_sync" => {
+                return Err(CodegenError(Box::new(
+                    Diagnostic::error(
+                        codes::UNSUPPORTED,
+                        format!(
+                            "`T.{name}` is a CUDA tensor-core (wmma) operation, which the LLVM CPU backend cannot run"
+                        ),
+                        span,
+                    )
+                    .with_help("run it with `--target cuda` (add `--emulate` on a machine without a GPU)"),
+                )))
+            }
             _ => {}
         }
         let values = args
