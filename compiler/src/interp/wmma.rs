@@ -30,8 +30,9 @@ pub enum FragmentUse {
 pub struct FragmentStorage {
     /// The operand it holds.
     pub fragment_use: FragmentUse,
-    /// Elements from one row of the buffer to the next.
-    pub row_length: i64,
+    /// Elements from one row of the buffer to the next; `None` for a flat
+    /// buffer (after `flatten-buffer`), whose tiles lie one after another.
+    pub row_length: Option<i64>,
     /// Its element type.
     pub element: ElementType,
     /// Loaded `col_major`: its tiles hold the operand transposed.
@@ -47,9 +48,10 @@ impl FragmentStorage {
             "wmma.accumulator" => FragmentUse::Accumulator,
             _ => return Ok(None),
         };
-        let row_length = match strides.len() {
-            0 | 1 => shape.last().copied().unwrap_or(1),
-            n => strides[n - 2],
+        let row_length = match (shape.len(), strides.len()) {
+            (0 | 1, _) => None,
+            (_, n) if n >= 2 => Some(strides[n - 2]),
+            _ => shape.last().copied(),
         };
         Ok(Some(FragmentStorage {
             fragment_use,
@@ -79,6 +81,8 @@ impl FragmentStorage {
 struct Tile {
     handle: u64,
     fragment: FragmentStorage,
+    /// Elements from one row of the tile to the next in the buffer.
+    row_length: i64,
     first: i64,
     rows: i64,
     cols: i64,
@@ -163,7 +167,7 @@ impl Interpreter<'_> {
                                 let scalar = self.read_element(
                                     tile.handle,
                                     tile.fragment.element,
-                                    tile.first + r * tile.fragment.row_length + c,
+                                    tile.first + r * tile.row_length + c,
                                 )?;
                                 let scalar =
                                     cast_scalar(tile.fragment.element, scalar, memory.element)?;
@@ -217,19 +221,21 @@ impl Interpreter<'_> {
             ))
         })?;
         let (rows, cols) = fragment.tile(mnk);
-        if cols <= 0 || fragment.row_length < cols || fragment.row_length % cols != 0 || index < 0 {
+        let row_length = fragment.row_length.unwrap_or(cols);
+        if cols <= 0 || row_length < cols || row_length % cols != 0 || index < 0 {
             return Err(wrong(format!(
-                "tile {index} of `{}`: its rows of {} elements are not whole {cols}-column tiles",
-                storage.name, fragment.row_length
+                "tile {index} of `{}`: its rows of {row_length} elements are not whole {cols}-column tiles",
+                storage.name
             )));
         }
-        let per_row = fragment.row_length / cols;
-        let first = index / per_row * rows * fragment.row_length + index % per_row * cols;
+        let per_row = row_length / cols;
+        let first = index / per_row * rows * row_length + index % per_row * cols;
         let storage = self.memory.get_mut(handle)?;
         storage.fragment_mnk = Some(mnk);
         Ok(Tile {
             handle,
             fragment,
+            row_length,
             first,
             rows,
             cols,
@@ -245,7 +251,7 @@ impl Interpreter<'_> {
         for r in 0..tile.rows {
             for c in 0..tile.cols {
                 let scalar = value(self, (r, c))?;
-                let at = tile.first + r * tile.fragment.row_length + c;
+                let at = tile.first + r * tile.row_length + c;
                 self.write_element(tile.handle, tile.fragment.element, at, scalar)?;
             }
         }
@@ -264,7 +270,7 @@ impl Interpreter<'_> {
             let scalar = interp.read_element(
                 tile.handle,
                 tile.fragment.element,
-                tile.first + r * tile.fragment.row_length + c,
+                tile.first + r * tile.row_length + c,
             )?;
             match cast_scalar(tile.fragment.element, scalar, ElementType::Float64)? {
                 Scalar::Float(value) => Ok(value),
@@ -303,7 +309,7 @@ impl Interpreter<'_> {
         }
         for i in 0..m {
             for j in 0..n {
-                let at = d.first + i * d.fragment.row_length + j;
+                let at = d.first + i * d.row_length + j;
                 self.write_element(d.handle, accumulator, at, result[(i * n + j) as usize])?;
             }
         }
