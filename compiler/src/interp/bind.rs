@@ -124,7 +124,7 @@ impl Interpreter<'_> {
             // its own) holds compact tiles.
             let strides = super::buffer_access::compact_strides(&shape)?;
             self.memory.get_mut(handle)?.fragment =
-                super::wmma::FragmentStorage::of(buffer, &strides, &shape)?;
+                super::wmma::FragmentStorage::of(buffer, &strides)?;
             lent.push((position, handle));
             self.bind(param, Value::handle(handle));
             self.bind(buffer.data(), Value::handle(handle));

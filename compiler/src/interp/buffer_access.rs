@@ -461,7 +461,7 @@ impl Interpreter<'_> {
             self.options.memory_limit,
         )?;
         self.memory.get_mut(handle)?.fragment =
-            super::wmma::FragmentStorage::of(buffer, &geometry.strides, &geometry.shape)?;
+            super::wmma::FragmentStorage::of(buffer, &geometry.strides)?;
         let saved = self.bind(buffer.data(), Value::handle(handle));
         Ok((saved, handle))
     }

@@ -41,17 +41,17 @@ pub struct FragmentStorage {
 
 impl FragmentStorage {
     /// The description of `buffer` when it is a `wmma.*` fragment.
-    pub fn of(buffer: &Buffer, strides: &[i64], shape: &[i64]) -> InterpResult<Option<Self>> {
+    pub fn of(buffer: &Buffer, strides: &[i64]) -> InterpResult<Option<Self>> {
         let fragment_use = match buffer.scope() {
             "wmma.matrix_a" => FragmentUse::MatrixA,
             "wmma.matrix_b" => FragmentUse::MatrixB,
             "wmma.accumulator" => FragmentUse::Accumulator,
             _ => return Ok(None),
         };
-        let row_length = match (shape.len(), strides.len()) {
-            (0 | 1, _) => None,
-            (_, n) if n >= 2 => Some(strides[n - 2]),
-            _ => shape.last().copied(),
+        // The geometry's strides are the declared or the row-major ones.
+        let row_length = match strides.len() {
+            0 | 1 => None,
+            n => Some(strides[n - 2]),
         };
         Ok(Some(FragmentStorage {
             fragment_use,

@@ -32,6 +32,7 @@ use crate::ir::{
 };
 use crate::printer::expr_to_string;
 use crate::source::Span;
+use crate::transform::simplify::IndexSimplifier;
 use tirc_grammar::ast;
 
 /// A map from a buffer's indices to new ones: `lambda i, j: (j, i)`.
@@ -931,7 +932,10 @@ struct AccessSimplifier {
 impl Mutator for AccessSimplifier {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
         let substituted = substitute(expr, &self.subst);
-        let rebuilt = IndexOnly(&self.analyzer).mutate_expr(&substituted);
+        let rebuilt = IndexSimplifier {
+            analyzer: &self.analyzer,
+        }
+        .mutate_expr(&substituted);
         match rebuilt.kind() {
             ExprKind::Load(_) => rebuilt,
             _ if rebuilt.dtype().is_int() => self.analyzer.simplify(&rebuilt),
@@ -969,23 +973,6 @@ impl Mutator for AccessSimplifier {
             }
         }
         block
-    }
-}
-
-/// Simplifies the indices of the loads inside an expression.
-struct IndexOnly<'a>(&'a Analyzer);
-
-impl Mutator for IndexOnly<'_> {
-    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
-        let rebuilt = mutate_expr_children(self, expr);
-        match rebuilt.kind() {
-            ExprKind::Load(load) => Expr::load(
-                &load.buffer,
-                load.indices.iter().map(|i| self.0.simplify(i)).collect(),
-            )
-            .with_span(rebuilt.span()),
-            _ => rebuilt,
-        }
     }
 }
 

@@ -48,8 +48,9 @@ fn simplifiable(expr: &Expr) -> bool {
 /// Simplifies the indices of every load in an expression, and the
 /// arguments of calls the analyzer cannot rewrite whole (a `void` wmma
 /// call's tile index, a `T.tvm_access_ptr`'s offset).
-struct IndexSimplifier<'a> {
-    analyzer: &'a Analyzer,
+pub(crate) struct IndexSimplifier<'a> {
+    /// The analyzer the indices are simplified with.
+    pub analyzer: &'a Analyzer,
 }
 
 impl Mutator for IndexSimplifier<'_> {
