@@ -263,6 +263,31 @@ pub struct Block {
     pub body: Stmt,
 }
 
+impl Block {
+    /// A new block (fresh id) with no init, allocations, matches or
+    /// annotations: the stages primitives create.
+    pub fn leaf(
+        name: String,
+        iter_vars: Vec<IterVar>,
+        reads: Vec<BufferRegion>,
+        writes: Vec<BufferRegion>,
+        body: Stmt,
+    ) -> Block {
+        Block {
+            id: NodeId::fresh(),
+            name,
+            iter_vars,
+            reads,
+            writes,
+            init: None,
+            alloc_buffers: Vec::new(),
+            match_buffers: Vec::new(),
+            annotations: Vec::new(),
+            body,
+        }
+    }
+}
+
 /// A block with the values of its iteration variables and its predicate.
 #[derive(Clone, Debug)]
 pub struct BlockRealize {

@@ -600,7 +600,7 @@ impl LocationDetector<'_> {
 
 /// Calls `f` on the direct child statements of a statement that is neither
 /// a loop, a block nor a sequence.
-fn for_each_child(stmt: &Stmt, f: &mut dyn FnMut(&Stmt)) {
+pub(crate) fn for_each_child(stmt: &Stmt, f: &mut dyn FnMut(&Stmt)) {
     match stmt.kind() {
         StmtKind::IfThenElse {
             then_case,
@@ -673,26 +673,32 @@ fn make_cache_stage(
         source_indices.push(s);
         target_indices.push(t);
     }
-    let id = NodeId::fresh();
-    let block = Block {
-        id,
-        name: format!("{}_{}", region_buffer.name(), storage_scope),
+    let block = Block::leaf(
+        format!("{}_{}", region_buffer.name(), storage_scope),
         iter_vars,
-        reads: vec![BufferRegion::from_point(source, &source_indices)],
-        writes: vec![BufferRegion::from_point(target, &target_indices)],
-        init: None,
-        alloc_buffers: Vec::new(),
-        match_buffers: Vec::new(),
-        annotations: Vec::new(),
-        body: Stmt::store(target, Expr::load(source, source_indices), target_indices),
-    };
+        vec![BufferRegion::from_point(source, &source_indices)],
+        vec![BufferRegion::from_point(target, &target_indices)],
+        Stmt::store(target, Expr::load(source, source_indices), target_indices),
+    );
+    let extents = region.region.iter().map(|range| range.extent.clone());
+    stage_under_loops(block, iter_values, loop_vars.iter().zip(extents))
+}
+
+/// A new stage: `block` bound to `iter_values` under serial loops (outermost
+/// first). Returns the loop nest and the block's id.
+pub(crate) fn stage_under_loops<'a>(
+    block: Block,
+    iter_values: Vec<Expr>,
+    loops: impl DoubleEndedIterator<Item = (&'a Var, Expr)>,
+) -> (Stmt, NodeId) {
+    let id = block.id;
     let mut body = Stmt::block_realize(BlockRealize {
         iter_values,
         predicate: Expr::bool(true),
         block,
     });
-    for (var, range) in loop_vars.iter().zip(&region.region).rev() {
-        body = new_loop(var, range.extent.clone(), body, Span::NONE);
+    for (var, extent) in loops.rev() {
+        body = new_loop(var, extent, body, Span::NONE);
     }
     (body, id)
 }

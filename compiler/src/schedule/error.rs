@@ -98,6 +98,8 @@ pub mod codes {
     pub const CACHE_OUT_OF_BOUNDS: &str = "E0343";
     /// A sampling instruction with arguments or a decision it cannot use.
     pub const BAD_SAMPLE: &str = "E0344";
+    /// `pad_einsum` of a block it cannot pad.
+    pub const BAD_PAD_EINSUM: &str = "E0345";
 }
 
 /// A program location a refusal is about.

@@ -11,7 +11,7 @@ pub static SCHEDULE_EXPLANATIONS: &[Explanation] = &[
         title: "unknown schedule primitive",
         text: r#"A call on `sch` names a method that is not one of tirc's schedule
 primitives. Close misspellings get a suggestion; TVM primitives tirc does not
-implement yet (`rolling_buffer`, `pad_einsum`, ...) are named as such."#,
+implement yet (`rolling_buffer`, `loop_partition`, ...) are named as such."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     for i, j, k in T.grid(16, 16, 16):
@@ -1722,6 +1722,45 @@ def schedule(sch: T.Schedule):
     (i,) = sch.get_loops(b)
     factors = sch.sample_perfect_tile(i, n=2, decision=[16, 8])
     sch.split(i, factors=factors)
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0345",
+        title: "the block cannot be padded as an einsum",
+        text: r#"`pad_einsum(block, padding)` rounds each iterator of an einsum block up to
+a multiple of its factor (one positive factor per iterator), copies each
+operand the padding reaches into a zero-padded `NAME_pad` buffer, computes
+into padded outputs and copies them back, as TVM's `pad_einsum` does. The
+block must be an einsum: every buffer read or written once, at a point whose
+indices are iterators or constants. Padding a reduction iterator adds terms
+computed from zeros, so tirc pads it only for a sum whose terms vanish when
+an operand is zero (`C[i, j] += A[i, k] * B[k, j]`), not a max or a sum of
+`exp` (TVM pads those and changes the result). No other block may share the
+padded loops or the padded buffers' loop nest: pad before `compute_at`."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 10), "float32"), B: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 10):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(-3.4028234663852886e+38)
+            B[vi] = T.max(B[vi], A[vi, vk])
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.pad_einsum(b, [1, 8])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 10), "float32"), B: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 10):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(-3.4028234663852886e+38)
+            B[vi] = T.max(B[vi], A[vi, vk])
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.pad_einsum(b, [32, 1])
 "#,
         from_passes_only: false,
     },

@@ -27,6 +27,7 @@ pub mod for_kind;
 pub mod get_block_loop;
 pub mod layout_transformation;
 pub mod loop_transformation;
+pub mod pad_einsum;
 pub mod primitive;
 #[cfg(test)]
 mod random_scripts;

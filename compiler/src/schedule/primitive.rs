@@ -144,6 +144,7 @@ const FAMILIES: &[&[Primitive]] = &[
     super::tensorize::PRIMITIVES,
     super::layout_transformation::PRIMITIVES,
     super::reindex::PRIMITIVES,
+    super::pad_einsum::PRIMITIVES,
     super::sampling::PRIMITIVES,
 ];
 
@@ -169,7 +170,6 @@ pub const TVM_ONLY_METHODS: &[&str] = &[
     "unsafe_set_dtype",
     "set_axis_separator",
     "decompose_padding",
-    "pad_einsum",
     "rolling_buffer",
     "loop_partition",
     "merge",

@@ -6,10 +6,9 @@
 //! shape of an intrinsic's iteration space.
 
 use super::access::{nth_access_buffer, stage_pipeline_scope, AccessKind};
-use super::cache_read_write::{insert_stage, set_stage_flags};
+use super::cache_read_write::{insert_stage, set_stage_flags, stage_under_loops};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::layout_transformation::{buffer_choice_arg, buffer_trace_arg, BufferChoice};
-use super::loop_transformation::new_loop;
 use super::primitive::{required, Primitive};
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
@@ -21,8 +20,7 @@ use crate::ir::mutate::{
 };
 use crate::ir::visit::{expr_uses_var, walk_exprs_in_stmt, walk_stmts};
 use crate::ir::{
-    Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, IterKind, IterVar, NodeId, Stmt,
-    StmtKind, Var,
+    Block, Buffer, BufferRegion, Expr, ExprKind, IterKind, IterVar, NodeId, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 
@@ -234,7 +232,7 @@ fn top_of_loop_chain(
 }
 
 /// Where `node` is in its parent's statement sequence (0 when it is alone).
-fn seq_position(state: &ScheduleState, node: NodeId) -> usize {
+pub(crate) fn seq_position(state: &ScheduleState, node: NodeId) -> usize {
     let Some(parent) = state.sref(node).and_then(|s| s.parent) else {
         return 0;
     };
@@ -255,7 +253,7 @@ fn seq_position(state: &ScheduleState, node: NodeId) -> usize {
     }
 }
 
-fn stmt_id(stmt: &Stmt) -> Option<NodeId> {
+pub(crate) fn stmt_id(stmt: &Stmt) -> Option<NodeId> {
     match stmt.kind() {
         StmtKind::For(for_loop) => Some(for_loop.id),
         StmtKind::BlockRealize(realize) => Some(realize.block.id),
@@ -301,32 +299,23 @@ fn make_reindex_stage(
         AccessKind::Write => (reindexed, reindex_indices, buffer, target_indices),
         AccessKind::Read => (buffer, target_indices, reindexed, reindex_indices),
     };
-    let id = NodeId::fresh();
-    let block = Block {
-        id,
-        name: format!("{}_reindex", dest.name()),
-        iter_vars: new_iters.clone(),
-        reads: vec![BufferRegion::from_point(source, &source_indices)],
-        writes: vec![BufferRegion::from_point(dest, &dest_indices)],
-        init: None,
-        alloc_buffers: Vec::new(),
-        match_buffers: Vec::new(),
-        annotations: Vec::new(),
-        body: Stmt::store(
+    let block = Block::leaf(
+        format!("{}_reindex", dest.name()),
+        new_iters.clone(),
+        vec![BufferRegion::from_point(source, &source_indices)],
+        vec![BufferRegion::from_point(dest, &dest_indices)],
+        Stmt::store(
             dest,
             Expr::load(source, source_indices.clone()),
             dest_indices.clone(),
         ),
-    };
-    let mut body = Stmt::block_realize(BlockRealize {
-        iter_values: loop_vars.iter().map(Var::to_expr).collect(),
-        predicate: Expr::bool(true),
+    );
+    let extents = new_iters.iter().map(|iv| iv.dom.extent.clone());
+    stage_under_loops(
         block,
-    });
-    for (var, iter_var) in loop_vars.iter().zip(&new_iters).rev() {
-        body = new_loop(var, iter_var.dom.extent.clone(), body, Span::NONE);
-    }
-    (body, id)
+        loop_vars.iter().map(Var::to_expr).collect(),
+        loop_vars.iter().zip(extents),
+    )
 }
 
 /// TVM's `ReIndexRewriter`: the block accesses the reindex buffer at its

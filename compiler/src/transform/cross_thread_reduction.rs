@@ -246,18 +246,7 @@ impl Lowering {
                     StmtKind::BlockRealize(BlockRealize {
                         iter_values: Vec::new(),
                         predicate: Expr::bool(true),
-                        block: Block {
-                            id: NodeId::fresh(),
-                            name,
-                            iter_vars: Vec::new(),
-                            reads,
-                            writes,
-                            init: None,
-                            alloc_buffers: Vec::new(),
-                            match_buffers: Vec::new(),
-                            annotations: Vec::new(),
-                            body,
-                        },
+                        block: Block::leaf(name, Vec::new(), reads, writes, body),
                     }),
                     span,
                 )
