@@ -1571,8 +1571,12 @@ parameter per dimension of the buffer and returns the new indices, built from
 the parameters, integers and `+ - * // %`; each new index starts at 0. The map
 must fill the new shape one to one: `lambda i: (i // 10, i % 10)` over 64
 elements gives shape (7, 10), whose last 6 elements would be padding, which
-TVM refuses without `pad_value` (tirc does not yet write the padding
-`pad_value` asks for). The buffer is named as `("read", N)`, `("write", N)`
+TVM refuses without `pad_value`. With `pad_value=0.0`, the writer of the
+buffer stores it on the padding (a writer visiting every element in order
+loops over the new shape instead; otherwise a block `buffer_NAME_padding`
+after it fills the padding), and an input nothing writes gets a
+`buffer_NAME_assumptions` block stating it; tirc computes the padding of
+maps that keep or split indices (`i // f, i % f`). The buffer is named as `("read", N)`, `("write", N)`
 or by its name among the block's reads and writes, and must be a function
 parameter or a block's allocation, not a `match_buffer` view.
 

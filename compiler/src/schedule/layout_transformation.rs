@@ -5,12 +5,12 @@
 //! through an index map of its old ones, and new loops over them.
 //!
 //! Like TVM, a map that would pad the buffer (`i // 10, i % 10` over 64
-//! rows) is refused unless `pad_value` is given or the map is declared
-//! injective; tirc does not yet write the padding that `pad_value` asks for
-//! (TVM's prologue, replacement and epilogue plans) and says so.
+//! rows) is refused unless `pad_value` is given (`layout_padding.rs` then
+//! writes the padding) or the map is declared injective.
 
 use super::access::{allocation_site, nth_access_buffer, scope_root_of, AccessKind};
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::layout_padding::{fill_padding, padded_inverse};
 use super::primitive::{optional, required, Primitive};
 use super::script::{Bound, Eval, Interpreter, Lambda, Value};
 use super::state::ScheduleState;
@@ -296,7 +296,7 @@ pub fn transform_layout(
     block: NodeId,
     buffer: &Buffer,
     index_map: &Lambda,
-    pad_value_given: bool,
+    pad_value: Option<&Expr>,
     assume_injective_transform: bool,
 ) -> ScheduleResult<()> {
     let dtype = buffer
@@ -361,8 +361,26 @@ pub fn transform_layout(
             .at_argument(2));
         }
     }
+    let mut padding = None;
     if !assume_injective_transform {
-        check_no_padding(buffer, &map, &new_shape, pad_value_given)?;
+        if let Err(refusal) = check_no_padding(buffer, &map, &new_shape) {
+            let Some(pad) = pad_value else {
+                return Err(refusal);
+            };
+            let padded = padded_inverse(&map, buffer.shape(), &new_shape).map_err(|reason| {
+                ScheduleError::new(
+                    codes::BAD_LAYOUT_TRANSFORM,
+                    format!(
+                        "the index map leaves padding in `{}`, and tirc cannot fill it: {reason}",
+                        buffer.name()
+                    ),
+                    "split dimensions of constant extent (`lambda i: (i // 16, i % 16)`), or pick factors that divide the shape",
+                )
+                .blame(buffer.span(), format!("`{}` is declared here", buffer.name()))
+                .at_argument(2)
+            })?;
+            padding = Some((padded, pad));
+        }
     }
     // A parameter is rewritten from the function's root: blocks around the
     // block's own scope (a blockized nest) declare regions of it too (TVM
@@ -380,6 +398,10 @@ pub fn transform_layout(
             "get the block again",
         )
     })?;
+    let scope_stmt = match &padding {
+        Some((padded, pad)) => fill_padding(&scope_stmt, buffer, &new_buffer, padded, pad),
+        None => scope_stmt,
+    };
     let mut rewriter = LayoutRewriter {
         from: buffer.clone(),
         to: new_buffer.clone(),
@@ -487,13 +509,8 @@ fn same_size(old: &[Expr], new: &[Expr], analyzer: &Analyzer) -> bool {
 
 /// Refuses a map that is not a bijection onto the new shape: it would leave
 /// padding (or fold two elements onto one), which TVM refuses without
-/// `pad_value` and tirc cannot yet fill.
-fn check_no_padding(
-    buffer: &Buffer,
-    map: &IndexMap,
-    new_shape: &[Expr],
-    pad_value_given: bool,
-) -> ScheduleResult<()> {
+/// `pad_value`.
+fn check_no_padding(buffer: &Buffer, map: &IndexMap, new_shape: &[Expr]) -> ScheduleResult<()> {
     let analyzer = Analyzer::new();
     let bijective = map
         .detect_bijective(&map.input_ranges(buffer), &analyzer)
@@ -512,19 +529,16 @@ fn check_no_padding(
         shape_text(buffer.shape()),
         shape_text(new_shape)
     );
-    let help = if pad_value_given {
-        "tirc does not yet write the padding `pad_value` asks for; pick factors that divide the shape, or pass `assume_injective_transform=True` to leave the padding unwritten"
-    } else {
-        "pick factors that divide the shape, give `pad_value=...` (TVM fills the padding; tirc does not yet), or pass `assume_injective_transform=True` if the map is one to one"
-    };
-    Err(
-        ScheduleError::new(codes::BAD_LAYOUT_TRANSFORM, message, help)
-            .blame(
-                buffer.span(),
-                format!("`{}` is declared here", buffer.name()),
-            )
-            .at_argument(2),
+    Err(ScheduleError::new(
+        codes::BAD_LAYOUT_TRANSFORM,
+        message,
+        "pick factors that divide the shape, give `pad_value=...` to fill the padding, or pass `assume_injective_transform=True` if the map is one to one",
     )
+    .blame(
+        buffer.span(),
+        format!("`{}` is declared here", buffer.name()),
+    )
+    .at_argument(2))
 }
 
 /// The name of a block whose `match_buffer` views the transformed buffer.
@@ -989,7 +1003,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     ],
     varargs: None,
     keyword_only: &[],
-    doc: "Gives a buffer the block reads or writes (`(\"read\", 0)`, `(\"write\", 0)` or its name) the layout an index map computes (`lambda i, j: (i // 16, j // 16, i % 16, j % 16)`): its new shape, and every load, store and region of it rewritten. A function parameter's signature changes too. A map that would leave padding is refused (tirc does not yet write `pad_value`).",
+    doc: "Gives a buffer the block reads or writes (`(\"read\", 0)`, `(\"write\", 0)` or its name) the layout an index map computes (`lambda i, j: (i // 16, j // 16, i % 16, j % 16)`): its new shape, and every load, store and region of it rewritten. A function parameter's signature changes too. A map that would leave padding (`i // 10, i % 10` over 64 rows) needs `pad_value`, written into the padding by the buffer's row-major writer, by a block after its writers, or (for an input) stated as a `T.assume` the caller must meet.",
     apply: apply_transform_layout,
 }, Primitive {
     name: "transform_block_layout",
@@ -1056,6 +1070,12 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
             return Err(run.wrong_kind(bound, 3, "pad_value", "a number or `None`", other))
         }
     };
+    let pad_expr = |dtype: DataType| match &pad_value {
+        Some(TraceArg::Int(v)) if dtype.is_float() => Some(Expr::float(*v as f64, dtype)),
+        Some(TraceArg::Int(v)) => Some(Expr::int(*v, dtype)),
+        Some(TraceArg::Float(v)) if dtype.is_float() => Some(Expr::float(*v, dtype)),
+        _ => None,
+    };
     let assume_injective = run.bool_arg(bound, 4, "assume_injective_transform", false)?;
     let (buffer, kind, index) =
         chosen_buffer(run.state, block, &choice).map_err(|e| run.refused(bound, e))?;
@@ -1069,12 +1089,22 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
             .map(|map| map.to_python())
             .map_err(|e| run.refused(bound, e))?
     };
+    let pad = pad_expr(buffer.dtype());
+    if pad_value.is_some() && pad.is_none() {
+        let found = bound.get(3).map(|a| a.value.clone()).unwrap_or(Value::None);
+        let expected = format!(
+            "an integer for the `{}` buffer `{}`",
+            buffer.dtype(),
+            buffer.name()
+        );
+        return Err(run.wrong_kind(bound, 3, "pad_value", &expected, &found));
+    }
     transform_layout(
         run.state,
         block,
         &buffer,
         &lambda,
-        pad_value.is_some(),
+        pad.as_ref(),
         assume_injective,
     )
     .map_err(|e| run.refused(bound, e))?;
@@ -1084,7 +1114,16 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
             (Some("block"), TraceArg::Rv(block_rv)),
             (Some("buffer"), buffer_trace_arg(kind, index)),
             (Some("index_map"), TraceArg::Source(map_text)),
-            (Some("pad_value"), pad_value.unwrap_or(TraceArg::None)),
+            // Typed as the buffer is, so that TVM replays it (it refuses `0` for floats).
+            (
+                Some("pad_value"),
+                match (&pad, pad_value) {
+                    (Some(pad), Some(TraceArg::Int(v))) if pad.dtype().is_float() => {
+                        TraceArg::Float(v as f64)
+                    }
+                    (_, value) => value.unwrap_or(TraceArg::None),
+                },
+            ),
             (
                 Some("assume_injective_transform"),
                 TraceArg::Bool(assume_injective),

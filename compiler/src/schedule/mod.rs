@@ -25,6 +25,7 @@ pub mod error;
 pub mod explain;
 pub mod for_kind;
 pub mod get_block_loop;
+pub mod layout_padding;
 pub mod layout_transformation;
 pub mod loop_transformation;
 pub mod pad_einsum;
