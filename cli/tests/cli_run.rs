@@ -163,6 +163,32 @@ fn check_with_unscheduled_compares_against_the_program_as_written() {
 }
 
 #[test]
+fn a_schedule_that_relays_a_parameter_is_checked_against_the_scheduled_program() {
+    // The schedule transposes parameter `A` (square, so the shapes agree):
+    // the program as written would read the same array differently.
+    for check_with in ["auto", "unscheduled"] {
+        let output = run(&[
+            "run",
+            "tests/schedule/transform_layout_chain.tir",
+            "--check",
+            "--check-with",
+            check_with,
+        ]);
+        let stdout = text(&output.stdout);
+        let stderr = text(&output.stderr);
+        assert!(output.status.success(), "{stdout}{stderr}");
+        assert!(
+            stderr.contains("changes the layout of parameter `A`"),
+            "{stderr}"
+        );
+        assert!(
+            stdout.contains("check C against the interpreter") && stdout.contains(": ok"),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
 fn externs_the_process_lacks_are_refused_and_those_it_has_are_called() {
     let dir = scratch("externs");
     std::fs::create_dir_all(&dir).unwrap();

@@ -399,8 +399,12 @@ pub struct LoweredProgram {
 /// One function picked to run: as written, and lowered.
 #[derive(Clone, Copy, Debug)]
 pub struct Entry<'p> {
-    /// The function as written (the interpreter's reference).
+    /// The function as written (the interpreter's reference), or as
+    /// scheduled when the schedule changed a parameter's layout: the
+    /// function as written takes other inputs then.
     pub original: &'p PrimFunc,
+    /// The parameter whose layout the schedule changed, if one was.
+    pub relaid_parameter: Option<&'p str>,
     /// The function after schedule and lowering.
     pub lowered: &'p PrimFunc,
 }
@@ -456,7 +460,27 @@ impl LoweredProgram {
                 format!("lowering lost the function `{}`", original.name),
             )
         })?;
-        Ok(Entry { original, lowered })
+        let relaid = self.scheduled.run.as_ref().and_then(|run| {
+            let parameter = run
+                .steps
+                .iter()
+                .filter_map(|step| step.relaid_parameter.as_deref())
+                .find(|p| original.buffer_map.iter().any(|(_, b)| b.name() == *p))?;
+            let scheduled = run.module().function(&original.name)?;
+            Some((scheduled, parameter))
+        });
+        Ok(match relaid {
+            Some((scheduled, parameter)) => Entry {
+                original: scheduled,
+                relaid_parameter: Some(parameter),
+                lowered,
+            },
+            None => Entry {
+                original,
+                relaid_parameter: None,
+                lowered,
+            },
+        })
     }
 }
 

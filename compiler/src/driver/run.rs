@@ -374,6 +374,21 @@ pub(crate) fn choose_reference(
 ) -> (CheckReference, Option<String>) {
     let interpreter_seconds = flops / INTERPRETER_OPERATIONS_PER_SECOND;
     let scheduled = lowered.scheduled.run.is_some();
+    if let Some(parameter) = entry.relaid_parameter {
+        if matches!(
+            chosen,
+            CheckReference::Auto | CheckReference::Interp | CheckReference::Unscheduled
+        ) {
+            return (
+                CheckReference::Interp,
+                Some(format!(
+                    "checking against the scheduled `{}` in the interpreter: the schedule changes \
+                     the layout of parameter `{parameter}`, so the program as written takes other inputs",
+                    entry.original.name
+                )),
+            );
+        }
+    }
     match chosen {
         CheckReference::Auto if scheduled && interpreter_seconds > AUTO_INTERPRETER_SECONDS => (
             CheckReference::Unscheduled,
