@@ -17,6 +17,7 @@
 
 use super::layout_transformation::IndexMap;
 use super::loop_transformation::new_loop;
+use crate::arith::Analyzer;
 use crate::ir::builtin::Op;
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{mutate_expr_children, mutate_stmt_children, Mutator};
@@ -122,12 +123,45 @@ pub(crate) fn padded_inverse(
             _ => return Err(unsupported(input)),
         }
     }
+    // TVM simplifies the predicate over the new extents (`4 <= k` with
+    // `k < 5` becomes `k == 4`).
+    let mut analyzer = Analyzer::new();
+    for (var, extent) in new_vars.iter().zip(new_shape) {
+        analyzer.bind(var, &Range::new(Expr::zero(extent.dtype()), extent.clone()));
+    }
+    let predicate = predicate.map_or_else(|| Expr::bool(false), |p| analyzer.simplify(&p));
     Ok(PaddedInverse {
         new_vars,
         new_shape: new_shape.to_vec(),
         inverse,
-        predicate: predicate.unwrap_or_else(|| Expr::bool(false)),
+        predicate,
     })
+}
+
+/// TVM's extents for a split of an index shorter than its factor: `i // 16,
+/// i % 16` over 1 element is (1, 16), a tile of padding, not (1, 1).
+pub(crate) fn widen_short_splits(map: &IndexMap, shape: &[Expr], new_shape: &mut [Expr]) {
+    for (k, output) in map.outputs.iter().enumerate() {
+        let ExprKind::Binary(BinaryOp::FloorMod, x, f) = output.kind() else {
+            continue;
+        };
+        let (Some(x), Some(factor)) = (x.as_var(), f.as_int()) else {
+            continue;
+        };
+        let extent = map
+            .initial
+            .iter()
+            .position(|v| v == x)
+            .and_then(|i| shape.get(i))
+            .and_then(Expr::as_int);
+        let has_outer = map.outputs.iter().any(|o| {
+            matches!(o.kind(), ExprKind::Binary(BinaryOp::FloorDiv, y, g)
+                if y.as_var() == Some(x) && g.as_int() == Some(factor))
+        });
+        if has_outer && extent.is_some_and(|e| e < factor) {
+            new_shape[k] = Expr::int(factor, new_shape[k].dtype());
+        }
+    }
 }
 
 fn unsupported(input: &Var) -> String {

@@ -10,7 +10,7 @@
 
 use super::access::{allocation_site, nth_access_buffer, scope_root_of, AccessKind};
 use super::error::{codes, ScheduleError, ScheduleResult};
-use super::layout_padding::{fill_padding, padded_inverse};
+use super::layout_padding::{fill_padding, padded_inverse, widen_short_splits};
 use super::primitive::{optional, required, Primitive};
 use super::script::{Bound, Eval, Interpreter, Lambda, Value};
 use super::state::ScheduleState;
@@ -340,7 +340,8 @@ pub fn transform_layout(
         )
         .at_argument(1));
     }
-    let new_shape = mapped_shape(buffer, &map)?;
+    let mut new_shape = mapped_shape(buffer, &map)?;
+    widen_short_splits(&map, buffer.shape(), &mut new_shape);
     // A signature defines a symbolic size by a bare variable in a shape; an
     // expression such as `n * 2 - 1` would leave `n` undefined.
     if is_parameter {

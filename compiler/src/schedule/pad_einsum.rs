@@ -86,10 +86,23 @@ pub fn pad_einsum(state: &mut ScheduleState, block: NodeId, padding: &[i64]) -> 
         if analyzer.can_prove_equal(&rounded, extent) {
             continue;
         }
+        // TVM pads the iterator's domain and, where it is bound to a loop,
+        // the loop; a padded iterator bound to an expression would never
+        // reach its padding, and the verifier cannot bound the expression by
+        // the new domain.
+        let Some(loop_var) = value.as_var() else {
+            return Err(refuse(
+                format!(
+                    "iterator `{}` of block `{}` is bound to `{}`, not to a loop that padding could lengthen",
+                    iter_var.var.name(),
+                    target.name,
+                    crate::printer::expr_to_string(value)
+                ),
+                "pad the block before splitting or fusing its loops, or give this iterator the factor 1",
+            ));
+        };
         padded_iters.insert(iter_var.var.clone(), rounded.clone());
-        if let Some(loop_var) = value.as_var() {
-            padded_loops.insert(loop_var.clone(), rounded);
-        }
+        padded_loops.insert(loop_var.clone(), rounded);
     }
     if padded_iters.is_empty() {
         return Ok(());
