@@ -218,6 +218,52 @@ impl BlockChecker {
         expr_deep_equal(&range.min, &dom.min) && expr_deep_equal(&range.extent, &dom.extent)
     }
 
+    /// Bounds a binding `rest + ax0` where `ax0`'s loop extent depends on
+    /// outer loops, as compute_at regenerates it (`f * 16 // 196 + ax0` under
+    /// `ax0 < (f * 16 + 15) // 196 + 1 - f * 16 // 196`): the binding is
+    /// largest at the loop's last value and smallest at its first, and those
+    /// expressions bound over the outer loops alone.
+    fn prove_through_dependent_loops(&mut self, value: &Expr, dom: &Range) -> bool {
+        let mut lowest = value.clone();
+        let mut highest = value.clone();
+        let mut used = false;
+        for (var, range) in self.loops.iter().rev() {
+            let dependent = self
+                .loops
+                .iter()
+                .any(|(outer, _)| expr_uses_var(&range.extent, &mut |v| v == outer));
+            if !dependent || !expr_uses_var(value, &mut |v| v == var) {
+                continue;
+            }
+            // Only bounds that grow with the loop by exactly its value (inner
+            // loops already replaced by their ends may depend on it too).
+            for bound in [&lowest, &highest] {
+                let rest = self.facts.simplify(&Expr::binary(
+                    crate::ir::BinaryOp::Sub,
+                    bound.clone(),
+                    var.to_expr(),
+                ));
+                if expr_uses_var(&rest, &mut |v| v == var) {
+                    return false;
+                }
+            }
+            let Ok(last) = range.end() else {
+                return false;
+            };
+            let last = Expr::binary(crate::ir::BinaryOp::Sub, last, Expr::one(var.dtype()));
+            let first: VarMap<Expr> = std::iter::once((var.clone(), range.min.clone())).collect();
+            let at_last: VarMap<Expr> = std::iter::once((var.clone(), last)).collect();
+            lowest = substitute(&lowest, &first);
+            highest = substitute(&highest, &at_last);
+            used = true;
+        }
+        if !used {
+            return false;
+        }
+        let (lowest, highest) = (self.facts.simplify(&lowest), self.facts.simplify(&highest));
+        self.facts.prove_values_inside(&lowest, &highest, dom)
+    }
+
     fn check_bindings(&mut self, realize: &BlockRealize, block_span: Span) {
         let block = &realize.block;
         let has_predicate = !realize.predicate.is_int(1) && realize.predicate.dtype().is_bool();
@@ -277,6 +323,9 @@ impl BlockChecker {
                 if self.facts.prove_values_inside(&min, &max, dom) {
                     continue;
                 }
+            }
+            if self.prove_through_dependent_loops(&unit_free, dom) {
+                continue;
             }
             let end = dom
                 .end()
