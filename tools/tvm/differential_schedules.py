@@ -76,6 +76,8 @@ UNSIMPLIFIED = re.compile(r" \+ (\d+) - \1\b| - (\d+) \+ \2\b")
 # An index TVM's compute_inline leaves in T.reads after reading a store
 # through its inverse (`vi // 8 * 8 + vi % 8`).
 UNFOLDED_SPLIT = re.compile(r"\b(\w+) // (\d+) \* \2 \+ \1 % \2\b")
+# The same sum in the other order (`v0 % 16 + v0 // 16 * 16`).
+UNFOLDED_SPLIT_SWAPPED = re.compile(r"\b(\w+) % (\d+) \+ \1 // \2 \* \2\b")
 # A negative constant TVM's simplifier leaves added (`x + -1`).
 PLUS_NEGATIVE = re.compile(r" \+ -(\d+)\b")
 
@@ -87,6 +89,7 @@ def simplify_reads(module_text: str) -> str:
     for line in module_text.split("\n"):
         if "T.reads(" in line:
             line = UNFOLDED_SPLIT.sub(r"\1", UNSIMPLIFIED.sub("", line))
+            line = UNFOLDED_SPLIT_SWAPPED.sub(r"\1", line)
         lines.append(PLUS_NEGATIVE.sub(r" - \1", line))
     return "\n".join(lines)
 

@@ -346,6 +346,11 @@ fn replace_writer(
         }
     }
     if block_update.is_none() {
+        // The new indices would be loop variables, which a block may not
+        // use (TVM writes them there anyway): the epilogue fills the padding.
+        if write.realize.is_some() {
+            return None;
+        }
         for (for_loop, inverse) in write.loops.iter().zip(&padded.inverse) {
             remap.insert(for_loop.loop_var.clone(), inverse.clone());
         }
