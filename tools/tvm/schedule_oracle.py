@@ -22,7 +22,6 @@ import os
 import re
 import subprocess
 import sys
-import types
 
 import tvm
 from tvm import s_tir, tirx
@@ -40,6 +39,18 @@ class Forward:
         if name == "get_block":
             name = "get_sblock"
         return getattr(self._sch, name)
+
+
+class ScriptNamespace:
+    """`T` in a schedule def: `T.Schedule` for annotations, TVMScript's `T`
+    for the rest (`T.float32(0.0)` in a pad value, as traces print it)."""
+
+    Schedule = object
+
+    def __getattr__(self, name):
+        from tvm.script import tirx
+
+        return getattr(tirx, name)
 
 
 def split_program(text: str):
@@ -68,7 +79,7 @@ def run_case(tirc: str, path: str):
     if isinstance(mod, tirx.PrimFunc):
         mod = tvm.IRModule({"main": mod})
     sch = s_tir.Schedule(mod)
-    namespace = {"T": types.SimpleNamespace(Schedule=object), "s_tir": s_tir}
+    namespace = {"T": ScriptNamespace(), "s_tir": s_tir}
     exec(compile(defs[name], path, "exec"), namespace)  # noqa: S102
     try:
         namespace[name](Forward(sch))

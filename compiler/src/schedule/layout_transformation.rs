@@ -214,6 +214,40 @@ fn index_expr(expr: &ast::Expr, params: &[Var], dtype: DataType) -> Result<Expr,
     }
 }
 
+/// The number a constant pad-value map returns (`(T.float32(0.0),)`, `0`).
+fn constant_of(body: &ast::Expr) -> Option<TraceArg> {
+    match &body.kind {
+        ast::ExprKind::Tuple(items) | ast::ExprKind::List(items) if items.len() == 1 => {
+            constant_of(&items[0])
+        }
+        ast::ExprKind::Int(value) => i64::try_from(value.get()).ok().map(TraceArg::Int),
+        ast::ExprKind::Float(value) => Some(TraceArg::Float(*value)),
+        ast::ExprKind::UnaryOp {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => match constant_of(operand)? {
+            TraceArg::Int(v) => v.checked_neg().map(TraceArg::Int),
+            TraceArg::Float(v) => Some(TraceArg::Float(-v)),
+            _ => None,
+        },
+        // `T.float32(0.0)`: the dtype comes from the buffer.
+        ast::ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } if keywords.is_empty()
+            && args.len() == 1
+            && func
+                .dotted_name()
+                .and_then(|n| n.strip_prefix("T.").map(str::to_string))
+                .is_some_and(|t| t.parse::<DataType>().is_ok()) =>
+        {
+            constant_of(&args[0])
+        }
+        _ => None,
+    }
+}
+
 /// Which buffer of a block a layout transformation is about: `("read", 0)`,
 /// `("write", 1)` or a buffer's name.
 pub enum BufferChoice {
@@ -1067,8 +1101,19 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
         None | Some(Value::None) => None,
         Some(Value::Int(v)) => Some(TraceArg::Int(*v)),
         Some(Value::Float(v)) => Some(TraceArg::Float(*v)),
+        // TVM's traces print the pad value as a map of the new indices:
+        // `lambda indices_0, indices_1: (T.float32(0.0),)`.
+        Some(Value::Lambda(lambda)) if constant_of(&lambda.body).is_some() => {
+            constant_of(&lambda.body)
+        }
         Some(other) => {
-            return Err(run.wrong_kind(bound, 3, "pad_value", "a number or `None`", other))
+            return Err(run.wrong_kind(
+                bound,
+                3,
+                "pad_value",
+                "a number, a `lambda` returning one, or `None`",
+                other,
+            ))
         }
     };
     let pad_expr = |dtype: DataType| match &pad_value {
