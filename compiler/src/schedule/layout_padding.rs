@@ -64,12 +64,8 @@ pub(crate) fn padded_inverse(
     let mut inverse = Vec::with_capacity(map.initial.len());
     let mut predicate: Option<Expr> = None;
     for (input, extent) in map.initial.iter().zip(shape) {
-        let Some(extent) = extent.as_int() else {
-            return Err(format!(
-                "the padded dimension `{}` is symbolic",
-                crate::printer::expr_to_string(extent)
-            ));
-        };
+        let symbolic = extent;
+        let extent = extent.as_int();
         let users: Vec<usize> = (0..map.outputs.len())
             .filter(|&k| expr_uses_var(&map.outputs[k], &mut |v| v == input))
             .collect();
@@ -101,6 +97,18 @@ pub(crate) fn padded_inverse(
                     Expr::binary(BinaryOp::Mul, new_vars[outer].to_expr(), factor),
                     new_vars[inner].to_expr(),
                 ));
+                let Some(extent) = extent else {
+                    // A symbolic extent: padding is what lies past it (TVM
+                    // writes the same set as `n % -32 < 0 and axis0 == n // 32
+                    // and n % 32 <= axis1`).
+                    let flat = inverse.last().cloned().unwrap_or_else(|| Expr::zero(dtype));
+                    let here = Expr::binary(BinaryOp::Le, symbolic.clone(), flat);
+                    predicate = Some(match predicate {
+                        None => here,
+                        Some(before) => Expr::binary(BinaryOp::Or, before, here),
+                    });
+                    continue;
+                };
                 if extent % f != 0 {
                     // TVM's form: the last outer tile, from the remainder on.
                     let last = Expr::binary(
