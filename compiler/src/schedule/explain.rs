@@ -1741,7 +1741,9 @@ indices are iterators or constants. Padding a reduction iterator adds terms
 computed from zeros, so tirc pads it only for a sum whose terms vanish when
 an operand is zero (`C[i, j] += A[i, k] * B[k, j]`), not a max or a sum of
 `exp` (TVM pads those and changes the result). No other block may share the
-padded loops or the padded buffers' loop nest: pad before `compute_at`."#,
+padded loops or the padded buffers' loop nest: pad before `compute_at`. A
+padded iterator must be bound to a loop, which the padding lengthens: pad
+before `split` or `fuse` (TVM pads the iterator's domain and no loop)."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 10), "float32"), B: T.Buffer((16,), "float32")):
     for i, k in T.grid(16, 10):

@@ -5,11 +5,12 @@
 //! `NAME_pad` buffer before the block, and each output is computed into a
 //! padded buffer and copied back after it.
 //!
-//! tirc refuses three things TVM applies and miscomputes: padding a reduction
-//! whose padded terms are not the reducer's identity (zero-padded inputs make
-//! a sum of products exact, not a max), another block in the padded loop nest
-//! (it would run over the padding or miss the copies), and a block that reads
-//! its own output outside an `init`/update reduction.
+//! tirc refuses what TVM applies and miscomputes: padding a reduction whose
+//! padded terms are not the reducer's identity (zero-padded inputs make a sum
+//! of products exact, not a max), another block in the padded loop nest (it
+//! would run over the padding or miss the copies), a block that reads its own
+//! output outside an `init`/update reduction, and an iterator bound to a split
+//! or fused loop (its padding would never be computed).
 
 use super::access::stage_pipeline_scope;
 use super::cache_read_write::{for_each_child, insert_stage, set_stage_flags, stage_under_loops};
@@ -578,7 +579,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     params: &[required("block"), required("padding")],
     varargs: None,
     keyword_only: &[],
-    doc: "Pads an einsum block's iterators up to multiples of `padding` (one factor per iterator, 1 to leave it): each operand the padding reaches is copied into a zero-padded `NAME_pad` buffer first, each output is computed into a padded buffer and copied back after. A reduction iterator is padded only where the extra terms are zero (a sum of products).",
+    doc: "Pads an einsum block's iterators up to multiples of `padding` (one factor per iterator, 1 to leave it): each operand the padding reaches is copied into a zero-padded `NAME_pad` buffer first, each output is computed into a padded buffer and copied back after. A reduction iterator is padded only where the extra terms are zero (a sum of products), and a padded iterator must be bound to a loop (pad before splitting or fusing).",
     apply: apply_pad_einsum,
 }];
 
