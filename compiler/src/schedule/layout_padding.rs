@@ -218,13 +218,30 @@ pub(crate) fn fill_padding(
             .or_else(|| w.realize.as_ref().map(|r| r.block.id))
     });
     let epilogue = padding_block(to, padded, pad);
-    match last.flatten() {
+    // A store directly in the scope block's body: the padding block ends it.
+    let scope_block = scope.as_block_realize().map(|r| r.block.id);
+    match last.flatten().filter(|&id| Some(id) != scope_block) {
         Some(after) => InsertAfter {
             after,
             stmt: epilogue,
         }
         .mutate_stmt(scope),
-        None => scope.clone(),
+        None => with_scope_body(scope, |body| Stmt::seq(vec![body, epilogue])),
+    }
+}
+
+/// The scope statement with its block's body rewritten.
+fn with_scope_body(scope: &Stmt, rewrite: impl FnOnce(Stmt) -> Stmt) -> Stmt {
+    match scope.kind() {
+        StmtKind::BlockRealize(realize) => {
+            let mut block = realize.block.clone();
+            block.body = rewrite(block.body.clone());
+            scope.with_kind(StmtKind::BlockRealize(BlockRealize {
+                block,
+                ..realize.clone()
+            }))
+        }
+        _ => rewrite(scope.clone()),
     }
 }
 
@@ -634,15 +651,5 @@ fn with_assumption(scope: &Stmt, to: &Buffer, padded: &PaddedInverse, pad: &Expr
         Vec::new(),
         assume,
     );
-    match scope.kind() {
-        StmtKind::BlockRealize(realize) => {
-            let mut block = realize.block.clone();
-            block.body = Stmt::seq(vec![stage, block.body.clone()]);
-            scope.with_kind(StmtKind::BlockRealize(BlockRealize {
-                block,
-                ..realize.clone()
-            }))
-        }
-        _ => Stmt::seq(vec![stage, scope.clone()]),
-    }
+    with_scope_body(scope, |body| Stmt::seq(vec![stage, body]))
 }
