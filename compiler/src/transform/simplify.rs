@@ -243,6 +243,11 @@ pub fn simplify_stmt(analyzer: &mut Analyzer, stmt: &Stmt) -> Stmt {
             }
         }
         StmtKind::Evaluate(value) => {
+            // `T.assume` states a fact and runs nothing (TVM's RemoveAssume):
+            // dropped, its loops go too, and no kernel is left with a host loop.
+            if matches!(value.kind(), ExprKind::Call { op, .. } if op.name() == "assume") {
+                return Stmt::no_op();
+            }
             let value = simplify_expr(analyzer, value);
             if value.is_const() {
                 return Stmt::no_op();
