@@ -691,10 +691,20 @@ pub(crate) fn stage_under_loops<'a>(
     iter_values: Vec<Expr>,
     loops: impl DoubleEndedIterator<Item = (&'a Var, Expr)>,
 ) -> (Stmt, NodeId) {
+    guarded_stage_under_loops(block, iter_values, Expr::bool(true), loops)
+}
+
+/// [`stage_under_loops`] with the block running where `predicate` holds.
+pub(crate) fn guarded_stage_under_loops<'a>(
+    block: Block,
+    iter_values: Vec<Expr>,
+    predicate: Expr,
+    loops: impl DoubleEndedIterator<Item = (&'a Var, Expr)>,
+) -> (Stmt, NodeId) {
     let id = block.id;
     let mut body = Stmt::block_realize(BlockRealize {
         iter_values,
-        predicate: Expr::bool(true),
+        predicate,
         block,
     });
     for (var, extent) in loops.rev() {

@@ -15,6 +15,7 @@
 //! or split them (`i // f`, `i % f`) over constant extents, the layouts
 //! tensor intrinsics ask for; other padded maps are refused.
 
+use super::cache_read_write::guarded_stage_under_loops;
 use super::layout_transformation::IndexMap;
 use super::loop_transformation::new_loop;
 use crate::arith::Analyzer;
@@ -578,15 +579,9 @@ fn new_shape_stage(
         })
         .collect();
     let block = Block::leaf(name, iter_vars, reads, writes, body);
-    let mut stage = Stmt::block_realize(BlockRealize {
-        iter_values: padded.new_vars.iter().map(Var::to_expr).collect(),
-        predicate,
-        block,
-    });
-    for (var, extent) in padded.new_vars.iter().zip(&padded.new_shape).rev() {
-        stage = new_loop(var, extent.clone(), stage, Span::NONE);
-    }
-    stage
+    let loops = padded.new_vars.iter().zip(padded.new_shape.iter().cloned());
+    let iter_values = padded.new_vars.iter().map(Var::to_expr).collect();
+    guarded_stage_under_loops(block, iter_values, predicate, loops).0
 }
 
 /// The iterators `v_NAME` of a block over the new shape (TVM's names), and
