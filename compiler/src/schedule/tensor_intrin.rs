@@ -20,6 +20,10 @@ pub const STDLIB_INTRINSIC_FILES: &[(&str, &str)] = &[
         "stdlib/intrinsics/cuda.tir",
         include_str!("../../../stdlib/intrinsics/cuda.tir"),
     ),
+    (
+        "stdlib/intrinsics/cuda_mma.tir",
+        include_str!("../../../stdlib/intrinsics/cuda_mma.tir"),
+    ),
 ];
 
 /// An intrinsic found by name, and the stdlib file it comes from (`None`

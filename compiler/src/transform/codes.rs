@@ -19,3 +19,5 @@ pub const TOO_MANY_THREADS: &str = "E0507";
 pub const SHARED_MEMORY: &str = "E0508";
 /// More `local` memory per thread than CUDA allows.
 pub const LOCAL_MEMORY: &str = "E0509";
+/// A `warp` buffer whose accesses do not say which lane holds which element.
+pub const WARP_MEMORY: &str = "E0510";

@@ -91,6 +91,7 @@ pub mod lower_init_block;
 pub mod lower_intrin;
 pub mod lower_match_buffer;
 pub mod lower_opaque_block;
+pub mod lower_warp_memory;
 pub mod plan_buffer_allocation;
 pub mod reuse_storage;
 pub mod simplify;
@@ -261,6 +262,11 @@ pub const CUDA_PIPELINE: &[Pass] = &[
         name: "thread-sync",
         summary: "__syncthreads() barriers wherever threads of a block share memory unsafely",
         run: PassRun::Function(thread_sync::thread_sync),
+    },
+    Pass {
+        name: "lower-warp-memory",
+        summary: "each lane of a warp keeps its own slice of a `warp` buffer in registers; loads from other lanes become shuffles",
+        run: PassRun::Function(lower_warp_memory::lower_warp_memory),
     },
 ];
 

@@ -756,6 +756,106 @@ inline void mma_sync(fragment<accumulator, M, N, K, TC>& d,
 }  // namespace wmma
 }  // namespace nvcuda
 
+// mma.sync.m16n8k16 and ldmatrix as the PTX ISA defines them, lane by
+// lane: each lane keeps its own registers, and what it needs of other
+// lanes' registers (or of the row addresses they give ldmatrix) it fetches
+// by warp shuffles, so a lane that does not take part is reported as in a
+// shuffle. Lane l = 4g + t holds A (16x16, row-major) elements
+// a[2r + e] = A[g + 8 (r % 2)][2t + 8 (r / 2) + e], B (16x8, column-major)
+// b[2r + e] = B[2t + 8r + e][g], and C, D c[2r + e] = C[g + 8r][2t + e].
+namespace tirc_emu {
+
+template <class T>
+inline T from_lane(T value, int lane, const char* name) {
+  return shuffle(SHFL, name, 0, 0xffffffffu, value, lane, 32);
+}
+
+// Register j of lane l: row l / 4, columns 2 (l % 4) and + 1 of matrix j,
+// whose row r lane 8j + r addresses (with .trans: column l / 4, rows
+// 2 (l % 4) and + 1).
+template <class T, class S, long long N>
+inline void ldmatrix_x4(bool trans, T* local, const SharedPointer<S, N>& shared, long long offset) {
+  check_whole_warps("ldmatrix");
+  int lane = int(current_id % 32);
+  long long mine = shared.first + offset;
+  for (int j = 0; j < 4; ++j)
+    for (int e = 0; e < 2; ++e) {
+      int source = trans ? 8 * j + 2 * (lane % 4) + e : 8 * j + lane / 4;
+      long long row = from_lane(mine, source, "ldmatrix");
+      local[2 * j + e] = T((*shared.array)[row + (trans ? lane / 4 : 2 * (lane % 4) + e)]);
+    }
+}
+
+template <class T>
+inline uint32_t register_bits(const T* pair) {
+  uint32_t bits;
+  std::memcpy(&bits, pair, 4);
+  return bits;
+}
+
+template <class T>
+inline void register_halves(uint32_t bits, float* out) {
+  T pair[2];
+  std::memcpy(pair, &bits, 4);
+  out[0] = float(pair[0]);
+  out[1] = float(pair[1]);
+}
+
+template <class TC, class TA>
+inline void mma_m16n8k16(TC* c, const TA* a, const TA* b) {
+  check_whole_warps("mma.sync");
+  int lane = int(current_id % 32), g = lane / 4, t = lane % 4;
+  float rows[2][16], columns[2][16];
+  for (int q = 0; q < 4; ++q)
+    for (int r = 0; r < 4; ++r) {
+      uint32_t bits = from_lane(register_bits(a + 2 * r), 4 * g + q, "mma.sync");
+      register_halves<TA>(bits, &rows[r % 2][2 * q + 8 * (r / 2)]);
+    }
+  for (int n = 0; n < 2; ++n)
+    for (int q = 0; q < 4; ++q)
+      for (int r = 0; r < 2; ++r) {
+        uint32_t bits = from_lane(register_bits(b + 2 * r), 4 * (2 * t + n) + q, "mma.sync");
+        register_halves<TA>(bits, &columns[n][2 * q + 8 * r]);
+      }
+  for (int r = 0; r < 2; ++r)
+    for (int e = 0; e < 2; ++e) {
+      float sum = float(c[2 * r + e]);
+      for (int k = 0; k < 16; ++k) sum += rows[r][k] * columns[e][k];
+      c[2 * r + e] = TC(sum);
+    }
+}
+
+template <class T, class P>
+inline void mma_store_16x16(const P& tile, const T* local, long long stride) {
+  check_whole_warps("mma_store");
+  int lane = int(current_id % 32);
+  for (int e = 0; e < 8; ++e)
+    tile.set((8 * (e % 4 / 2) + lane / 4) * stride + 8 * (e / 4) + lane % 4 * 2 + e % 2, local[e]);
+}
+
+}  // namespace tirc_emu
+
+template <class T, class P>
+inline void tirc_ldmatrix_x4(T* local, const P& shared, long long offset) {
+  tirc_emu::ldmatrix_x4(false, local, shared, offset);
+}
+template <class T, class P>
+inline void tirc_ldmatrix_x4_trans(T* local, const P& shared, long long offset) {
+  tirc_emu::ldmatrix_x4(true, local, shared, offset);
+}
+template <class TC, class TA>
+inline void tirc_mma_m16n8k16(TC* c, const TA* a, const TA* b) {
+  tirc_emu::mma_m16n8k16(c, a, b);
+}
+template <class T>
+inline void tirc_mma_fill(T* local, int elements) {
+  for (int i = 0; i < elements; ++i) local[i] = T(0.0f);
+}
+template <class P, class T>
+inline void tirc_mma_store_16x16(const P& tile, const T* local, long long stride) {
+  tirc_emu::mma_store_16x16(tile, local, stride);
+}
+
 #define threadIdx tirc_emu::thread_index
 #define blockIdx tirc_emu::block_index
 #define blockDim tirc_emu::block_dim

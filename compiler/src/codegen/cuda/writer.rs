@@ -29,6 +29,7 @@ const DYNAMIC_SHARED_NAME: &str = "tirc_dynamic_shared";
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write;
 
+mod mma;
 mod wmma;
 
 /// How the text is written.
@@ -797,6 +798,9 @@ impl KernelWriter {
     fn call(&mut self, name: &str, args: &[Expr], dtype: DataType, expr: &Expr) -> String {
         if wmma::WMMA_BUILTINS.contains(&name) {
             return self.wmma_call(name, args, expr.span());
+        }
+        if mma::MMA_BUILTINS.contains(&name) {
+            return self.mma_call(name, args, expr.span());
         }
         let texts: Vec<String> = match name {
             "call_extern" | "call_pure_extern" => {

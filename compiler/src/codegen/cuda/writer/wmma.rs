@@ -222,16 +222,16 @@ impl KernelWriter {
         }
     }
 
-    /// The memory operand of a load or store: `T.tvm_access_ptr(type,
-    /// data, offset, extent, rw_mask)` as a pointer to its first element
-    /// (in the emulation, a checked pointer into a shared array).
-    fn pointer(&mut self, pointer: &Expr, span: Span) -> String {
+    /// The memory operand of a tensor-core load or store:
+    /// `T.tvm_access_ptr(type, data, offset, extent, rw_mask)` as a pointer
+    /// to its first element (in the emulation, a checked pointer).
+    pub(super) fn pointer(&mut self, pointer: &Expr, span: Span) -> String {
         let access = match pointer.kind() {
             ExprKind::Call { op, args } if op.name() == "tvm_access_ptr" && args.len() == 5 => args,
             _ => {
                 self.unsupported(
                     format!(
-                        "the wmma memory operand `{pointer}` (write it as `T.tvm_access_ptr(...)`)"
+                        "the tensor-core memory operand `{pointer}` (write it as `T.tvm_access_ptr(...)`)"
                     ),
                     span,
                 );
