@@ -167,6 +167,12 @@ impl Interpreter<'_> {
                 self.eval_wmma(name, args)?;
                 return Value::int(DataType::int32(), 0);
             }
+            name if crate::ir::builtin::MmaBuiltin::of(name).is_some() => {
+                if let Some(builtin) = crate::ir::builtin::MmaBuiltin::of(name) {
+                    self.eval_mma(builtin, args)?;
+                }
+                return Value::int(DataType::int32(), 0);
+            }
             "tvm_storage_sync" => {
                 if self.threads_per_block > 1 {
                     return Err(InterpError::new(format!(

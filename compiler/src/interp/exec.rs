@@ -171,6 +171,25 @@ impl Interpreter<'_> {
         extent: i64,
         body: &Stmt,
     ) -> InterpResult<()> {
+        let is_lane = tag == "threadIdx.x";
+        if is_lane {
+            self.lane_loops.push(var.clone());
+        }
+        let result = self.iterate_threads_of(var, tag, min, extent, body);
+        if is_lane {
+            self.lane_loops.pop();
+        }
+        result
+    }
+
+    fn iterate_threads_of(
+        &mut self,
+        var: &Var,
+        tag: &str,
+        min: i64,
+        extent: i64,
+        body: &Stmt,
+    ) -> InterpResult<()> {
         if is_thread_in_block(tag) && extent > 1 && self.contains_barrier(body) {
             return self.run_threads_together(var, min, extent, body);
         }

@@ -64,6 +64,9 @@ pub struct Interpreter<'options> {
     /// How many threads of one GPU block are live (the product of the
     /// `threadIdx` extents being iterated); barriers are only sound at 1.
     pub threads_per_block: u64,
+    /// The `threadIdx.x` loops being iterated, innermost last: the lane of
+    /// a warp-wide tensor-core builtin.
+    pub(super) lane_loops: Vec<Var>,
 }
 
 impl<'options> Interpreter<'options> {
@@ -78,6 +81,7 @@ impl<'options> Interpreter<'options> {
             buffer_views: HashMap::default(),
             constant_geometries: HashMap::default(),
             threads_per_block: 1,
+            lane_loops: Vec::new(),
         }
     }
 

@@ -30,6 +30,7 @@ mod layout;
 mod machine;
 mod math;
 mod memory;
+mod mma;
 mod operations;
 mod target_intrinsics;
 mod tensor;

@@ -89,10 +89,10 @@ struct Tile {
 }
 
 /// Memory named by `T.tvm_access_ptr(type, data, offset, extent, mask)`.
-struct Pointer {
-    handle: u64,
-    first: i64,
-    element: ElementType,
+pub(super) struct Pointer {
+    pub(super) handle: u64,
+    pub(super) first: i64,
+    pub(super) element: ElementType,
 }
 
 fn wrong(message: impl Into<String>) -> InterpError {
@@ -317,7 +317,7 @@ impl Interpreter<'_> {
     }
 
     /// The memory a `T.tvm_access_ptr(...)` operand names.
-    fn pointer(&mut self, pointer: &Expr) -> InterpResult<Pointer> {
+    pub(super) fn pointer(&mut self, pointer: &Expr) -> InterpResult<Pointer> {
         let args = match pointer.kind() {
             ExprKind::Call { op, args } if op.name() == "tvm_access_ptr" && args.len() == 5 => args,
             _ => {
@@ -349,12 +349,17 @@ impl Interpreter<'_> {
         }
     }
 
-    fn read_element(&self, handle: u64, element: ElementType, at: i64) -> InterpResult<Scalar> {
+    pub(super) fn read_element(
+        &self,
+        handle: u64,
+        element: ElementType,
+        at: i64,
+    ) -> InterpResult<Scalar> {
         let start = self.element_bytes(handle, element, at)?;
         decode_element(&self.memory.get(handle)?.bytes[start..], element)
     }
 
-    fn write_element(
+    pub(super) fn write_element(
         &mut self,
         handle: u64,
         element: ElementType,

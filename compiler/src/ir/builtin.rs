@@ -288,6 +288,66 @@ const VENDOR_NAMESPACES: &[&str] = &[
     "cutlass",
 ];
 
+/// The `mma.sync` family of tensor-core builtins, whatever TVM version's
+/// spelling names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaBuiltin {
+    /// `ldmatrix` of 8x8 matrices into each lane's registers.
+    Ldmatrix,
+    /// `mma.sync` on each lane's registers.
+    Mma,
+    /// Zeroes each lane's accumulator registers.
+    Fill,
+    /// Stores a warp's accumulator tile from its lanes' registers.
+    Store,
+}
+
+impl MmaBuiltin {
+    /// The builtin `name` denotes: TVM 0.27's `ptx_legacy.ldmatrix`,
+    /// 0.26's `ptx.ldmatrix_legacy`, older `ptx_ldmatrix`, and so on.
+    pub fn of(name: &str) -> Option<MmaBuiltin> {
+        match name {
+            "ptx_legacy.ldmatrix" | "ptx.ldmatrix_legacy" | "ptx_ldmatrix" => {
+                Some(MmaBuiltin::Ldmatrix)
+            }
+            "ptx_legacy.mma" | "ptx.mma.legacy" | "ptx_mma" => Some(MmaBuiltin::Mma),
+            "cuda.mma_fill_legacy" | "mma_fill" => Some(MmaBuiltin::Fill),
+            "cuda.mma_store_legacy" | "mma_store" => Some(MmaBuiltin::Store),
+            _ => None,
+        }
+    }
+
+    /// Its arguments.
+    pub fn arity(self) -> usize {
+        match self {
+            MmaBuiltin::Ldmatrix => 7,
+            MmaBuiltin::Mma => 13,
+            MmaBuiltin::Fill => 3,
+            MmaBuiltin::Store => 6,
+        }
+    }
+
+    /// The positions of its (data, offset) pairs that name a lane's registers.
+    pub fn register_operands(self) -> &'static [usize] {
+        match self {
+            MmaBuiltin::Ldmatrix => &[3],
+            MmaBuiltin::Mma => &[6, 8, 10],
+            MmaBuiltin::Fill => &[1],
+            MmaBuiltin::Store => &[3],
+        }
+    }
+
+    /// TVM 0.27's name, for messages.
+    pub fn tvm_name(self) -> &'static str {
+        match self {
+            MmaBuiltin::Ldmatrix => "T.ptx_legacy.ldmatrix",
+            MmaBuiltin::Mma => "T.ptx_legacy.mma",
+            MmaBuiltin::Fill => "T.cuda.mma_fill_legacy",
+            MmaBuiltin::Store => "T.cuda.mma_store_legacy",
+        }
+    }
+}
+
 /// The builtins by which the threads of a GPU block wait for one another
 /// (a barrier, a cross-thread reduction, a warp shuffle): a kernel that
 /// calls one cannot run its threads one after another.
@@ -419,6 +479,10 @@ static OPS: &[OpInfo] = &[
     opaque("tvm_store_matrix_sync", "tir.tvm_store_matrix_sync", Arity::Exactly(8), ResultRule::Handle, "Stores a wmma fragment to memory."),
     opaque("tvm_mma_sync", "tir.tvm_mma_sync", Arity::Exactly(8), ResultRule::Handle, "Tensor-core multiply-accumulate on wmma fragments."),
     opaque("tvm_bmma_sync", "tir.tvm_bmma_sync", Arity::Exactly(8), ResultRule::Handle, "Binary tensor-core multiply-accumulate."),
+    opaque("ptx_ldmatrix", "tir.ptx_ldmatrix", Arity::Exactly(7), ResultRule::Void, "`ldmatrix` into a lane's registers (TVM before 0.26; now `T.ptx_legacy.ldmatrix`): (trans, num, type, local_ptr, local_offset, smem_ptr, smem_offset)."),
+    opaque("ptx_mma", "tir.ptx_mma", Arity::AtLeast(13), ResultRule::Void, "`mma.sync` on a lane's registers (TVM before 0.26; now `T.ptx_legacy.mma`): (shape, a_layout, b_layout, a_type, b_type, c_type, a, a_offset, b, b_offset, c, c_offset, saturate)."),
+    opaque("mma_fill", "tir.mma_fill", Arity::Exactly(3), ResultRule::Void, "Zeroes a lane's accumulator registers (TVM before 0.26; now `T.cuda.mma_fill_legacy`): (local_size, local_ptr, offset)."),
+    opaque("mma_store", "tir.mma_store", Arity::Exactly(6), ResultRule::Void, "Stores a warp's 16x16 accumulator tile (TVM before 0.26; now `T.cuda.mma_store_legacy`): (m, n, dst_ptr, src_ptr, src_offset, dst_stride)."),
     opaque("vscale", "tir.vscale", Arity::Exactly(0), ResultRule::Int32, "The scalable-vector length multiplier (Arm SVE)."),
     opaque("tvm_stack_make_array", "tir.tvm_stack_make_array", Arity::Exactly(6), ResultRule::Handle, "Builds a DLTensor on the stack for a packed call."),
     opaque("tvm_stack_make_shape", "tir.tvm_stack_make_shape", Arity::AtLeast(0), ResultRule::Handle, "Builds a shape array on the stack for a packed call."),

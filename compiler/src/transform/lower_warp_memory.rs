@@ -10,15 +10,15 @@
 //! - index `i` is element `i / (width * m) * m + i % m` of lane
 //!   `i % (width * m) / m`;
 //! - a load from another lane's slice becomes a warp shuffle from that
-//!   lane; the tensor-core builtins (`T.ptx_legacy.ldmatrix`,
-//!   `T.ptx_legacy.mma`, `T.cuda.mma_fill_legacy`,
-//!   `T.cuda.mma_store_legacy`) take the lane's slice at the rewritten
+//!   lane; the tensor-core builtins ([`MmaBuiltin`]: `ldmatrix`, `mma`,
+//!   `mma_fill`, `mma_store`) take the lane's slice at the rewritten
 //!   offset, since each lane passes its own registers to the instruction.
 
 use super::codes;
 use super::LowerOptions;
 use crate::arith::Analyzer;
 use crate::diagnostics::Diagnostic;
+use crate::ir::builtin::MmaBuiltin;
 use crate::ir::mutate::{mutate_expr_children, mutate_stmt_children, Mutator};
 use crate::ir::visit::{walk_expr, walk_stmt, Visitor};
 use crate::ir::{
@@ -29,23 +29,6 @@ use crate::source::Span;
 
 /// The lanes of a CUDA warp.
 const WARP_SIZE: i64 = 32;
-
-/// For each tensor-core builtin, the argument positions of its (data,
-/// offset) pairs that can name warp memory.
-const WARP_OPERANDS: &[(&str, &[usize])] = &[
-    ("ptx_legacy.ldmatrix", &[3]),
-    ("ptx_legacy.mma", &[6, 8, 10]),
-    ("cuda.mma_fill_legacy", &[1]),
-    ("cuda.mma_store_legacy", &[3]),
-];
-
-/// The (data, offset) positions of `op`'s warp operands, if it has any.
-fn warp_operands(op: &Op) -> Option<&'static [usize]> {
-    WARP_OPERANDS
-        .iter()
-        .find(|(name, _)| *name == op.name())
-        .map(|(_, positions)| *positions)
-}
 
 /// Rewrites every `warp` allocation of `func` into per-lane `local` memory.
 pub fn lower_warp_memory(
@@ -322,11 +305,11 @@ impl Visitor for LayoutFinder {
     fn visit_expr(&mut self, expr: &Expr) {
         if let ExprKind::Call { op, args } = expr.kind() {
             let names_data = |i: usize| args.get(i).and_then(Expr::as_var) == Some(&self.data);
-            match op.name() {
-                "ptx_legacy.ldmatrix" if names_data(3) => {
+            match MmaBuiltin::of(op.name()) {
+                Some(MmaBuiltin::Ldmatrix) if names_data(3) => {
                     self.record_write(args.get(4), None, expr.span())
                 }
-                "cuda.mma_fill_legacy" if names_data(1) => {
+                Some(MmaBuiltin::Fill) if names_data(1) => {
                     let per_lane = args.first().and_then(Expr::as_int);
                     self.record_write(None, per_lane, expr.span())
                 }
@@ -505,11 +488,11 @@ impl Mutator for AccessRewriter {
                 .with_span(expr.span())
             }
             ExprKind::Call { op, args } => {
-                let Some(positions) = warp_operands(op) else {
+                let Some(builtin) = MmaBuiltin::of(op.name()) else {
                     return mutate_expr_children(self, expr);
                 };
                 let mut args = args.clone();
-                for &position in positions {
+                for &position in builtin.register_operands() {
                     let names_warp =
                         args.get(position).and_then(Expr::as_var) == Some(self.warp.data());
                     if !names_warp || position + 1 >= args.len() {

@@ -292,3 +292,63 @@ class Module:
     assert!(error.contains("barrier divergence"), "{error}");
     assert!(error.contains("returned without reaching it"), "{error}");
 }
+
+/// Every case's scheduled module, before lowering (tensorized blocks
+/// included: wmma tiles, `ldmatrix`/`mma.sync` lane by lane), computes in
+/// the interpreter what the program computes. The emulation runs the
+/// lowered kernels; this runs the builtins' interpreter models.
+#[test]
+fn scheduled_cases_run_in_the_interpreter() {
+    use tirc::schedule::check_each::{run_interpreted, same_results, NotRun};
+    let mut failures = Failures::default();
+    let mut compared = 0;
+    let mut skipped = Vec::new();
+    for path in collect(&tests_root().join("codegen/cuda"), ".tir") {
+        let text = std::fs::read_to_string(&path).expect("readable test file");
+        let mut sources = tirc::source::SourceMap::new();
+        let (program, diagnostics) =
+            tirc::frontend::parse_program(&mut sources, &display_path(&path), &text);
+        let Some(program) = program.filter(|_| !diagnostics.iter().any(|d| d.is_error())) else {
+            failures.add(&path, "does not parse");
+            continue;
+        };
+        let run = tirc::schedule::apply_schedule(&program, None);
+        if run.schedule.is_none() {
+            continue;
+        }
+        if !run.succeeded() {
+            failures.add(&path, "its schedule is refused");
+            continue;
+        }
+        let parameter_shapes = |module: &tirc::ir::IRModule| -> Vec<Vec<String>> {
+            module
+                .functions
+                .iter()
+                .flat_map(|f| {
+                    f.buffer_map
+                        .iter()
+                        .map(|(_, b)| b.shape().iter().map(|e| e.to_string()).collect())
+                })
+                .collect()
+        };
+        if parameter_shapes(&run.initial) != parameter_shapes(run.module()) {
+            skipped.push(format!(
+                "{}: the schedule changes a parameter's layout",
+                display_path(&path)
+            ));
+            continue;
+        }
+        let outputs = run_interpreted(&run.initial, 1 << 20)
+            .and_then(|expected| Ok((expected, run_interpreted(run.module(), 1 << 20)?)));
+        match outputs {
+            Ok((expected, found)) => match same_results(&expected, &found) {
+                Ok(()) => compared += 1,
+                Err(problem) => failures.add(&path, format!("the scheduled module: {problem}")),
+            },
+            Err(NotRun::Skipped(why)) => skipped.push(format!("{}: {why}", display_path(&path))),
+            Err(NotRun::Failed(why)) => failures.add(&path, why),
+        }
+    }
+    eprintln!("{compared} scheduled CUDA cases agree with their programs in the interpreter; skipped: {skipped:#?}");
+    failures.finish("scheduled CUDA cases in the interpreter", compared);
+}

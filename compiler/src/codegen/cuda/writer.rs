@@ -799,8 +799,8 @@ impl KernelWriter {
         if wmma::WMMA_BUILTINS.contains(&name) {
             return self.wmma_call(name, args, expr.span());
         }
-        if mma::MMA_BUILTINS.contains(&name) {
-            return self.mma_call(name, args, expr.span());
+        if let Some(builtin) = crate::ir::builtin::MmaBuiltin::of(name) {
+            return self.mma_call(builtin, args, expr.span());
         }
         let texts: Vec<String> = match name {
             "call_extern" | "call_pure_extern" => {

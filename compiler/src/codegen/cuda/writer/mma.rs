@@ -6,16 +6,9 @@
 //! the instruction (`tirc_cuda_emulation.h`), which has the same names.
 
 use super::KernelWriter;
+use crate::ir::builtin::MmaBuiltin;
 use crate::ir::{Expr, ExprKind};
 use crate::source::Span;
-
-/// The tensor-core builtins this module writes.
-pub const MMA_BUILTINS: &[&str] = &[
-    "ptx_legacy.ldmatrix",
-    "ptx_legacy.mma",
-    "cuda.mma_fill_legacy",
-    "cuda.mma_store_legacy",
-];
 
 /// The device functions the calls use, as inline PTX (sm_80 and later).
 const MMA_HELPERS: &str = r#"static __device__ __forceinline__ void tirc_ldmatrix_x4(half* local, const half* shared, int offset) {
@@ -86,34 +79,30 @@ impl KernelWriter {
     }
 
     /// The C text of a tensor-core builtin call.
-    pub(super) fn mma_call(&mut self, name: &str, args: &[Expr], span: Span) -> String {
+    pub(super) fn mma_call(&mut self, builtin: MmaBuiltin, args: &[Expr], span: Span) -> String {
         if !self.options.emulation {
             self.helpers.insert(MMA_HELPERS);
         }
-        let arity = match name {
-            "ptx_legacy.ldmatrix" => 7,
-            "ptx_legacy.mma" => 13,
-            "cuda.mma_fill_legacy" => 3,
-            _ => 6,
-        };
-        if args.len() != arity {
+        let name = builtin.tvm_name();
+        if args.len() != builtin.arity() {
             self.unsupported(
                 format!(
-                    "`T.{name}` with {} arguments (it takes {arity})",
-                    args.len()
+                    "`{name}` with {} arguments (it takes {})",
+                    args.len(),
+                    builtin.arity()
                 ),
                 span,
             );
             return "0".to_string();
         }
-        match name {
-            "ptx_legacy.ldmatrix" => {
+        match builtin {
+            MmaBuiltin::Ldmatrix => {
                 let trans = args[0].as_int();
                 let shape_ok =
                     args[1].as_int() == Some(4) && Self::string_arg(args, 2) == Some(".b16");
                 let Some(trans) = trans.filter(|_| shape_ok) else {
                     self.unsupported(
-                        "`T.ptx_legacy.ldmatrix` other than four 8x8 matrices of `.b16` with a constant transpose flag",
+                        "`{name}` other than four 8x8 matrices of `.b16` with a constant transpose flag",
                         span,
                     );
                     return "0".to_string();
@@ -131,7 +120,7 @@ impl KernelWriter {
                     super::strip_parens(&offset)
                 )
             }
-            "ptx_legacy.mma" => {
+            MmaBuiltin::Mma => {
                 let form: Vec<Option<&str>> = (0..6).map(|i| Self::string_arg(args, i)).collect();
                 let supported = matches!(
                     form.as_slice(),
@@ -147,7 +136,7 @@ impl KernelWriter {
                 if !supported {
                     self.unsupported(
                         format!(
-                            "`T.ptx_legacy.mma` as {}: tirc writes m16n8k16, row.col, fp16 inputs, fp32 or fp16 accumulators, without saturation",
+                            "`{name}` as {}: tirc writes m16n8k16, row.col, fp16 inputs, fp32 or fp16 accumulators, without saturation",
                             form.iter().map(|f| f.unwrap_or("?")).collect::<Vec<_>>().join(" ")
                         ),
                         span,
@@ -159,14 +148,14 @@ impl KernelWriter {
                 let c = self.registers(&args[10], &args[11], span);
                 format!("tirc_mma_m16n8k16({c}, {a}, {b})")
             }
-            "cuda.mma_fill_legacy" => {
+            MmaBuiltin::Fill => {
                 let local = self.registers(&args[1], &args[2], span);
                 let elements = self.expr(&args[0]);
                 format!("tirc_mma_fill({local}, {elements})")
             }
-            _ => {
+            MmaBuiltin::Store => {
                 if args[0].as_int() != Some(16) || args[1].as_int() != Some(16) {
-                    self.unsupported("`T.cuda.mma_store_legacy` of a tile other than 16x16", span);
+                    self.unsupported("`{name}` of a tile other than 16x16", span);
                     return "0".to_string();
                 }
                 let tile = self.pointer(&args[2], span);
