@@ -381,3 +381,100 @@ def main(A: T.Buffer((4, 64), "float32"), S: T.Buffer((4,), "float32")):
         errors[0].message
     );
 }
+
+/// A kernel of 2 blocks of 32 threads with a 32-float `warp` buffer `W`
+/// filled by `put` and read by `get` (statements under `threadIdx.x` loops).
+fn warp_program(put: &str, get: &str) -> String {
+    format!(
+        r#"# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        T.func_attr({{"tir.noalias": True}})
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            with T.block("warp"):
+                W = T.alloc_buffer((32,), scope="warp")
+                for tx in T.thread_binding(32, thread="threadIdx.x"):
+                    with T.block("put"):
+                        {put}
+                for tx in T.thread_binding(32, thread="threadIdx.x"):
+                    with T.block("get"):
+                        {get}
+"#
+    )
+}
+
+#[test]
+fn warp_memory_becomes_a_register_per_lane_and_other_lanes_are_shuffled_in() {
+    let body = kernel_body(&warp_program(
+        "W[tx] = A[bx * 32 + tx]",
+        "B[bx * 32 + tx] = W[(tx + 1) % 32] + W[tx]",
+    ));
+    assert!(
+        body.contains("W = T.decl_buffer((1,), scope=\"local\")"),
+        "{body}"
+    );
+    assert!(body.contains("W[0] = A[bx * 32 + tx]"), "{body}");
+    assert!(
+        body.contains(
+            "T.tvm_warp_shuffle(T.tvm_warp_activemask(), W[0], tx + 1 & 31, 32, 32) + W[0]"
+        ),
+        "{body}"
+    );
+}
+
+#[test]
+fn warp_memory_written_against_the_lane_order_is_refused() {
+    let errors = lower(&warp_program(
+        "W[31 - tx] = A[bx * 32 + tx]",
+        "B[bx * 32 + tx] = W[tx]",
+    ))
+    .expect_err("a store at 31 - tx does not say which lane holds what");
+    assert_eq!(errors[0].code, super::codes::WARP_MEMORY, "{errors:#?}");
+    assert!(errors[0].message.contains("31 - tx"), "{errors:#?}");
+}
+
+#[test]
+fn mma_operands_in_warp_memory_become_offsets_into_each_lanes_registers() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/codegen/cuda/mma_matmul.tir"
+    ))
+    .expect("the mma case");
+    let mut sources = crate::source::SourceMap::default();
+    let (program, diagnostics) = crate::frontend::parse_program(&mut sources, "mma.tir", &text);
+    assert!(diagnostics.iter().all(|d| !d.is_error()), "{diagnostics:?}");
+    let run = crate::schedule::apply_schedule(&program.expect("parses"), None);
+    assert!(run.succeeded());
+    let target = Target::Cuda(Default::default());
+    let lowered = run_passes(
+        &pipeline_for(&target),
+        run.module(),
+        &options_for(&target),
+        &mut |_, _| {},
+    )
+    .unwrap_or_else(|errors| panic!("{errors:#?}"));
+    let kernel = lowered
+        .functions
+        .iter()
+        .find(|f| super::split_host_device::is_kernel(f))
+        .expect("a kernel");
+    let body = print_function(kernel, &PrintOptions::new(Dialect::Classic));
+    // 4x4 tiles of 32 lanes x 8 registers: each lane keeps 16 of C's.
+    assert!(
+        body.contains("C_warp = T.decl_buffer((16,), scope=\"local\")"),
+        "{body}"
+    );
+    assert!(
+        body.contains("T.cuda.mma_fill_legacy(8, C_warp.data, j_0_4_init * 8)"),
+        "{body}"
+    );
+    assert!(
+        body.contains("B_shared_warp.data, j_0_4 * 8 + 4, C_warp.data, j_0_4 * 8 + 4"),
+        "{body}"
+    );
+    assert!(!body.contains("scope=\"warp\""), "{body}");
+}

@@ -244,4 +244,43 @@ def main(A: T.Buffer((32, 262144), "float32")):
 "#,
         from_passes_only: true,
     },
+    Explanation {
+        code: "E0510",
+        title: "warp memory whose lane layout cannot be read from its accesses",
+        text: r#"A buffer in `warp` scope is held by the 32 lanes of a warp together,
+each lane its own elements in registers. `lower-warp-memory` (TVM's
+LowerWarpMemory) finds which lane holds which element from the accesses
+that write it: a store at `m * threadIdx.x + ...` (m > 0, the same m
+everywhere), an `ldmatrix` into it, or an `mma_fill` of m registers, each
+inside a `threadIdx.x` loop of at most 32 threads. A lane reading another
+lane's element then gets it by a warp shuffle. A buffer written at an index
+that is not of that form (`31 - tx`, `tx * tx`), outside any `threadIdx.x`
+loop, or whose address is taken, has no such layout. Write each lane's own
+elements, and read others' elements from it instead."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        with T.block("warp"):
+            W = T.alloc_buffer((32,), scope="warp")
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("put"):
+                    W[31 - tx] = A[bx * 32 + tx]
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("get"):
+                    B[bx * 32 + tx] = W[tx]
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        with T.block("warp"):
+            W = T.alloc_buffer((32,), scope="warp")
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("put"):
+                    W[tx] = A[bx * 32 + tx]
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("get"):
+                    B[bx * 32 + tx] = W[31 - tx]
+"#,
+        from_passes_only: true,
+    },
 ];

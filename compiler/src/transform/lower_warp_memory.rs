@@ -118,20 +118,18 @@ fn lower_allocation(buffer: &Buffer, body: &Stmt) -> Result<(Buffer, Stmt), Vec<
         errors: Vec::new(),
     };
     finder.visit_stmt(body);
-    let mut errors = std::mem::take(&mut finder.errors);
+    if !finder.errors.is_empty() {
+        return Err(finder.errors);
+    }
     let (Some(width), Some(per_lane)) = (finder.width, finder.per_lane) else {
-        errors.push(warp_error(
+        return Err(vec![warp_error(
             buffer,
             "nothing in its scope writes it from a `threadIdx.x` loop (a store, `ldmatrix` or \
              `mma_fill`), so which lane holds which element is unknown"
                 .into(),
             buffer.span(),
-        ));
-        return Err(errors);
+        )]);
     };
-    if !errors.is_empty() {
-        return Err(errors);
-    }
     let group = width * per_lane;
     let groups = (size + group - 1) / group;
     let local = buffer.with(|node| {
