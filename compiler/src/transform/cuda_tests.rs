@@ -28,17 +28,22 @@ fn lower(text: &str) -> Result<IRModule, Vec<crate::diagnostics::Diagnostic>> {
 /// The kernel's body as printed, one statement per line, indentation kept.
 fn kernel_body(text: &str) -> String {
     let module = lower(text).unwrap_or_else(|errors| panic!("{errors:#?}"));
+    printed_kernel(&module)
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("for bx"))
+        .map(|line| line.trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module's kernel, printed.
+fn printed_kernel(module: &IRModule) -> String {
     let kernel: &PrimFunc = module
         .functions
         .iter()
         .find(|f| super::split_host_device::is_kernel(f))
         .expect("a kernel");
     print_function(kernel, &PrintOptions::new(Dialect::Classic))
-        .lines()
-        .skip_while(|line| !line.trim_start().starts_with("for bx"))
-        .map(|line| line.trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// A kernel of 2 blocks of 32 threads with a 64-float shared buffer `S`
@@ -457,12 +462,7 @@ fn mma_operands_in_warp_memory_become_offsets_into_each_lanes_registers() {
         &mut |_, _| {},
     )
     .unwrap_or_else(|errors| panic!("{errors:#?}"));
-    let kernel = lowered
-        .functions
-        .iter()
-        .find(|f| super::split_host_device::is_kernel(f))
-        .expect("a kernel");
-    let body = print_function(kernel, &PrintOptions::new(Dialect::Classic));
+    let body = printed_kernel(&lowered);
     // 4x4 tiles of 32 lanes x 8 registers: each lane keeps 16 of C's.
     assert!(
         body.contains("C_warp = T.decl_buffer((16,), scope=\"local\")"),
