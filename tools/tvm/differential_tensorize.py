@@ -89,7 +89,7 @@ def dense_trial(rng: random.Random) -> tuple[tvm.IRModule, list[str]]:
         good, bad = ["dot_4x4_i8i8s32_sdot"], ["dot_4x4_u8u8u32_udot", "dot_16x4_vnni"]
         a_dtype = b_dtype = "int8"
     else:
-        good, bad = ["dot_16x4_vnni", "dot_16x4_avx512"], ["dot_4x4_i8i8s32_sdot", "dot_16x4_avxvnni"]
+        good, bad = ["dot_16x4_vnni", "dot_16x4_avx512"], ["dot_4x4_i8i8s32_sdot", "dot_4x4_u8u8u32_udot"]
         a_dtype, b_dtype = "uint8", "int8"
     if wrong == "dtype":
         a_dtype = "int8" if a_dtype == "uint8" else "uint8"
