@@ -55,7 +55,7 @@ impl Interpreter<'_> {
     fn current_lane(&self, name: &str) -> InterpResult<(Var, i64)> {
         let var = self.lane_loops.last().cloned().ok_or_else(|| {
             wrong(format!(
-                "`{name}` outside every `threadIdx.x` loop: it is an instruction of a whole warp, run by each lane"
+                "the interpreter does not support `{name}` outside every `threadIdx.x` loop: it is an instruction of a whole warp, run by each lane"
             ))
         })?;
         let lane = self.lookup(&var)?.as_i64()?;
@@ -100,7 +100,7 @@ impl Interpreter<'_> {
             MmaBuiltin::Store => {
                 if args[0].as_int() != Some(16) || args[1].as_int() != Some(16) {
                     return Err(wrong(
-                        "`T.cuda.mma_store_legacy` of a tile other than 16x16",
+                        "the interpreter does not support `T.cuda.mma_store_legacy` of a tile other than 16x16",
                     ));
                 }
                 let tile = self.pointer(&args[2])?;
@@ -137,7 +137,7 @@ impl Interpreter<'_> {
             && matches!(args[2].kind(), ExprKind::Str(kind) if kind == ".b16");
         if !form_ok {
             return Err(wrong(
-                "`T.ptx_legacy.ldmatrix` other than four 8x8 matrices of `.b16`",
+                "the interpreter does not support `T.ptx_legacy.ldmatrix` other than four 8x8 matrices of `.b16`",
             ));
         }
         let handle = self.eval(&args[3])?.as_handle()?;
@@ -191,7 +191,7 @@ impl Interpreter<'_> {
         );
         if !supported {
             return Err(wrong(
-                "`T.ptx_legacy.mma` other than m16n8k16, row.col, fp16 inputs and fp32 or fp16 accumulators",
+                "the interpreter does not support `T.ptx_legacy.mma` other than m16n8k16, row.col, fp16 inputs and fp32 or fp16 accumulators",
             ));
         }
         let operand = |interp: &mut Self, i: usize| -> InterpResult<(u64, ElementType)> {

@@ -141,8 +141,25 @@ pub fn blockize(
     let analyzer = Analyzer::new();
     let mut divisions = Vec::with_capacity(realize.iter_values.len());
     for (iv, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
-        let binding = analyzer.simplify(&substitute(binding, &unit_loops));
-        let division = divide(&analyzer, &binding, iv, &inner_vars, &outer_vars, &domains)
+        // The binding as written first (where no unit loop was replaced),
+        // whose terms keep their order in the outer binding as in TVM's
+        // subspace division; simplified where that does not divide.
+        let substituted = substitute(binding, &unit_loops);
+        let as_written = crate::ir::structural::expr_deep_equal(&substituted, binding)
+            .then(|| divide(&analyzer, binding, iv, &inner_vars, &outer_vars, &domains))
+            .flatten();
+        let division = as_written
+            .or_else(|| {
+                let simplified = analyzer.simplify(&substituted);
+                divide(
+                    &analyzer,
+                    &simplified,
+                    iv,
+                    &inner_vars,
+                    &outer_vars,
+                    &domains,
+                )
+            })
             .ok_or_else(|| not_divisible(iv))?;
         divisions.push(division);
     }
@@ -330,13 +347,16 @@ fn divide(
         _ if analyzer.can_prove_equal(&inner_extent, &Expr::one(inner_extent.dtype())) => {
             scaled.clone()
         }
-        _ => {
-            let remainder = build::floormod(scaled.clone(), inner_extent.clone());
-            if !analyzer.can_prove_equal(&remainder, &Expr::zero(scaled.dtype())) {
-                return None;
+        _ => match inner_extent.as_int().and_then(|c| divide_terms(scaled, c)) {
+            Some(outer) => outer,
+            None => {
+                let remainder = build::floormod(scaled.clone(), inner_extent.clone());
+                if !analyzer.can_prove_equal(&remainder, &Expr::zero(scaled.dtype())) {
+                    return None;
+                }
+                analyzer.simplify(&build::floordiv(scaled.clone(), inner_extent.clone()))
             }
-            analyzer.simplify(&build::floordiv(scaled.clone(), inner_extent.clone()))
-        }
+        },
     };
     let outer_extent = analyzer.simplify(&build::floordiv(
         iv.dom.extent.clone(),
@@ -348,6 +368,29 @@ fn divide(
         inner: inner.clone(),
         inner_extent,
     })
+}
+
+/// `sum / c` term by term when every term of the sum is `x * k` with `k` a
+/// multiple of `c`, keeping the terms' order as TVM's subspace division does
+/// (`f % 2 * 32 + j_1 * 32` by 32 is `f % 2 + j_1`).
+fn divide_terms(sum: &Expr, c: i64) -> Option<Expr> {
+    match sum.kind() {
+        ExprKind::Binary(BinaryOp::Add, a, b) => {
+            Some(build::add(divide_terms(a, c)?, divide_terms(b, c)?))
+        }
+        ExprKind::Binary(BinaryOp::Mul, x, k) => {
+            let k = k.as_int()?;
+            if c == 0 || k % c != 0 {
+                return None;
+            }
+            Some(if k == c {
+                x.clone()
+            } else {
+                build::mul(x.clone(), Expr::int(k / c, sum.dtype()))
+            })
+        }
+        _ => None,
+    }
 }
 
 /// A block with its iterators replaced by `subst` (simplified, as TVM does).
