@@ -178,21 +178,12 @@ impl Interpreter<'_> {
                 _ => None,
             })
             .collect();
-        let supported = matches!(
-            form.as_slice(),
-            [
-                Some("m16n8k16"),
-                Some("row"),
-                Some("col"),
-                Some("fp16"),
-                Some("fp16"),
-                Some("fp32" | "fp16")
-            ]
-        );
+        let supported = MmaBuiltin::mma_form_supported(&form);
         if !supported {
-            return Err(wrong(
-                "the interpreter does not support `T.ptx_legacy.mma` other than m16n8k16, row.col, fp16 inputs and fp32 or fp16 accumulators",
-            ));
+            return Err(wrong(format!(
+                "the interpreter does not support `T.ptx_legacy.mma` other than {}",
+                MmaBuiltin::MMA_FORMS
+            )));
         }
         let operand = |interp: &mut Self, i: usize| -> InterpResult<(u64, ElementType)> {
             Ok((interp.eval(&args[i])?.as_handle()?, element_of(&args[i])?))

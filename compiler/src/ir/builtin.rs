@@ -337,6 +337,32 @@ impl MmaBuiltin {
         }
     }
 
+    /// Whether tirc writes and runs an `mma` of this form: its first six
+    /// arguments (shape, A and B layouts, A, B and accumulator types).
+    pub fn mma_form_supported(form: &[Option<&str>]) -> bool {
+        matches!(
+            form,
+            [
+                Some("m16n8k16"),
+                Some("row"),
+                Some("col"),
+                Some("fp16"),
+                Some("fp16"),
+                Some("fp32" | "fp16")
+            ] | [
+                Some("m16n8k16"),
+                Some("row"),
+                Some("col"),
+                Some("bf16"),
+                Some("bf16"),
+                Some("fp32")
+            ]
+        )
+    }
+
+    /// The forms [`MmaBuiltin::mma_form_supported`] accepts, for messages.
+    pub const MMA_FORMS: &'static str = "m16n8k16, row.col, fp16 inputs with fp32 or fp16 accumulators or bf16 inputs with fp32 ones";
+
     /// TVM 0.27's name, for messages.
     pub fn tvm_name(self) -> &'static str {
         match self {

@@ -1,13 +1,16 @@
 // CUDA C written by tirc.
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 
-static __device__ __forceinline__ void tirc_ldmatrix_x4(half* local, const half* shared, int offset) {
+template <class T>
+static __device__ __forceinline__ void tirc_ldmatrix_x4(T* local, const T* shared, int offset) {
   unsigned address = (unsigned)__cvta_generic_to_shared(shared + offset);
   unsigned* r = (unsigned*)local;
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
 }
-static __device__ __forceinline__ void tirc_ldmatrix_x4_trans(half* local, const half* shared, int offset) {
+template <class T>
+static __device__ __forceinline__ void tirc_ldmatrix_x4_trans(T* local, const T* shared, int offset) {
   unsigned address = (unsigned)__cvta_generic_to_shared(shared + offset);
   unsigned* r = (unsigned*)local;
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -17,6 +20,13 @@ static __device__ __forceinline__ void tirc_mma_m16n8k16(float* c, const half* a
   const unsigned* ra = (const unsigned*)a;
   const unsigned* rb = (const unsigned*)b;
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+static __device__ __forceinline__ void tirc_mma_m16n8k16(float* c, const nv_bfloat16* a, const nv_bfloat16* b) {
+  const unsigned* ra = (const unsigned*)a;
+  const unsigned* rb = (const unsigned*)b;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }

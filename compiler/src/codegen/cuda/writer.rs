@@ -78,7 +78,7 @@ pub fn write_cuda(
         return Err(diagnostics);
     }
     let mut source = String::from("// CUDA C written by tirc.\n");
-    let uses = |name: &str| bodies.contains(name);
+    let uses = |name: &str| bodies.contains(name) || helpers.iter().any(|h| h.contains(name));
     if !options.emulation {
         if uses("nvcuda::wmma::") {
             source.push_str("#include <mma.h>\n");
