@@ -189,18 +189,15 @@ impl<'ctx> Codegen<'ctx> {
             }
             "assume" => return self.const_int(DataType::int32(), 0, span),
             "undef" => return Ok(undef_of(self.llvm_type(dtype, span)?)),
-            "tvm_fill_fragment" | "tvm_load_matrix_sync" | "tvm_mma_sync"
-            | "tvm_store_matrix_sync" | "tvm_bmma_sync" => {
-                return Err(CodegenError(Box::new(
-                    Diagnostic::error(
-                        codes::UNSUPPORTED,
-                        format!(
-                            "`T.{name}` is a CUDA tensor-core (wmma) operation, which the LLVM CPU backend cannot run"
-                        ),
-                        span,
-                    )
-                    .with_help("run it with `--target cuda` (add `--emulate` on a machine without a GPU)"),
-                )))
+            "tvm_fill_fragment"
+            | "tvm_load_matrix_sync"
+            | "tvm_mma_sync"
+            | "tvm_store_matrix_sync"
+            | "tvm_bmma_sync" => {
+                return Err(tensor_core_on_cpu(name, "wmma", span));
+            }
+            _ if crate::ir::builtin::MmaBuiltin::of(name).is_some() => {
+                return Err(tensor_core_on_cpu(name, "mma.sync", span));
             }
             _ => {}
         }
@@ -538,4 +535,18 @@ fn undef_of(value_type: BasicTypeEnum<'_>) -> BasicValueEnum<'_> {
         BasicTypeEnum::StructType(t) => t.get_undef().into(),
         BasicTypeEnum::ScalableVectorType(t) => t.get_undef().into(),
     }
+}
+
+/// The refusal of a CUDA tensor-core builtin (`family`: wmma, mma.sync) on the CPU.
+fn tensor_core_on_cpu(name: &str, family: &str, span: Span) -> CodegenError {
+    CodegenError(Box::new(
+        Diagnostic::error(
+            codes::UNSUPPORTED,
+            format!(
+                "`T.{name}` is a CUDA tensor-core ({family}) operation, which the LLVM CPU backend cannot run"
+            ),
+            span,
+        )
+        .with_help("run it with `--target cuda` (add `--emulate` on a machine without a GPU)"),
+    ))
 }
