@@ -41,6 +41,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from differential_schedules import tirc_outcome  # noqa: E402  (`tirc schedule --verify-each`)
 from schedule_oracle import Forward  # noqa: E402  (forwards get_block to get_sblock)
 from gen_tensorize_cases import (  # noqa: E402
     matmul_f16_f16_nt,
@@ -300,11 +301,7 @@ def main() -> None:
         with open(path, "w") as f:
             f.write(text)
         tvm_result = run_in_tvm(module, lines)
-        done = subprocess.run([args.tirc, "schedule", "--verify-each", path],
-                              capture_output=True, text=True)
-        outcome = "ok" if done.returncode == 0 else (
-            "refused" if done.returncode == 1 and not done.stderr.startswith("internal error") else "crash")
-        output = done.stdout if outcome == "ok" else done.stderr
+        outcome, output = tirc_outcome(args.tirc, path)
         verdict = None
         if "crashed" in tvm_result:
             counts["tvm_crash"] = counts.get("tvm_crash", 0) + 1

@@ -171,35 +171,26 @@ impl Interpreter<'_> {
         extent: i64,
         body: &Stmt,
     ) -> InterpResult<()> {
+        // A `threadIdx.x` loop names the lane of the warp builtins inside it.
         let is_lane = tag == "threadIdx.x";
         if is_lane {
             self.lane_loops.push(var.clone());
         }
-        let result = self.iterate_threads_of(var, tag, min, extent, body);
+        let result = if is_thread_in_block(tag) && extent > 1 && self.contains_barrier(body) {
+            self.run_threads_together(var, min, extent, body)
+        } else {
+            let outer_threads = self.threads_per_block;
+            if is_thread_in_block(tag) {
+                self.threads_per_block = outer_threads.saturating_mul(extent.max(1) as u64);
+            }
+            let result = self.iterate(var, min, extent, body);
+            self.threads_per_block = outer_threads;
+            result
+        };
         if is_lane {
             self.lane_loops.pop();
         }
         result
-    }
-
-    fn iterate_threads_of(
-        &mut self,
-        var: &Var,
-        tag: &str,
-        min: i64,
-        extent: i64,
-        body: &Stmt,
-    ) -> InterpResult<()> {
-        if is_thread_in_block(tag) && extent > 1 && self.contains_barrier(body) {
-            return self.run_threads_together(var, min, extent, body);
-        }
-        let outer_threads = self.threads_per_block;
-        if is_thread_in_block(tag) {
-            self.threads_per_block = outer_threads.saturating_mul(extent.max(1) as u64);
-        }
-        self.iterate(var, min, extent, body)?;
-        self.threads_per_block = outer_threads;
-        Ok(())
     }
 
     fn exec_for(&mut self, for_loop: &For) -> InterpResult<()> {

@@ -46,14 +46,9 @@ fn printed_kernel(module: &IRModule) -> String {
     print_function(kernel, &PrintOptions::new(Dialect::Classic))
 }
 
-/// A kernel of 2 blocks of 32 threads with a 64-float shared buffer `S`
-/// and `body` (written at the indentation of the thread loop's body).
-fn program(body: &str) -> String {
-    let body: String = body
-        .trim_matches('\n')
-        .lines()
-        .map(|line| format!("                {line}\n"))
-        .collect();
+/// A module whose `main(A, B)` (64 floats each) runs `blocks`: the
+/// statements under its `blockIdx.x` loop of 2, at that loop body's indentation.
+fn kernel_module(blocks: &str) -> String {
     format!(
         r#"# from tvm.script import ir as I
 # from tvm.script import tir as T
@@ -64,10 +59,21 @@ class Module:
     def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         T.func_attr({{"tir.noalias": True}})
         for bx in T.thread_binding(2, thread="blockIdx.x"):
-            for tx in T.thread_binding(32, thread="threadIdx.x"):
-                S = T.decl_buffer((64,), scope="shared")
-{body}"#
+{blocks}"#
     )
+}
+
+/// A kernel of 2 blocks of 32 threads with a 64-float shared buffer `S`
+/// and `body` (written at the indentation of the thread loop's body).
+fn program(body: &str) -> String {
+    let body: String = body
+        .trim_matches('\n')
+        .lines()
+        .map(|line| format!("                {line}\n"))
+        .collect();
+    kernel_module(&format!(
+        "            for tx in T.thread_binding(32, thread=\"threadIdx.x\"):\n                S = T.decl_buffer((64,), scope=\"shared\")\n{body}"
+    ))
 }
 
 fn barriers(body: &str) -> usize {
@@ -390,17 +396,8 @@ def main(A: T.Buffer((4, 64), "float32"), S: T.Buffer((4,), "float32")):
 /// A kernel of 2 blocks of 32 threads with a 32-float `warp` buffer `W`
 /// filled by `put` and read by `get` (statements under `threadIdx.x` loops).
 fn warp_program(put: &str, get: &str) -> String {
-    format!(
-        r#"# from tvm.script import ir as I
-# from tvm.script import tir as T
-
-@I.ir_module
-class Module:
-    @T.prim_func
-    def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
-        T.func_attr({{"tir.noalias": True}})
-        for bx in T.thread_binding(2, thread="blockIdx.x"):
-            with T.block("warp"):
+    kernel_module(&format!(
+        r#"            with T.block("warp"):
                 W = T.alloc_buffer((32,), scope="warp")
                 for tx in T.thread_binding(32, thread="threadIdx.x"):
                     with T.block("put"):
@@ -409,7 +406,7 @@ class Module:
                     with T.block("get"):
                         {get}
 "#
-    )
+    ))
 }
 
 #[test]

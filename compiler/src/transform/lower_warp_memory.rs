@@ -489,29 +489,36 @@ impl Mutator for AccessRewriter {
                 let Some(builtin) = MmaBuiltin::of(op.name()) else {
                     return mutate_expr_children(self, expr);
                 };
-                let mut args = args.clone();
-                for &position in builtin.register_operands() {
-                    let names_warp =
-                        args.get(position).and_then(Expr::as_var) == Some(self.warp.data());
-                    if !names_warp || position + 1 >= args.len() {
-                        continue;
-                    }
-                    let offset = self.mutate_expr(&args[position + 1]);
-                    if let Some((element, _, _)) = self.split_index(&offset, expr.span()) {
-                        args[position] = self.local.data().to_expr();
-                        args[position + 1] = element;
-                    }
-                }
-                let args: Vec<Expr> = args
+                let registers = builtin.register_operands();
+                // Every operand rewritten but the warp data in a register
+                // position, which becomes the lane's registers with its offset.
+                let mut args: Vec<Expr> = args
                     .iter()
-                    .map(|arg| {
-                        if arg.as_var() == Some(self.local.data()) {
+                    .enumerate()
+                    .map(|(i, arg)| {
+                        let lane_registers = registers.contains(&i)
+                            && arg.as_var() == Some(self.warp.data())
+                            && i + 1 < args.len();
+                        if lane_registers {
                             arg.clone()
                         } else {
                             self.mutate_expr(arg)
                         }
                     })
                     .collect();
+                for &position in registers {
+                    let names_warp =
+                        args.get(position).and_then(Expr::as_var) == Some(self.warp.data());
+                    if !names_warp || position + 1 >= args.len() {
+                        continue;
+                    }
+                    if let Some((element, _, _)) =
+                        self.split_index(&args[position + 1], expr.span())
+                    {
+                        args[position] = self.local.data().to_expr();
+                        args[position + 1] = element;
+                    }
+                }
                 Expr::new(ExprKind::Call { op: *op, args }, expr.dtype(), expr.span())
             }
             _ => mutate_expr_children(self, expr),
