@@ -15,7 +15,8 @@ use super::scope::{complete_block_violation, current_affine_binding, reduction_b
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::ScheduleState;
 use super::trace::{Outputs, TraceArg};
-use crate::arith::int_set::{eval_range, intersect, union};
+use crate::arith::int_set::{eval_range, eval_set, intersect, union};
+use crate::arith::iter_map::{detect_iter_map, inverse_affine_iter_map, IterMapLevel};
 use crate::arith::{build, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::substitute;
@@ -570,15 +571,31 @@ fn block_var_domains(
         };
         let provided_list = &provided[buffer];
         let rank = buffer.rank();
+        let union_at = |list: &[Vec<IntSet>], dim: usize| {
+            list.iter()
+                .map(|r| r[dim].clone())
+                .reduce(|a, b| union_of(&a, &b))
+                .unwrap_or(IntSet::Nothing)
+        };
+        let provided_union: Vec<IntSet> = (0..rank).map(|d| union_at(provided_list, d)).collect();
+        let required_union: Vec<IntSet> = (0..rank).map(|d| union_at(required_list, d)).collect();
+        if let Some(solved) = solve_var_domains_affine(
+            buffer,
+            iter_vars,
+            &provided_union,
+            &required_union,
+            analyzer,
+        ) {
+            for (var, info) in solved {
+                if let Some(existing) = doms.get_mut(&var) {
+                    existing.union(&info);
+                }
+            }
+            continue;
+        }
         for dim in 0..rank {
-            let union_at = |list: &[Vec<IntSet>]| {
-                list.iter()
-                    .map(|r| r[dim].clone())
-                    .reduce(|a, b| union_of(&a, &b))
-                    .unwrap_or(IntSet::Nothing)
-            };
-            let provided_set = union_at(provided_list);
-            let required_set = union_at(required_list);
+            let provided_set = provided_union[dim].clone();
+            let required_set = required_union[dim].clone();
             let extent = buffer.shape()[dim].clone();
             let dim_max = build::max(
                 build::sub(extent.clone(), Expr::one(extent.dtype())),
@@ -620,6 +637,81 @@ fn block_var_domains(
         result.push(info);
     }
     Ok(result)
+}
+
+/// TVM's `UpdateBlockVarDomainAffine`: where the block provides one point
+/// of the buffer and its indices are a bijective affine map of its
+/// iterators (`B[vk_0 * 4 + vk_1]`), each iterator's range is read back
+/// from the corners of the required region through the inverse map. `None`
+/// sends the buffer to the dimension-by-dimension rule.
+fn solve_var_domains_affine(
+    buffer: &Buffer,
+    iter_vars: &[crate::ir::IterVar],
+    provided: &[IntSet],
+    required: &[IntSet],
+    analyzer: &Analyzer,
+) -> Option<Vec<(Var, VarDomain)>> {
+    let mut indices = Vec::with_capacity(provided.len());
+    for set in provided {
+        if !set.can_prove_single_point(analyzer) {
+            return None;
+        }
+        indices.push(set.min()?.clone());
+    }
+    let domains: Vec<(Var, Range)> = iter_vars
+        .iter()
+        .map(|iv| (iv.var.clone(), iv.dom.clone()))
+        .collect();
+    let detected = detect_iter_map(
+        &indices,
+        &domains,
+        &Expr::bool(true),
+        IterMapLevel::Bijective,
+        analyzer,
+        false,
+    );
+    if !detected.is_success() || detected.indices.is_empty() {
+        return None;
+    }
+    // TVM reads the inverse at the region's two corners, which misses
+    // digits where the region is not aligned (`y % 4` over `y` in [2, 5] is
+    // not [1, 2]); the inverse is evaluated over the whole region instead,
+    // which gives the same ranges on aligned regions.
+    let outputs: Vec<Var> = indices
+        .iter()
+        .enumerate()
+        .map(|(i, index)| Var::new(format!("y{i}"), index.dtype(), Span::NONE))
+        .collect();
+    let output_exprs: Vec<Expr> = outputs.iter().map(Var::to_expr).collect();
+    let inverse = inverse_affine_iter_map(&detected.indices, &output_exprs)?;
+    let inverse_range = |region: &[IntSet]| -> Option<Vec<(Var, IntSet)>> {
+        let region_of: VarMap<IntSet> = outputs.iter().cloned().zip(region.iter().cloned()).collect();
+        inverse
+            .iter()
+            .map(|(var, value)| {
+                let set = eval_set(value, &region_of);
+                let set = IntSet::interval(analyzer.simplify(set.min()?), analyzer.simplify(set.max()?));
+                Some((var.clone(), set))
+            })
+            .collect()
+    };
+    let whole: Vec<IntSet> = buffer
+        .shape()
+        .iter()
+        .map(|extent| {
+            let zero = Expr::zero(extent.dtype());
+            let last = build::sub(extent.clone(), Expr::one(extent.dtype()));
+            IntSet::interval(zero.clone(), build::max(last, zero))
+        })
+        .collect();
+    let doms = inverse_range(required)?;
+    let bounds = inverse_range(&whole)?;
+    doms.into_iter()
+        .map(|(var, dom)| {
+            let bound = bounds.iter().find(|(v, _)| *v == var)?.1.clone();
+            Some((var, VarDomain { dom, bound }))
+        })
+        .collect()
 }
 
 /// TVM's `SolveBlockVarDomain` for one dimension: which iterator indexes
