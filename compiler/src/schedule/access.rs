@@ -171,6 +171,17 @@ pub(crate) fn stage_pipeline_scope(state: &ScheduleState, block: NodeId) -> Sche
     let scope = scope_root_of(state, block)?;
     if !state.block_flags(scope).is_some_and(|f| f.stage_pipeline) {
         let sref = state.sref(scope).ok_or_else(removed)?;
+        if let Some(why) = state.flags_cleared_why(scope) {
+            return Err(ScheduleError::new(
+                codes::NOT_STAGE_PIPELINE,
+                format!(
+                    "{} is not a stage pipeline {why}, and TVM then treats the scope as new, with every flag cleared",
+                    sref.describe()
+                ),
+                "apply this step before that transform_layout, or transform the buffer without `pad_value`",
+            )
+            .blame(sref.location(), "this scope"));
+        }
         return Err(ScheduleError::new(
             codes::NOT_STAGE_PIPELINE,
             format!(

@@ -1146,7 +1146,9 @@ def schedule(sch: T.Schedule):
         title: "scope is not a stage pipeline",
         text: r#"Inlining and moving blocks needs the blocks of the scope to form a stage
 pipeline: each buffer written before it is read, and nothing overwritten
-after it is read. Here block `clear` overwrites `A` after `B` read it."#,
+after it is read. Here block `clear` overwrites `A` after `B` read it.
+A scope also stops being one, as in TVM, once `transform_layout` with
+`pad_value` adds an assumption block for a buffer nothing writes."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     B = T.alloc_buffer((16, 16))

@@ -180,6 +180,17 @@ fn unsupported(input: &Var) -> String {
     )
 }
 
+/// How [`fill_padding`] wrote the pad value (TVM's plans).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PaddingPlan {
+    /// Nothing writes the buffer: an assumption block opens the scope.
+    Prologue,
+    /// A writer was rewritten to store the pad value in the padding.
+    Replacement,
+    /// A padding block follows the last writer.
+    Epilogue,
+}
+
 /// Writes `pad` into the padding of `to` (the transformed `from`) in the
 /// scope statement, before its accesses are rewritten: returns the scope with
 /// the writers rewritten, a padding block added, or an assumption block added.
@@ -189,7 +200,7 @@ pub(crate) fn fill_padding(
     to: &Buffer,
     padded: &PaddedInverse,
     pad: &Expr,
-) -> Stmt {
+) -> (Stmt, PaddingPlan) {
     let mut writes = Vec::new();
     collect_writes(
         scope,
@@ -200,7 +211,10 @@ pub(crate) fn fill_padding(
         &mut writes,
     );
     if writes.is_empty() {
-        return with_assumption(scope, to, padded, pad);
+        return (
+            with_assumption(scope, to, padded, pad),
+            PaddingPlan::Prologue,
+        );
     }
     let mut replacements = Vec::new();
     for write in &writes {
@@ -210,7 +224,7 @@ pub(crate) fn fill_padding(
     }
     if !replacements.is_empty() {
         let mut rewriter = ReplaceLoops { replacements };
-        return rewriter.mutate_stmt(scope);
+        return (rewriter.mutate_stmt(scope), PaddingPlan::Replacement);
     }
     let last = writes.last().map(|w| {
         w.loops
@@ -221,14 +235,15 @@ pub(crate) fn fill_padding(
     let epilogue = padding_block(to, padded, pad);
     // A store directly in the scope block's body: the padding block ends it.
     let scope_block = scope.as_block_realize().map(|r| r.block.id);
-    match last.flatten().filter(|&id| Some(id) != scope_block) {
+    let with_epilogue = match last.flatten().filter(|&id| Some(id) != scope_block) {
         Some(after) => InsertAfter {
             after,
             stmt: epilogue,
         }
         .mutate_stmt(scope),
         None => with_scope_body(scope, |body| Stmt::seq(vec![body, epilogue])),
-    }
+    };
+    (with_epilogue, PaddingPlan::Epilogue)
 }
 
 /// The scope statement with its block's body rewritten.

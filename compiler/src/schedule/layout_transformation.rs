@@ -10,7 +10,7 @@
 
 use super::access::{allocation_site, nth_access_buffer, scope_root_of, AccessKind};
 use super::error::{codes, ScheduleError, ScheduleResult};
-use super::layout_padding::{fill_padding, padded_inverse, widen_short_splits};
+use super::layout_padding::{fill_padding, padded_inverse, widen_short_splits, PaddingPlan};
 use super::primitive::{optional, required, Primitive};
 use super::script::{Bound, Eval, Interpreter, Lambda, Value};
 use super::state::ScheduleState;
@@ -433,9 +433,12 @@ pub fn transform_layout(
             "get the block again",
         )
     })?;
-    let scope_stmt = match &padding {
-        Some((padded, pad)) => fill_padding(&scope_stmt, buffer, &new_buffer, padded, pad),
-        None => scope_stmt,
+    let (scope_stmt, plan) = match &padding {
+        Some((padded, pad)) => {
+            let (stmt, plan) = fill_padding(&scope_stmt, buffer, &new_buffer, padded, pad);
+            (stmt, Some(plan))
+        }
+        None => (scope_stmt, None),
     };
     let mut rewriter = LayoutRewriter {
         from: buffer.clone(),
@@ -456,7 +459,24 @@ pub fn transform_layout(
         )
         .at_argument(1));
     }
+    // TVM's scope: the allocating block, or the block's scope root for a parameter.
+    let tvm_scope = match site {
+        Some(site) => Some(site),
+        None => scope_root_of(state, block).ok(),
+    };
     state.replace(scope, new_stmt);
+    // TVM adds the assumption block to a copy of the scope block, which its
+    // schedule state then treats as new: all its flags false, so the scope
+    // is no longer a stage pipeline (`compute_inline`, `reindex`, ... refuse).
+    if let (Some(PaddingPlan::Prologue), Some(tvm_scope)) = (plan, tvm_scope) {
+        state.clear_block_flags(
+            tvm_scope,
+            format!(
+                "transform_layout with `pad_value` added the assumption block `buffer_{}_assumptions` to it",
+                buffer.name()
+            ),
+        );
+    }
     if is_parameter {
         if let Some(function) = function_index {
             state.replace_parameter_buffer(function, buffer, new_buffer);

@@ -89,7 +89,7 @@ pub struct BlockInfo {
 /// step that changed the block's function and then kept: a split with
 /// `disable_predication` or a fuse under a predicate does not clear a block's
 /// affine-binding flag, so the schedules TVM accepts after it run in tirc too.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlockFlags {
     /// The block's bindings are an affine, surjective map of the loops
     /// between it and its scope root (for a root block: it has no iterators).

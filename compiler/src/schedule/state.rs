@@ -142,6 +142,8 @@ pub struct ScheduleState {
     /// then kept (see [`BlockFlags`]).
     block_flags: Vec<OnceCell<NodeMap<BlockFlags>>>,
     removed: NodeMap<RemovedNode>,
+    /// Why a step cleared a block's flags, for the refusals that read them.
+    flags_cleared: NodeMap<String>,
     /// The number of the step being applied, recorded against what it removes.
     current_step: usize,
     /// The tensor intrinsics the program registers (the stdlib's are found
@@ -169,6 +171,7 @@ impl ScheduleState {
             block_info: vec![OnceCell::new(); count],
             block_flags: vec![OnceCell::new(); count],
             removed: NodeMap::default(),
+            flags_cleared: NodeMap::default(),
             current_step: 0,
             tensor_intrinsics: Default::default(),
             seed: DEFAULT_SEED,
@@ -406,6 +409,20 @@ impl ScheduleState {
         if let Some(map) = self.block_flags[function].get_mut() {
             map.insert(block, flags);
         }
+        self.flags_cleared.remove(&block);
+    }
+
+    /// Clears every flag of a block, as TVM does for a scope block it
+    /// rebuilds; `why` is kept, with the step, for the refusals it causes.
+    pub fn clear_block_flags(&mut self, block: NodeId, why: String) {
+        self.set_block_flags(block, BlockFlags::default());
+        let why = format!("since step {}: {why}", self.current_step);
+        self.flags_cleared.insert(block, why);
+    }
+
+    /// Why a step cleared a block's flags ([`ScheduleState::clear_block_flags`]).
+    pub fn flags_cleared_why(&self, block: NodeId) -> Option<&str> {
+        self.flags_cleared.get(&block).map(String::as_str)
     }
 
     /// Recomputes the flags of a block and every block under it from the
@@ -419,6 +436,9 @@ impl ScheduleState {
         let mut blocks = vec![scope];
         blocks.extend(self.descendant_blocks(scope));
         let flags = compute_block_flags(self, &blocks);
+        for block in &blocks {
+            self.flags_cleared.remove(block);
+        }
         if let Some(map) = self.block_flags[function].get_mut() {
             map.extend(flags);
         }
