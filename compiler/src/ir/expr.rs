@@ -390,17 +390,23 @@ impl Expr {
     pub fn var(var: &Var) -> Expr {
         var.to_expr()
     }
-    /// A literal of `dtype` with value 0 (false for bool).
+    /// A literal of `dtype` with value 0 (false for bool); a broadcast
+    /// for a vector type, as the parser reads `T.float32x4(0.0)`.
     pub fn zero(dtype: DataType) -> Expr {
-        if dtype.is_float() {
+        if dtype.lanes > 1 {
+            super::operators::make_const_int(dtype, 0)
+        } else if dtype.is_float() {
             Expr::float(0.0, dtype)
         } else {
             Expr::int(0, dtype)
         }
     }
-    /// A literal of `dtype` with value 1 (true for bool).
+    /// A literal of `dtype` with value 1 (true for bool); a broadcast for a
+    /// vector type.
     pub fn one(dtype: DataType) -> Expr {
-        if dtype.is_float() {
+        if dtype.lanes > 1 {
+            super::operators::make_const_int(dtype, 1)
+        } else if dtype.is_float() {
             Expr::float(1.0, dtype)
         } else {
             Expr::int(1, dtype)

@@ -500,15 +500,46 @@ fn reverse_inline_pattern(
             mapping.insert(iv.var.clone(), iv.dom.min.clone());
         }
     }
-    for (index, producer_index) in first.iter().zip(&producer_store.indices) {
-        let var = index.as_var()?;
-        if !consumer.block.iter_vars.iter().any(|iv| iv.var == *var) {
+    let by_variables = |mapping: &mut VarMap<Expr>| -> Option<()> {
+        for (index, producer_index) in first.iter().zip(&producer_store.indices) {
+            let var = index.as_var()?;
+            if !consumer.block.iter_vars.iter().any(|iv| iv.var == *var) {
+                return None;
+            }
+            if mapping.contains_key(var) && !mapping[var].is_const() {
+                return None;
+            }
+            mapping.insert(var.clone(), producer_index.clone());
+        }
+        Some(())
+    };
+    let mut by_name = mapping.clone();
+    if by_variables(&mut by_name).is_some() {
+        mapping = by_name;
+    } else {
+        // TVM's rule for any affine load (`C[v0 * 8 + v1, v2]`): each
+        // consumer iterator read back from the producer's store indices
+        // through the inverse of the load's index map.
+        let domains: Vec<(Var, Range)> = consumer
+            .block
+            .iter_vars
+            .iter()
+            .map(|iv| (iv.var.clone(), iv.dom.clone()))
+            .collect();
+        let detected = detect_iter_map(
+            first,
+            &domains,
+            &Expr::bool(true),
+            IterMapLevel::NoCheck,
+            &Analyzer::new(),
+            false,
+        );
+        if !detected.is_success() || detected.indices.is_empty() {
             return None;
         }
-        if mapping.contains_key(var) && !mapping[var].is_const() {
-            return None;
+        for (var, value) in inverse_affine_iter_map(&detected.indices, &producer_store.indices)? {
+            mapping.insert(var, value);
         }
-        mapping.insert(var.clone(), producer_index.clone());
     }
     if consumer
         .block
@@ -555,7 +586,8 @@ fn reverse_inline_pattern(
             continue;
         }
         let low_ok = build::binary(BinaryOp::Le, iv.dom.min.clone(), mapped.clone());
-        let high_ok = build::binary(BinaryOp::Le, mapped.clone(), dom_last);
+        let dom_end = build::add(iv.dom.min.clone(), iv.dom.extent.clone());
+        let high_ok = build::binary(BinaryOp::Lt, mapped.clone(), dom_end);
         for condition in [low_ok, high_ok] {
             if !analyzer.can_prove_with_symbolic_bound(&condition) {
                 in_bound = build::binary(BinaryOp::And, in_bound, condition);
@@ -831,21 +863,20 @@ fn single_producer(
     scope: NodeId,
     buffer: &Buffer,
 ) -> ScheduleResult<NodeId> {
-    let mut producers = Vec::new();
-    for id in state.descendant_blocks(scope) {
-        let Some(block) = state.sref(id).and_then(|s| s.as_block()) else {
-            continue;
-        };
-        if !block.writes.iter().any(|w| w.buffer == *buffer) {
-            continue;
-        }
-        // A block under another writer is counted through that writer (TVM
-        // collects the outermost writers).
-        let nested = state.ancestors(id).iter().any(|a| producers.contains(a));
-        if !nested {
-            producers.push(id);
-        }
-    }
+    let writes = |id: NodeId| {
+        state
+            .sref(id)
+            .and_then(|s| s.as_block())
+            .is_some_and(|b| b.writes.iter().any(|w| w.buffer == *buffer))
+    };
+    // TVM's `ProducerFinder`: the innermost writers. A block with writers
+    // under it (a blockized copy) is counted through them, and the consumer
+    // is inlined into the store of the block that holds it.
+    let producers: Vec<NodeId> = state
+        .descendant_blocks(scope)
+        .into_iter()
+        .filter(|&id| writes(id) && !state.descendant_blocks(id).into_iter().any(writes))
+        .collect();
     let sref = state.sref(consumer).ok_or_else(removed)?;
     let complete = |id: NodeId| complete_block_violation(state, id, scope) == 0;
     match producers.as_slice() {
