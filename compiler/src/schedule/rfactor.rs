@@ -218,24 +218,6 @@ pub fn rfactor(
         .iter()
         .filter_map(|l| state.sref(*l).and_then(|s| s.as_for()).cloned())
         .collect();
-    // The write-back keeps the block's loops without its other reduction
-    // loops: a sibling under those loops would be lost, so it is refused
-    // (TVM keeps sibling loops and stops on sibling blocks).
-    for id in &loop_ids {
-        let Some(sref) = state.sref(*id) else {
-            continue;
-        };
-        if sref.children.len() > 1 {
-            return Err(refuse(
-                format!(
-                    "{} shares {} with other loops or blocks",
-                    block_sref.describe(),
-                    sref.describe()
-                ),
-                "rfactor a reduction whose loops hold only it (move the other blocks out first)",
-            ));
-        }
-    }
     // The rfactor block keeps the predicate, the write-back has none (as in
     // TVM): a predicate on spatial loops would let it run outside the domain.
     if crate::ir::visit::expr_uses_var(&realize.predicate, &mut |v| spatial_vars.contains(v)) {
@@ -250,13 +232,20 @@ pub fn rfactor(
     // TVM's `CheckLoopProperty`.
     if let Some(&outermost) = loop_ids.first() {
         if state.child_blocks(outermost).first() != Some(&block) {
-            return Err(refuse(
+            let mut error = refuse(
                 format!(
                     "{} is not the first block under the outermost loop around it",
                     block_sref.describe()
                 ),
                 "move the other blocks out of the reduction's loops first",
-            ));
+            );
+            if let Some(outer) = state.sref(outermost) {
+                error = error.blame(
+                    outer.location(),
+                    format!("{} runs another block first", outer.describe()),
+                );
+            }
+            return Err(error);
         }
     }
     let mut met_reduction = false;
@@ -544,18 +533,18 @@ pub fn rfactor(
             ..l.clone()
         });
     }
-    // The write-back nest: the block's loops without the other reduction loops.
-    let mut wb_nest = Stmt::block_realize(wb_realize);
-    for (id, l) in loop_ids.iter().zip(&loops).rev() {
-        if *id == loop_id || !reduce_vars.contains(&l.loop_var) {
-            let original = state.sref(*id).ok_or_else(removed)?.stmt.clone();
-            wb_nest = original.with_kind(StmtKind::For(For {
-                body: wb_nest,
-                ..l.clone()
-            }));
-        }
-    }
+    // The write-back nest: the block's loops in place, without the other
+    // reduction loops (TVM's `BlockReplacer`); blocks beside the reduction
+    // under its spatial loops stay where they are.
+    let dropped: HashSet<NodeId> = loop_ids
+        .iter()
+        .zip(&loops)
+        .filter(|(id, l)| **id != loop_id && reduce_vars.contains(&l.loop_var))
+        .map(|(id, _)| *id)
+        .collect();
     let outermost = *loop_ids.first().ok_or_else(removed)?;
+    let outermost_stmt = state.sref(outermost).ok_or_else(removed)?.stmt.clone();
+    let wb_nest = write_back_nest(&outermost_stmt, &dropped, block, &wb_realize);
     let scope_stmt = state.sref(scope).ok_or_else(removed)?.stmt.clone();
     let mut new_scope = replace_node(&scope_stmt, outermost, &Stmt::seq(vec![rf_nest, wb_nest]));
     if let StmtKind::BlockRealize(scope_realize) = new_scope.kind() {
@@ -575,6 +564,29 @@ pub fn rfactor(
     state.set_block_flags(rf_id, all_true);
     state.set_block_flags(block, all_true);
     Ok(rf_id)
+}
+
+/// The loop nest `stmt` with the loops in `dropped` replaced by their
+/// bodies and the block `block` by the write-back block.
+fn write_back_nest(
+    stmt: &Stmt,
+    dropped: &HashSet<NodeId>,
+    block: NodeId,
+    write_back: &BlockRealize,
+) -> Stmt {
+    let walk = |s: &Stmt| write_back_nest(s, dropped, block, write_back);
+    match stmt.kind() {
+        StmtKind::For(f) if dropped.contains(&f.id) => walk(&f.body),
+        StmtKind::For(f) => stmt.with_kind(StmtKind::For(For {
+            body: walk(&f.body),
+            ..f.clone()
+        })),
+        StmtKind::Seq(stmts) => stmt.with_kind(StmtKind::Seq(stmts.iter().map(walk).collect())),
+        StmtKind::BlockRealize(r) if r.block.id == block => {
+            stmt.with_kind(StmtKind::BlockRealize(write_back.clone()))
+        }
+        _ => stmt.clone(),
+    }
 }
 
 /// The descriptor of `rfactor`.
