@@ -195,6 +195,27 @@ pub(crate) fn stage_pipeline_scope(state: &ScheduleState, block: NodeId) -> Sche
     Ok(scope)
 }
 
+/// Whether `buffer` is an output of the scope `scope` holding `block`: a
+/// function parameter (in the root scope) or a buffer the scope does not
+/// allocate.
+pub(crate) fn is_scope_output(
+    state: &ScheduleState,
+    block: NodeId,
+    scope: NodeId,
+    buffer: &Buffer,
+) -> ScheduleResult<bool> {
+    let scope_sref = state.sref(scope).ok_or_else(removed)?;
+    Ok(if scope_sref.parent.is_none() {
+        state
+            .function_of(block)
+            .is_some_and(|f| f.buffer_map.iter().any(|(_, b)| b == buffer))
+    } else {
+        !scope_sref
+            .as_block()
+            .is_some_and(|b| b.alloc_buffers.contains(buffer))
+    })
+}
+
 /// TVM's `CheckNotOutputBlock`: the block writes a function parameter (in
 /// the root scope) or a buffer its scope does not allocate.
 pub(crate) fn check_not_output(
@@ -204,17 +225,7 @@ pub(crate) fn check_not_output(
     buffer: &Buffer,
     primitive: &str,
 ) -> ScheduleResult<()> {
-    let scope_sref = state.sref(scope).ok_or_else(removed)?;
-    let output = if scope_sref.parent.is_none() {
-        state
-            .function_of(block)
-            .is_some_and(|f| f.buffer_map.iter().any(|(_, b)| b == buffer))
-    } else {
-        !scope_sref
-            .as_block()
-            .is_some_and(|b| b.alloc_buffers.contains(buffer))
-    };
-    if output {
+    if is_scope_output(state, block, scope, buffer)? {
         let sref = state.sref(block).ok_or_else(removed)?;
         return Err(ScheduleError::new(
             codes::OUTPUT_BLOCK,

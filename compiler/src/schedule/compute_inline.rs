@@ -3,7 +3,7 @@
 //! `reverse_compute_inline` folds a consumer into its only producer, which
 //! then writes the consumer's output directly.
 
-use super::access::{check_not_output, stage_pipeline_scope};
+use super::access::{check_not_output, is_scope_output, stage_pipeline_scope};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{required, Primitive};
 use super::region::bindings;
@@ -71,6 +71,32 @@ pub fn reverse_compute_inline(state: &mut ScheduleState, block: NodeId) -> Sched
     let inlined = single_read(state, sref, consumer, scope)?;
     check_complete(state, block, scope)?;
     let producer_id = single_producer(state, block, scope, &inlined)?;
+    // TVM's `CheckNotOutputBlock` on the producer: it would stop writing an
+    // output of the scope, which the caller reads.
+    let producer_writes = state
+        .sref(producer_id)
+        .and_then(|s| s.as_block())
+        .map(|b| b.writes.clone())
+        .unwrap_or_default();
+    for write in &producer_writes {
+        if is_scope_output(state, producer_id, scope, &write.buffer)? {
+            let producer_sref = state.sref(producer_id).ok_or_else(removed)?;
+            return Err(ScheduleError::new(
+                codes::OUTPUT_BLOCK,
+                format!(
+                    "{} writes `{}`, an output of its scope; inlining {} into it would leave `{}` unwritten",
+                    producer_sref.describe(),
+                    write.buffer.name(),
+                    sref.describe(),
+                    write.buffer.name()
+                ),
+                "reverse-inline consumers of intermediate buffers only; to fuse this consumer, move it with `sch.reverse_compute_at` instead",
+            )
+            .blame(producer_sref.location(), "writes an output")
+            .blame(write.buffer.span(), format!("`{}` is declared here", write.buffer.name()))
+            .at_argument(0));
+        }
+    }
     // The producer will no longer write the buffer: no other block may read it.
     for other in state.descendant_blocks(scope) {
         let Some(other_sref) = state.sref(other) else {
