@@ -48,6 +48,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -823,6 +824,54 @@ def run_trial(seed: int, module_text: str, steps: int) -> TvmRun:
     return TvmRun(lines, final["refused"], final["module"], False)
 
 
+def tvm_modules_around(module_text: str, lines: list[str], step: int) -> tuple[str, str] | None:
+    """TVM's modules before and after it applies `lines[step]` (in a child
+    process, as a crash must not end the run), or None."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        with os.fdopen(write_end, "w") as pipe:
+            try:
+                sch = s_tir.Schedule(tvm.script.from_source(module_text))
+                namespace = {"sch": sch}
+                for line in lines[:step]:
+                    exec(line, namespace)  # noqa: S102
+                before = sch.mod.script()
+                exec(lines[step], namespace)  # noqa: S102
+                pipe.write(json.dumps([before, sch.mod.script()]))
+            except BaseException:  # noqa: BLE001
+                pass
+            pipe.flush()
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        text = pipe.read()
+    os.waitpid(pid, 0)
+    return tuple(json.loads(text)) if text else None
+
+
+def tvm_step_miscomputes(tirc: str, module_text: str, lines: list[str], step: int, work: str) -> bool:
+    """Whether TVM's module after `lines[step]` computes other outputs than
+    its module before, on the same seeded random inputs: both are run by
+    `tirc run --no-schedule` (JIT-compiled; GPU-bound loops run as CPU
+    loops). False where that cannot be shown (a module tirc cannot run)."""
+    modules = tvm_modules_around(module_text, lines, step)
+    if modules is None:
+        return False
+    before, after = (os.path.join(work, f"step_{name}.tir") for name in ("before", "after"))
+    for path, text in zip((before, after), modules):
+        with open(path, "w") as f:
+            f.write(text)
+    outputs = os.path.join(work, "step_outputs")
+    shutil.rmtree(outputs, ignore_errors=True)
+    saved = subprocess.run([tirc, "run", "--no-schedule", "--save-outputs", outputs, before], capture_output=True, text=True)
+    if saved.returncode != 0:
+        return False
+    checked = subprocess.run([tirc, "run", "--no-schedule", "--expected", outputs, after], capture_output=True, text=True)
+    return checked.returncode == 1 and "mismatch" in (checked.stdout + checked.stderr).lower()
+
+
 def tirc_outcome(tirc: str, path: str) -> tuple[str, str]:
     """('ok', module) or ('refused', stderr) or ('crash', stderr) for `tirc schedule`.
 
@@ -860,7 +909,7 @@ def replay_trace(tirc: str, path: str, module_text: str, expected: str) -> str |
     return None
 
 
-def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, module_text: str, verdict: str) -> str | None:
+def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, module_text: str, verdict: str, tirc: str, work: str) -> str | None:
     """The kind of a known, deliberate difference (tools/tvm/NOTES.md §14), or None."""
     if trial.crashed:
         return "tvm_crash"
@@ -887,6 +936,11 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
             # domain but no loop): tools/tvm/NOTES.md §14.
             if "error[E0345]" in output and ("padding the reduction" in output or "same loop nest" in output or "also under loop" in output or "reads its output" in output or "not to a loop that padding" in output):
                 return "tirc_refuses_pad_einsum_miscompute"
+            # Any other step tirc refuses and TVM applies: shown deliberate
+            # when TVM's own modules before and after it compute different
+            # outputs (tools/tvm/NOTES.md §15).
+            if tvm_step_miscomputes(tirc, module_text, trial.lines, step, work):
+                return "tirc_refuses_tvm_miscompute"
     tvm_module = trial.module
     if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
         # TVM lost the allocation of a buffer still in use.  tirc may do the
@@ -897,6 +951,10 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
     if verdict.startswith("modules differ only in TVM's unsimplified"):
         return "tvm_unsimplified_reads"
     if verdict.startswith("modules differ in TVM's cache_write init"):
+        return "tvm_cache_write_init"
+    # TVM's rfactor refuses the block its cache_write left with a mismatched
+    # init (condition #10 of a reduction block); tirc's block is whole.
+    if outcome == "ok" and trial.refused and "condition #10" in trial.refused[1] and any(CACHE_WRITE_OF_ITSELF.search(line) for line in trial.lines):
         return "tvm_cache_write_init"
     return None
 
@@ -988,7 +1046,7 @@ def main() -> None:
         if verdict is None:
             counts["agree_ok" if trial.refused is None else "agree_refused"] += 1
             continue
-        kind = deliberate(trial, outcome, output, first_step_line, module_text, verdict)
+        kind = deliberate(trial, outcome, output, first_step_line, module_text, verdict, args.tirc, work)
         if kind is not None:
             counts[kind] = counts.get(kind, 0) + 1
             folder = os.path.join(args.out, "deliberate")

@@ -126,17 +126,34 @@ pub fn blockize(
         .blame(loop_sref.location(), "the loop")
         .at_argument(0)
     };
-    if realize.predicate.as_int() != Some(1) {
-        return Err(ScheduleError::new(
-            codes::BAD_BLOCKIZE,
-            format!(
-                "{} has a `T.where`, which tirc cannot divide between the outer and the inner block",
-                block_sref.describe()
-            ),
-            "blockize loops whose extents divide the block's domain",
-        )
-        .blame(block_sref.location(), "the block")
-        .at_argument(0));
+    // The `T.where` divides as its conjuncts do: one over the outer loops
+    // alone guards the outer block, one over the inner loops the inner block
+    // (TVM's subspace division of the predicate).
+    let mut outer_predicate = Expr::bool(true);
+    let mut inner_predicate = Expr::bool(true);
+    for conjunct in conjuncts(&realize.predicate) {
+        let uses = |vars: &HashSet<Var>| expr_uses_var(&conjunct, &mut |v| vars.contains(v));
+        let target = match (uses(&outer_vars), uses(&inner_vars)) {
+            (_, false) => &mut outer_predicate,
+            (false, true) => &mut inner_predicate,
+            (true, true) => {
+                return Err(ScheduleError::new(
+                    codes::BAD_BLOCKIZE,
+                    format!(
+                        "the `T.where` of {} bounds loops both above and inside {}, so it guards neither the outer nor the inner block alone",
+                        block_sref.describe(),
+                        loop_sref.describe()
+                    ),
+                    "blockize loops whose extents divide the block's domain",
+                )
+                .blame(block_sref.location(), "the block")
+                .at_argument(0));
+            }
+        };
+        *target = match target.as_int() {
+            Some(1) => conjunct,
+            _ => build::binary(BinaryOp::And, target.clone(), conjunct),
+        };
     }
     let analyzer = Analyzer::new();
     let mut divisions = Vec::with_capacity(realize.iter_values.len());
@@ -226,7 +243,7 @@ pub fn blockize(
     }
     let inner_realize = BlockRealize {
         iter_values: inner_values,
-        predicate: Expr::bool(true),
+        predicate: inner_predicate,
         block: inner_block,
     };
     let inner_domains: VarMap<IntSet> = inner_iters
@@ -260,7 +277,7 @@ pub fn blockize(
     let outer_id = NodeId::fresh();
     let outer = Stmt::block_realize(BlockRealize {
         iter_values: outer_values,
-        predicate: Expr::bool(true),
+        predicate: outer_predicate,
         block: Block {
             id: outer_id,
             name: format!("{}_o", substituted.name),
@@ -283,6 +300,19 @@ pub fn blockize(
         state.set_block_flags(scope, flags);
     }
     Ok(outer_id)
+}
+
+/// The conjuncts of a predicate (`a and b and c`), in order.
+fn conjuncts(predicate: &Expr) -> Vec<Expr> {
+    match predicate.kind() {
+        ExprKind::Binary(BinaryOp::And, a, b) => {
+            let mut all = conjuncts(a);
+            all.extend(conjuncts(b));
+            all
+        }
+        _ if predicate.as_int() == Some(1) => Vec::new(),
+        _ => vec![predicate.clone()],
+    }
 }
 
 /// Divides a binding into outer and inner parts.
