@@ -872,6 +872,19 @@ def tvm_step_miscomputes(tirc: str, module_text: str, lines: list[str], step: in
     return checked.returncode == 1 and "mismatch" in (checked.stdout + checked.stderr).lower()
 
 
+def tirc_checks_each_step(tirc: str, trial: TvmRun, module_text: str, work: str) -> bool:
+    """Whether every step of the script, run by tirc, computes what the
+    program computes (`tirc schedule --check-each`, seeded inputs)."""
+    path = os.path.join(work, "check_each.tir")
+    with open(path, "w") as f:
+        f.write(module_text + "\ndef schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in trial.lines))
+    try:
+        done = subprocess.run([tirc, "schedule", "--check-each", path], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return False
+    return done.returncode == 0
+
+
 def tirc_outcome(tirc: str, path: str) -> tuple[str, str]:
     """('ok', module) or ('refused', stderr) or ('crash', stderr) for `tirc schedule`.
 
@@ -941,6 +954,11 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
             # outputs (tools/tvm/NOTES.md §15).
             if tvm_step_miscomputes(tirc, module_text, trial.lines, step, work):
                 return "tirc_refuses_tvm_miscompute"
+    # TVM stops on an internal check (not a ScheduleError) at a step tirc
+    # applies: deliberate when tirc's result is shown right, every step run
+    # against the program by `tirc schedule --check-each`.
+    if outcome == "ok" and trial.refused and trial.refused[1].startswith(("InternalError", "IndexError")) and tirc_checks_each_step(tirc, trial, module_text, work):
+        return "tvm_internal_error"
     tvm_module = trial.module
     if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
         # TVM lost the allocation of a buffer still in use.  tirc may do the

@@ -349,6 +349,28 @@ fn divide(
             inner_extent: iv.dom.extent.clone(),
         });
     }
+    // A digit of a fused loop (`(f_0 * 16 + f_1) // 256`, `... % 256 // 16`).
+    let is_digit = matches!(
+        binding.kind(),
+        ExprKind::Binary(BinaryOp::FloorDiv | BinaryOp::FloorMod, _, _)
+    );
+    if let Some((outer, inner, inner_extent)) = is_digit
+        .then(|| divide_digits(analyzer, binding, inner_vars, outer_vars, domains))
+        .flatten()
+    {
+        let dtype = iv.dom.extent.dtype();
+        let inner_extent = Expr::int(inner_extent, dtype);
+        let outer_extent = analyzer.simplify(&build::floordiv(
+            iv.dom.extent.clone(),
+            inner_extent.clone(),
+        ));
+        return Some(Division {
+            outer: analyzer.simplify(&outer),
+            outer_extent,
+            inner,
+            inner_extent,
+        });
+    }
     // `outer * c + inner`, the inner part spanning exactly `[0, c)`.
     let ExprKind::Binary(BinaryOp::Add, a, b) = binding.kind() else {
         return None;
@@ -398,6 +420,57 @@ fn divide(
         inner: inner.clone(),
         inner_extent,
     })
+}
+
+/// `expr` as `outer * n + inner` with `outer` over the outer loops only and
+/// `inner` over the inner loops only, spanning `[0, n)`, where `expr` is a
+/// floor division or modulus of such a sum by a multiple of `n` (the part of
+/// TVM's subspace division that digits of a fused loop need).
+fn divide_digits(
+    analyzer: &Analyzer,
+    expr: &Expr,
+    inner_vars: &HashSet<Var>,
+    outer_vars: &HashSet<Var>,
+    domains: &VarMap<IntSet>,
+) -> Option<(Expr, Expr, i64)> {
+    let uses = |e: &Expr, vars: &HashSet<Var>| expr_uses_var(e, &mut |v| vars.contains(v));
+    let dtype = expr.dtype();
+    if !uses(expr, inner_vars) {
+        return Some((expr.clone(), Expr::zero(dtype), 1));
+    }
+    let recurse = |e: &Expr| divide_digits(analyzer, e, inner_vars, outer_vars, domains);
+    match expr.kind() {
+        ExprKind::Binary(op @ (BinaryOp::FloorDiv | BinaryOp::FloorMod), a, d) => {
+            let d = d.as_int()?;
+            let (outer, inner, n) = recurse(a)?;
+            if d <= 0 || d % n != 0 {
+                return None;
+            }
+            let scale = Expr::int(d / n, dtype);
+            Some(match op {
+                // `(o * n + i) // (k * n)` is `o // k`, as `i < n`.
+                BinaryOp::FloorDiv => (build::floordiv(outer, scale), Expr::zero(dtype), 1),
+                // `(o * n + i) % (k * n)` is `(o % k) * n + i`.
+                _ => (build::floormod(outer, scale), inner, n),
+            })
+        }
+        ExprKind::Binary(BinaryOp::Add, a, b) => {
+            // `o * n + i`, the inner part over `[0, n)`.
+            let (scaled, inner) = if uses(a, inner_vars) { (b, a) } else { (a, b) };
+            if uses(scaled, inner_vars) || uses(inner, outer_vars) {
+                return None;
+            }
+            let set = eval_set(inner, domains);
+            let (lo, hi) = (set.min()?.as_int()?, set.max()?.as_int()?);
+            if lo != 0 {
+                return None;
+            }
+            let n = hi + 1;
+            let outer = divide_terms(scaled, n)?;
+            Some((outer, inner.clone(), n))
+        }
+        _ => None,
+    }
 }
 
 /// `sum / c` term by term when every term of the sum is `x * k` with `k` a
