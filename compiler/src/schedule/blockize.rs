@@ -355,7 +355,7 @@ fn divide(
         ExprKind::Binary(BinaryOp::FloorDiv | BinaryOp::FloorMod, _, _)
     );
     if let Some((outer, inner, inner_extent)) = is_digit
-        .then(|| divide_digits(analyzer, binding, inner_vars, outer_vars, domains))
+        .then(|| divide_digits(binding, inner_vars, outer_vars, domains))
         .flatten()
     {
         let dtype = iv.dom.extent.dtype();
@@ -427,7 +427,6 @@ fn divide(
 /// floor division or modulus of such a sum by a multiple of `n` (the part of
 /// TVM's subspace division that digits of a fused loop need).
 fn divide_digits(
-    analyzer: &Analyzer,
     expr: &Expr,
     inner_vars: &HashSet<Var>,
     outer_vars: &HashSet<Var>,
@@ -438,7 +437,7 @@ fn divide_digits(
     if !uses(expr, inner_vars) {
         return Some((expr.clone(), Expr::zero(dtype), 1));
     }
-    let recurse = |e: &Expr| divide_digits(analyzer, e, inner_vars, outer_vars, domains);
+    let recurse = |e: &Expr| divide_digits(e, inner_vars, outer_vars, domains);
     match expr.kind() {
         ExprKind::Binary(op @ (BinaryOp::FloorDiv | BinaryOp::FloorMod), a, d) => {
             let d = d.as_int()?;
