@@ -33,6 +33,16 @@ reverse_compute_inline of one of two consumers; its module then declares
 TVM crashing (a segfault in a primitive) counts apart too (tvm_crash): each
 script runs in TVM in a child process, so a crash ends only that trial.
 
+Three kinds are shown by running programs, not by matching text
+(tools/tvm/NOTES.md §18): a step tirc refuses and TVM applies counts apart
+(tirc_refuses_tvm_miscompute) when TVM's own modules before and after it,
+run by `tirc run --no-schedule` on the same seeded inputs, give different
+outputs; TVM stopping on an internal check (InternalError, IndexError) at a
+step tirc applies counts apart (tvm_internal_error) when `tirc schedule
+--check-each` shows every one of tirc's steps right; and a module whose init
+TVM's cache_write left storing to the original buffer (tvm_cache_write_init,
+NOTES §14) counts apart with rfactor's refusal of that block.
+
 Disagreements are written to OUT/NAME.tir with what each tool said
 (OUT/NAME.txt) so they can become golden cases.
 
@@ -949,6 +959,10 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
             # domain but no loop): tools/tvm/NOTES.md §14.
             if "error[E0345]" in output and ("padding the reduction" in output or "same loop nest" in output or "also under loop" in output or "reads its output" in output or "not to a loop that padding" in output):
                 return "tirc_refuses_pad_einsum_miscompute"
+            # A parameter given a computed symbolic dimension: the signature
+            # would no longer define the variable (tools/tvm/NOTES.md §15.4).
+            if "error[E0341]" in output and "symbolic dimensions must stay single variables" in output:
+                return "tirc_refuses_parameter_shape"
             # Any other step tirc refuses and TVM applies: shown deliberate
             # when TVM's own modules before and after it compute different
             # outputs (tools/tvm/NOTES.md §15).
@@ -959,6 +973,11 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
     # against the program by `tirc schedule --check-each`.
     if outcome == "ok" and trial.refused and trial.refused[1].startswith(("InternalError", "IndexError")) and tirc_checks_each_step(tirc, trial, module_text, work):
         return "tvm_internal_error"
+    # TVM's subspace division cannot divide a binding tirc's blockize
+    # divides after simplifying it (`(f_0 * 64 + f_1) % 32` is `f_1 % 32`):
+    # deliberate where `--check-each` shows tirc's steps right (NOTES §18).
+    if outcome == "ok" and trial.refused and "can not be blockized by the loops" in trial.refused[1] and tirc_checks_each_step(tirc, trial, module_text, work):
+        return "tirc_blockizes_beyond_tvm"
     tvm_module = trial.module
     if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
         # TVM lost the allocation of a buffer still in use.  tirc may do the

@@ -17,11 +17,13 @@ use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
 use crate::arith::{build, eval_set, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
-use crate::ir::mutate::{substitute, substitute_stmt};
+use crate::ir::mutate::{
+    mutate_expr_children, mutate_stmt_children, substitute, substitute_stmt, Mutator,
+};
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, BufferRegion, Expr, ExprKind, For, IterKind, IterVar, NodeId,
-    Range, Stmt, StmtKind, Var,
+    BinaryOp, Block, BlockRealize, BufferLoad, BufferRegion, BufferStore, Expr, ExprKind, For,
+    IterKind, IterVar, NodeId, Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::HashSet;
@@ -227,7 +229,13 @@ pub fn blockize(
         };
         subst.insert(iv.var.clone(), value);
     }
-    let substituted = substitute_block(&realize.block, &subst, &analyzer);
+    // Simplified knowing the inner iterators' domains, as TVM does
+    // (`v_co_i // 64 * 64 + v_rc_i` is `v_rc_i` for `v_co_i` in `[0, 64)`).
+    let mut inner_analyzer = Analyzer::new();
+    for iv in &inner_iters {
+        inner_analyzer.bind(&iv.var, &iv.dom);
+    }
+    let substituted = substitute_block(&realize.block, &subst, &inner_analyzer);
     let has_outer_reduction =
         substituted.init.is_some() && outer_iters.iter().any(|iv| iv.kind == IterKind::Reduce);
     // The inner block: no init; a reduction split across the blocks reads what it writes.
@@ -510,12 +518,58 @@ fn substitute_block(block: &Block, subst: &VarMap<Expr>, analyzer: &Analyzer) ->
             })
             .collect(),
     };
+    let mut indices = SimplifyIndices { analyzer };
+    let mut rewrite = |s: &Stmt| indices.mutate_stmt(&substitute_stmt(s, subst));
     Block {
         reads: block.reads.iter().map(region).collect(),
         writes: block.writes.iter().map(region).collect(),
-        init: block.init.as_ref().map(|s| substitute_stmt(s, subst)),
-        body: substitute_stmt(&block.body, subst),
+        init: block.init.as_ref().map(&mut rewrite),
+        body: rewrite(&block.body),
         ..block.clone()
+    }
+}
+
+/// Simplifies the indices of every buffer access, where TVM's blockize
+/// simplifies each expression its substitution changed.
+struct SimplifyIndices<'a> {
+    analyzer: &'a Analyzer,
+}
+
+impl Mutator for SimplifyIndices<'_> {
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        match expr.kind() {
+            ExprKind::Load(load) => {
+                let indices = load
+                    .indices
+                    .iter()
+                    .map(|i| self.analyzer.simplify(&self.mutate_expr(i)))
+                    .collect();
+                let load = BufferLoad {
+                    indices,
+                    ..load.clone()
+                };
+                Expr::new(ExprKind::Load(load), expr.dtype(), expr.span())
+            }
+            _ => mutate_expr_children(self, expr),
+        }
+    }
+
+    fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        match stmt.kind() {
+            StmtKind::BufferStore(store) => {
+                let indices = store
+                    .indices
+                    .iter()
+                    .map(|i| self.analyzer.simplify(&self.mutate_expr(i)))
+                    .collect();
+                stmt.with_kind(StmtKind::BufferStore(BufferStore {
+                    value: self.mutate_expr(&store.value),
+                    indices,
+                    ..store.clone()
+                }))
+            }
+            _ => mutate_stmt_children(self, stmt),
+        }
     }
 }
 
