@@ -358,16 +358,38 @@ fn region_cover(
                 let writes = unbound_regions(producer_realize, &producer_realize.block.writes);
                 for write in writes.iter().filter(|w| w.buffer == read.buffer) {
                     produced_any = true;
-                    let trusted = producer_realize.predicate.as_int() == Some(1)
-                        && flags.get(&producer).is_some_and(|f| f.affine_binding);
-                    if !trusted {
-                        continue;
-                    }
                     let produced_domains = producer_sref
                         .parent
                         .map(|p| loop_domains(state, Some(p), lca))
                         .unwrap_or_default();
-                    if covers(&analyzer, write, &produced_domains, read, &consumed_domains) {
+                    // A `T.where` over loops outside the relaxed ones (a
+                    // split's tail, after compute_at) leaves the region a
+                    // point of those loops, which TVM's lower-bound
+                    // estimate keeps; one over relaxed loops narrows it.
+                    let predicate = &producer_realize.predicate;
+                    let predicate_relaxed = predicate.as_int() != Some(1)
+                        && crate::ir::visit::expr_uses_var(predicate, &mut |v| {
+                            produced_domains.contains_key(v)
+                        });
+                    if !flags.get(&producer).is_some_and(|f| f.affine_binding) {
+                        continue;
+                    }
+                    let produced_sets = if predicate_relaxed {
+                        // TVM's `EstimateRegionLowerBound`: the region as an
+                        // iterator map under the predicate (a split's tail
+                        // guarded by `i_0 * 33 + i_1 < 64` still covers 0..64).
+                        match region_lower_bound(&analyzer, write, &produced_domains, predicate) {
+                            Some(sets) => sets,
+                            None => continue,
+                        }
+                    } else {
+                        write
+                            .region
+                            .iter()
+                            .map(|r| range_set(&analyzer, r, &produced_domains))
+                            .collect()
+                    };
+                    if covers(&analyzer, write, &produced_sets, read, &consumed_domains) {
                         covered = true;
                     }
                 }
@@ -385,16 +407,15 @@ fn region_cover(
 fn covers(
     analyzer: &Analyzer,
     produced: &BufferRegion,
-    produced_domains: &VarMap<IntSet>,
+    produced_sets: &[IntSet],
     consumed: &BufferRegion,
     consumed_domains: &VarMap<IntSet>,
 ) -> bool {
     let shape = produced.buffer.shape();
-    for (dim, (p, c)) in produced.region.iter().zip(&consumed.region).enumerate() {
+    for (dim, (p_set, c)) in produced_sets.iter().zip(&consumed.region).enumerate() {
         let Some(extent) = shape.get(dim) else {
             return false;
         };
-        let p_set = range_set(analyzer, p, produced_domains);
         let c_set = range_set(analyzer, c, consumed_domains);
         let (Some(p_min), Some(p_max)) = (p_set.min(), p_set.max()) else {
             return false;
@@ -423,6 +444,76 @@ fn covers(
         }
     }
     true
+}
+
+/// TVM's `EstimateRegionStrictBound`: a region of unit extents whose
+/// indices are a surjective iterator map of the loops in `domains` under
+/// `predicate`, each index one (fused) digit; the values it certainly
+/// takes, per dimension. `None` where that is not the case.
+fn region_lower_bound(
+    analyzer: &Analyzer,
+    region: &BufferRegion,
+    domains: &VarMap<IntSet>,
+    predicate: &Expr,
+) -> Option<Vec<IntSet>> {
+    let mut indices = Vec::with_capacity(region.region.len());
+    for range in &region.region {
+        if !range.extent.is_int(1) {
+            return None;
+        }
+        indices.push(range.min.clone());
+    }
+    let mut iters = Vec::with_capacity(domains.len());
+    for (var, set) in domains.iter() {
+        let (min, max) = (set.min()?.clone(), set.max()?.clone());
+        let extent = analyzer.simplify(&binary(
+            BinaryOp::Add,
+            binary(BinaryOp::Sub, max, min.clone())?,
+            Expr::one(min.dtype()),
+        )?);
+        iters.push((var.clone(), crate::ir::Range::new(min, extent)));
+    }
+    // A fixed order, as the map of domains has none.
+    iters.sort_by(|a, b| a.0.name().cmp(b.0.name()));
+    let detected = crate::arith::iter_map::detect_iter_map(
+        &indices,
+        &iters,
+        predicate,
+        crate::arith::iter_map::IterMapLevel::Surjective,
+        analyzer,
+        false,
+    );
+    if !detected.is_success() || detected.indices.len() != indices.len() {
+        return None;
+    }
+    detected
+        .indices
+        .iter()
+        .map(|sum| match sum.args.as_slice() {
+            [] => Some(IntSet::single_point(sum.base.clone())),
+            [split] => {
+                if !analyzer.can_prove(&binary(
+                    BinaryOp::Ge,
+                    split.scale.clone(),
+                    Expr::zero(split.scale.dtype()),
+                )?) {
+                    return None;
+                }
+                let last = binary(
+                    BinaryOp::Mul,
+                    binary(
+                        BinaryOp::Sub,
+                        split.extent.clone(),
+                        Expr::one(split.extent.dtype()),
+                    )?,
+                    split.scale.clone(),
+                )?;
+                let max = analyzer.simplify(&binary(BinaryOp::Add, sum.base.clone(), last)?);
+                Some(IntSet::interval(sum.base.clone(), max))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
