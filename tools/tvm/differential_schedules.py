@@ -1055,7 +1055,7 @@ def main() -> None:
                 if diff.returncode != 0:
                     verdict = "modules differ:\n" + diff.stdout + diff.stderr
                     simplified = fold_split_sums(simplify_reads(trial.module))
-                    folded = fold_split_sums(output)
+                    folded = PLUS_NEGATIVE.sub(r" - \1", fold_split_sums(output))
                     if simplified != trial.module or folded != output:
                         with open(expected, "w") as f:
                             f.write(simplified)
