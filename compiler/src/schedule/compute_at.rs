@@ -685,12 +685,17 @@ fn solve_var_domains_affine(
     let output_exprs: Vec<Expr> = outputs.iter().map(Var::to_expr).collect();
     let inverse = inverse_affine_iter_map(&detected.indices, &output_exprs)?;
     let inverse_range = |region: &[IntSet]| -> Option<Vec<(Var, IntSet)>> {
-        let region_of: VarMap<IntSet> = outputs.iter().cloned().zip(region.iter().cloned()).collect();
+        let region_of: VarMap<IntSet> = outputs
+            .iter()
+            .cloned()
+            .zip(region.iter().cloned())
+            .collect();
         inverse
             .iter()
             .map(|(var, value)| {
                 let set = eval_set(value, &region_of);
-                let set = IntSet::interval(analyzer.simplify(set.min()?), analyzer.simplify(set.max()?));
+                let set =
+                    IntSet::interval(analyzer.simplify(set.min()?), analyzer.simplify(set.max()?));
                 Some((var.clone(), set))
             })
             .collect()
