@@ -189,3 +189,16 @@ fn fold_constants(expr: &Expr) -> Expr {
     }
     Expr::new(ExprKind::Binary(*op, fa, fb), expr.dtype(), expr.span())
 }
+
+/// The conjuncts of a predicate (`a and b and c`), in order; none for `True`.
+pub(crate) fn conjuncts(predicate: &Expr) -> Vec<Expr> {
+    match predicate.kind() {
+        ExprKind::Binary(BinaryOp::And, a, b) => {
+            let mut all = conjuncts(a);
+            all.extend(conjuncts(b));
+            all
+        }
+        _ if predicate.as_int() == Some(1) => Vec::new(),
+        _ => vec![predicate.clone()],
+    }
+}

@@ -9,6 +9,7 @@
 //! with the inner part spanning `[0, c)` (what `split` produces). TVM also
 //! divides fused bindings (`f // 4`); tirc refuses those.
 
+use super::binding::conjuncts;
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{optional, required, Primitive};
 use super::region::clamp_to_extent;
@@ -308,19 +309,6 @@ pub fn blockize(
         state.set_block_flags(scope, flags);
     }
     Ok(outer_id)
-}
-
-/// The conjuncts of a predicate (`a and b and c`), in order.
-fn conjuncts(predicate: &Expr) -> Vec<Expr> {
-    match predicate.kind() {
-        ExprKind::Binary(BinaryOp::And, a, b) => {
-            let mut all = conjuncts(a);
-            all.extend(conjuncts(b));
-            all
-        }
-        _ if predicate.as_int() == Some(1) => Vec::new(),
-        _ => vec![predicate.clone()],
-    }
 }
 
 /// Divides a binding into outer and inner parts.

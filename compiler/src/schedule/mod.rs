@@ -32,6 +32,7 @@ pub mod pad_einsum;
 pub mod primitive;
 #[cfg(test)]
 mod random_scripts;
+pub mod reducer;
 pub mod reduction;
 pub mod region;
 pub mod reindex;

@@ -4,9 +4,11 @@
 //! write-back, reduces the partial results over that loop.
 
 use super::access::stage_pipeline_scope;
+use super::binding::conjuncts;
 use super::compute_inline::replace_node;
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{required, typed, Primitive};
+use super::reducer::match_reduction_update;
 use super::reduction::require_reduction_block;
 use super::scope::BlockFlags;
 use super::script::{Bound, Eval, Interpreter, Value};
@@ -14,12 +16,12 @@ use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{substitute, substitute_stmt};
-use crate::ir::structural::expr_equal;
 use crate::ir::visit::walk_exprs;
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, BufferRegion, BufferStore, DataType, Expr, ExprKind, For,
-    ForKind, IterKind, IterVar, NodeId, Range, Stmt, StmtKind, Var,
+    BinaryOp, Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, For, ForKind, IterKind,
+    IterVar, NodeId, Range, Stmt, StmtKind, Var,
 };
+use crate::source::Span;
 use std::collections::HashSet;
 
 fn removed() -> ScheduleError {
@@ -28,128 +30,6 @@ fn removed() -> ScheduleError {
         "the loop is no longer in the program",
         "get it again",
     )
-}
-
-/// A commutative reducer: how two values combine and its identity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Reducer {
-    Sum,
-    Product,
-    Min,
-    Max,
-}
-
-impl Reducer {
-    pub(crate) fn combine(self, lhs: Expr, rhs: Expr) -> Expr {
-        let op = match self {
-            Reducer::Sum => BinaryOp::Add,
-            Reducer::Product => BinaryOp::Mul,
-            Reducer::Min => BinaryOp::Min,
-            Reducer::Max => BinaryOp::Max,
-        };
-        Expr::binary(op, lhs, rhs)
-    }
-
-    fn of(op: BinaryOp) -> Option<Reducer> {
-        Some(match op {
-            BinaryOp::Add => Reducer::Sum,
-            BinaryOp::Mul => Reducer::Product,
-            BinaryOp::Min => Reducer::Min,
-            BinaryOp::Max => Reducer::Max,
-            _ => return None,
-        })
-    }
-
-    /// The identity element, as TVM builds it (`max_value` for `min`, ...).
-    pub(crate) fn identity(self, dtype: DataType) -> Expr {
-        match self {
-            Reducer::Sum => Expr::zero(dtype),
-            Reducer::Product => Expr::one(dtype),
-            Reducer::Min => extreme_value(dtype, true),
-            Reducer::Max => extreme_value(dtype, false),
-        }
-    }
-}
-
-/// The largest (or smallest) value of a type.
-fn extreme_value(dtype: DataType, largest: bool) -> Expr {
-    if dtype.is_float() {
-        let max = match dtype.bits {
-            16 => 65504.0,
-            32 => f32::MAX as f64,
-            _ => f64::MAX,
-        };
-        return Expr::float(if largest { max } else { -max }, dtype);
-    }
-    let bits = u32::from(dtype.bits).min(64);
-    let value = match (dtype.is_uint(), largest) {
-        (true, true) if bits >= 64 => -1,
-        (true, true) => (1i64 << bits) - 1,
-        (true, false) => 0,
-        (false, true) if bits >= 64 => i64::MAX,
-        (false, true) => (1i64 << (bits - 1)) - 1,
-        (false, false) if bits >= 64 => i64::MIN,
-        (false, false) => -(1i64 << (bits - 1)),
-    };
-    Expr::int(value, dtype)
-}
-
-/// True when two constants are the same number.
-fn same_constant(a: &Expr, b: &Expr) -> bool {
-    match (a.as_int(), b.as_int(), a.as_float(), b.as_float()) {
-        (Some(x), Some(y), _, _) => x == y,
-        (_, _, Some(x), Some(y)) => x == y || (x as f32) == (y as f32) && a.dtype().bits <= 32,
-        _ => expr_equal(a, b),
-    }
-}
-
-/// The reducer of a block `C[i] = T.init(identity); C[i] = C[i] op rhs`:
-/// the reducer, the store, and the other operand (TVM's
-/// `GetReducerAndCombinerLhsRhs` for one buffer).
-pub(crate) fn match_reducer(block: &Block) -> Option<(Reducer, BufferStore, Expr, Expr)> {
-    let StmtKind::BufferStore(init) = block.init.as_ref()?.kind() else {
-        return None;
-    };
-    let StmtKind::BufferStore(update) = block.body.kind() else {
-        return None;
-    };
-    if init.buffer != update.buffer
-        || init.indices.len() != update.indices.len()
-        || !init
-            .indices
-            .iter()
-            .zip(&update.indices)
-            .all(|(a, b)| expr_equal(a, b))
-    {
-        return None;
-    }
-    let ExprKind::Binary(op, a, b) = update.value.kind() else {
-        return None;
-    };
-    let reducer = Reducer::of(*op)?;
-    if !same_constant(&init.value, &reducer.identity(init.value.dtype())) {
-        return None;
-    }
-    let is_self = |e: &Expr| match e.kind() {
-        ExprKind::Load(load) => {
-            load.buffer == update.buffer
-                && load.indices.len() == update.indices.len()
-                && load
-                    .indices
-                    .iter()
-                    .zip(&update.indices)
-                    .all(|(x, y)| expr_equal(x, y))
-        }
-        _ => false,
-    };
-    let (lhs, rhs) = if is_self(a) {
-        (a.clone(), b.clone())
-    } else if is_self(b) {
-        (b.clone(), a.clone())
-    } else {
-        return None;
-    };
-    Some((reducer, update.clone(), lhs, rhs))
 }
 
 /// The variables of an expression in order of first appearance.
@@ -218,16 +98,37 @@ pub fn rfactor(
         .iter()
         .filter_map(|l| state.sref(*l).and_then(|s| s.as_for()).cloned())
         .collect();
-    // The rfactor block keeps the predicate, the write-back has none (as in
-    // TVM): a predicate on spatial loops would let it run outside the domain.
-    if crate::ir::visit::expr_uses_var(&realize.predicate, &mut |v| spatial_vars.contains(v)) {
-        return Err(refuse(
-            format!(
-                "{} has a `T.where` on its spatial loops; its write-back would write outside the buffer",
-                block_sref.describe()
-            ),
-            "rfactor before splitting loops by factors that do not divide them",
-        ));
+    // The rfactor block keeps the predicate. TVM gives the write-back none,
+    // so a `T.where` on spatial loops (a split's tail) let it write past the
+    // buffer; tirc keeps those conjuncts there, which must not use the
+    // reduction loops the write-back drops.
+    let rf_loop_var = rf_loop.loop_var.clone();
+    let dropped_vars: HashSet<Var> = reduce_vars
+        .iter()
+        .filter(|v| **v != rf_loop_var)
+        .cloned()
+        .collect();
+    let mut write_back_predicate = Expr::bool(true);
+    for conjunct in conjuncts(&realize.predicate) {
+        let uses = |vars: &HashSet<Var>| {
+            crate::ir::visit::expr_uses_var(&conjunct, &mut |v| vars.contains(v))
+        };
+        if !uses(&spatial_vars) {
+            continue;
+        }
+        if uses(&dropped_vars) {
+            return Err(refuse(
+                format!(
+                    "the `T.where` of {} bounds spatial and reduction loops together (`{conjunct}`), so its write-back could not be guarded",
+                    block_sref.describe()
+                ),
+                "rfactor before splitting or fusing loops so that a guard spans both kinds",
+            ));
+        }
+        write_back_predicate = match write_back_predicate.as_int() {
+            Some(1) => conjunct,
+            _ => Expr::binary(BinaryOp::And, write_back_predicate, conjunct),
+        };
     }
     // TVM's `CheckLoopProperty`.
     if let Some(&outermost) = loop_ids.first() {
@@ -297,18 +198,19 @@ pub fn rfactor(
             "pass a loop that a reduction iterator (`T.axis.reduce`) is bound to",
         ));
     }
-    let Some((reducer, update, combiner_lhs, combiner_rhs)) = match_reducer(&realize.block) else {
+    let Some(reduction) = match_reduction_update(&realize.block) else {
         return Err(ScheduleError::new(
             codes::BAD_RFACTOR,
             format!(
-                "the reduction of {} is not `C[...] = C[...] op value` with op one of +, *, min, max and `T.init()` its identity",
+                "the reduction of {} is not `C[...] = C[...] op value` with op one of +, *, min, max and `T.init()` its identity, nor an argmax or argmin of an index and a value",
                 block_sref.describe()
             ),
-            "write the update as `C[i] = C[i] + ...` (or `*`, `T.min`, `T.max`) with the matching initial value",
+            "write the update as `C[i] = C[i] + ...` (or `*`, `T.min`, `T.max`) with the matching initial value, or an argmax as `topi.argmax` writes it (`T.init()` storing -1 and the lowest value)",
         )
         .blame(block_sref.location(), "the block")
         .at_argument(0));
     };
+    let update = &reduction.stores[0];
     let ndim = update.buffer.rank() as i64;
     if factor_axis < -(ndim + 1) || factor_axis > ndim {
         return Err(ScheduleError::new(
@@ -328,17 +230,23 @@ pub fn rfactor(
     } else {
         factor_axis as usize
     };
-    // The buffer of partial results.
-    let mut rf_shape = update.buffer.shape().to_vec();
-    rf_shape.insert(axis, rf_loop.extent.clone());
-    // TVM names the buffer `C.rf` (printed `C_rf`); caches of it are `C.rf_local`.
-    let rf_name = format!("{}.rf", update.buffer.name());
-    let rf_buffer = update.buffer.with(|node| {
-        node.shape = rf_shape;
-        node.strides = Vec::new();
-        node.name = rf_name.clone();
-        node.data = Var::pointer(&rf_name, node.dtype, &node.scope, node.span);
-    });
+    // The buffers of partial results, one per reduced buffer. TVM names
+    // them `C.rf` (printed `C_rf`); caches of one are `C.rf_local`.
+    let rf_buffers: Vec<Buffer> = reduction
+        .stores
+        .iter()
+        .map(|store| {
+            let mut rf_shape = store.buffer.shape().to_vec();
+            rf_shape.insert(axis, rf_loop.extent.clone());
+            let rf_name = format!("{}.rf", store.buffer.name());
+            store.buffer.with(|node| {
+                node.shape = rf_shape;
+                node.strides = Vec::new();
+                node.name = rf_name.clone();
+                node.data = Var::pointer(&rf_name, node.dtype, &node.scope, node.span);
+            })
+        })
+        .collect();
     // The rfactor block: the rfactor loop becomes a spatial iterator.
     let iter_from_loop = |l: &For, kind: IterKind| IterVar {
         var: Var::new(
@@ -379,23 +287,23 @@ pub fn rfactor(
     rf_indices.insert(axis, additional.var.to_expr());
     // Without a reduction iterator left, each partial result is computed once.
     let has_reduce_iter = rf_iters.iter().any(|iv| iv.kind == IterKind::Reduce);
-    let rf_load = Expr::load(&rf_buffer, rf_indices.clone());
-    let rf_value = if has_reduce_iter {
-        reducer.combine(rf_load, combiner_rhs)
+    let rf_indices_all = vec![rf_indices.clone(); rf_buffers.len()];
+    let rf_stored = if has_reduce_iter {
+        let rf_loads: Vec<Expr> = rf_buffers
+            .iter()
+            .map(|b| Expr::load(b, rf_indices.clone()))
+            .collect();
+        reduction.reducer.combine(&rf_loads, &reduction.rhs)
     } else {
-        combiner_rhs
+        reduction.rhs.clone()
     };
     let rf_body = substitute_stmt(
-        &Stmt::store(&rf_buffer, rf_value, rf_indices.clone()),
+        &update_body(&rf_buffers, &rf_indices_all, rf_stored, has_reduce_iter),
         &var_map,
     );
     let rf_init = has_reduce_iter.then(|| {
         substitute_stmt(
-            &Stmt::store(
-                &rf_buffer,
-                reducer.identity(update.value.dtype()),
-                rf_indices.clone(),
-            ),
+            &init_body(&rf_buffers, &rf_indices_all, reduction.reducer.identity()),
             &var_map,
         )
     });
@@ -425,11 +333,11 @@ pub fn rfactor(
                 Range::new(additional.var.to_expr(), Expr::one(additional.var.dtype())),
             );
             BufferRegion {
-                buffer: if w.buffer == update.buffer {
-                    rf_buffer.clone()
-                } else {
-                    w.buffer.clone()
-                },
+                buffer: reduction
+                    .stores
+                    .iter()
+                    .position(|s| s.buffer == w.buffer)
+                    .map_or_else(|| w.buffer.clone(), |i| rf_buffers[i].clone()),
                 region: region.iter().map(substitute_region).collect(),
             }
         })
@@ -469,12 +377,20 @@ pub fn rfactor(
             wb_values.push(binding.clone());
         }
     }
-    let wb_lhs = substitute(&combiner_lhs, &wb_map);
-    let wb_rhs = substitute(&Expr::load(&rf_buffer, rf_indices), &wb_map);
-    let wb_indices: Vec<Expr> = update
-        .indices
+    let wb_lhs: Vec<Expr> = reduction
+        .lhs
         .iter()
-        .map(|i| substitute(i, &wb_map))
+        .map(|l| substitute(l, &wb_map))
+        .collect();
+    let wb_rhs: Vec<Expr> = rf_buffers
+        .iter()
+        .map(|b| substitute(&Expr::load(b, rf_indices.clone()), &wb_map))
+        .collect();
+    let wb_buffers: Vec<Buffer> = reduction.stores.iter().map(|s| s.buffer.clone()).collect();
+    let wb_indices: Vec<Vec<Expr>> = reduction
+        .stores
+        .iter()
+        .map(|s| s.indices.iter().map(|i| substitute(i, &wb_map)).collect())
         .collect();
     let point_region = |e: &Expr| -> Option<BufferRegion> {
         let ExprKind::Load(load) = e.kind() else {
@@ -491,19 +407,24 @@ pub fn rfactor(
     };
     let wb_block = Block {
         iter_vars: wb_iters,
-        reads: point_region(&wb_rhs).into_iter().collect(),
-        writes: point_region(&wb_lhs).into_iter().collect(),
-        init: Some(Stmt::store(
-            &update.buffer,
-            reducer.identity(update.value.dtype()),
-            wb_indices.clone(),
+        reads: wb_rhs.iter().filter_map(point_region).collect(),
+        writes: wb_lhs.iter().filter_map(point_region).collect(),
+        init: Some(init_body(
+            &wb_buffers,
+            &wb_indices,
+            reduction.reducer.identity(),
         )),
-        body: Stmt::store(&update.buffer, reducer.combine(wb_lhs, wb_rhs), wb_indices),
+        body: update_body(
+            &wb_buffers,
+            &wb_indices,
+            reduction.reducer.combine(&wb_lhs, &wb_rhs),
+            true,
+        ),
         ..realize.block.clone()
     };
     let wb_realize = BlockRealize {
         iter_values: wb_values,
-        predicate: Expr::bool(true),
+        predicate: write_back_predicate,
         block: wb_block,
     };
     // The rfactor block's loops: copies of all the block's loops.
@@ -549,7 +470,7 @@ pub fn rfactor(
     let mut new_scope = replace_node(&scope_stmt, outermost, &Stmt::seq(vec![rf_nest, wb_nest]));
     if let StmtKind::BlockRealize(scope_realize) = new_scope.kind() {
         let mut scope_block = scope_realize.block.clone();
-        scope_block.alloc_buffers.push(rf_buffer);
+        scope_block.alloc_buffers.extend(rf_buffers);
         new_scope = new_scope.with_kind(StmtKind::BlockRealize(BlockRealize {
             block: scope_block,
             ..scope_realize.clone()
@@ -564,6 +485,50 @@ pub fn rfactor(
     state.set_block_flags(rf_id, all_true);
     state.set_block_flags(block, all_true);
     Ok(rf_id)
+}
+
+/// The stores of `values` into `buffers`: one store, or for a tuple
+/// reduction that combines (`lets`) `T.let`s `v_<buffer>` of every value
+/// first, so that each store reads the others' old values (TVM's
+/// `CreateBlockBody`).
+fn update_body(buffers: &[Buffer], indices: &[Vec<Expr>], values: Vec<Expr>, lets: bool) -> Stmt {
+    if buffers.len() == 1 || !lets {
+        let stores = buffers
+            .iter()
+            .zip(indices)
+            .zip(values)
+            .map(|((b, i), v)| Stmt::store(b, v, i.clone()))
+            .collect();
+        return Stmt::seq(stores);
+    }
+    let vars: Vec<Var> = buffers
+        .iter()
+        .zip(&values)
+        .map(|(b, v)| Var::new(format!("v_{}", b.name()), v.dtype(), Span::NONE))
+        .collect();
+    let stores = buffers
+        .iter()
+        .zip(indices)
+        .zip(&vars)
+        .map(|((b, i), var)| Stmt::store(b, var.to_expr(), i.clone()))
+        .collect();
+    vars.into_iter()
+        .zip(values)
+        .rev()
+        .fold(Stmt::seq(stores), |body, (var, value)| {
+            Stmt::new(StmtKind::LetStmt { var, value, body }, Span::NONE)
+        })
+}
+
+/// The `T.init()` of a reduction over `buffers`: each stores its identity.
+fn init_body(buffers: &[Buffer], indices: &[Vec<Expr>], identity: &[Expr]) -> Stmt {
+    let stores = buffers
+        .iter()
+        .zip(indices)
+        .zip(identity)
+        .map(|((b, i), v)| Stmt::store(b, v.clone(), i.clone()))
+        .collect();
+    Stmt::seq(stores)
 }
 
 /// The loop nest `stmt` with the loops in `dropped` replaced by their

@@ -31,7 +31,7 @@ use crate::ir::{
     BinaryOp, Block, BlockRealize, Buffer, BufferRegion, DataType, Expr, For, ForKind, IterKind,
     NodeId, Op, PrimFunc, Range, Stmt, StmtKind, TypeCode, Var,
 };
-use crate::schedule::rfactor::{match_reducer, Reducer};
+use crate::schedule::reducer::{match_reducer, Reducer};
 use crate::source::Span;
 
 /// Lowers reductions across the threads of a block.

@@ -72,7 +72,7 @@ pub(super) fn schedule_block(
     let combinable = state
         .sref(block)
         .and_then(|s| s.as_block())
-        .is_some_and(|b| crate::schedule::rfactor::match_reducer(b).is_some());
+        .is_some_and(|b| crate::schedule::reducer::match_reducer(b).is_some());
     if combinable {
         return Ok(cross_thread_reduction(text, fresh, block_var, loops));
     }
