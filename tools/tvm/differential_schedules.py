@@ -41,7 +41,10 @@ outputs; TVM stopping on an internal check (InternalError, IndexError) at a
 step tirc applies counts apart (tvm_internal_error) when `tirc schedule
 --check-each` shows every one of tirc's steps right; and a module whose init
 TVM's cache_write left storing to the original buffer (tvm_cache_write_init,
-NOTES §14) counts apart with rfactor's refusal of that block.
+NOTES §14) counts apart with rfactor's refusal of that block. A module TVM
+gives after every step that tirc's verifier refuses (an undefined variable or
+a binding outside its domain) counts apart (tvm_module_ill_formed, NOTES §19)
+when `--check-each` shows tirc's steps right.
 
 Disagreements are written to OUT/NAME.tir with what each tool said
 (OUT/NAME.txt) so they can become golden cases.
@@ -895,6 +898,16 @@ def tirc_checks_each_step(tirc: str, trial: TvmRun, module_text: str, work: str)
     return done.returncode == 0
 
 
+def tvm_module_ill_formed(tirc: str, module: str, work: str) -> bool:
+    """Whether tirc's verifier refuses TVM's module: an undefined variable
+    (E0210) or a binding outside its iterator's domain (E0230)."""
+    path = os.path.join(work, "tvm_module.tir")
+    with open(path, "w") as f:
+        f.write(module)
+    checked = subprocess.run([tirc, "check", path], capture_output=True, text=True)
+    return checked.returncode == 1 and any(f"error[{code}]" in checked.stderr for code in ("E0210", "E0230"))
+
+
 def tirc_outcome(tirc: str, path: str) -> tuple[str, str]:
     """('ok', module) or ('refused', stderr) or ('crash', stderr) for `tirc schedule`.
 
@@ -978,6 +991,13 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
     # deliberate where `--check-each` shows tirc's steps right (NOTES §18).
     if outcome == "ok" and trial.refused and "can not be blockized by the loops" in trial.refused[1] and tirc_checks_each_step(tirc, trial, module_text, work):
         return "tirc_blockizes_beyond_tvm"
+    # TVM applies every step but its module is ill-formed (a binding that
+    # leaves its iterator's domain after rfactor of a split tail, an init
+    # predicate over loops blockize removed): deliberate where tirc's
+    # verifier refuses TVM's module and `--check-each` shows tirc's steps
+    # right (NOTES §19).
+    if outcome == "ok" and trial.refused is None and verdict.startswith("modules differ:") and tvm_module_ill_formed(tirc, trial.module, work) and tirc_checks_each_step(tirc, trial, module_text, work):
+        return "tvm_module_ill_formed"
     tvm_module = trial.module
     if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
         # TVM lost the allocation of a buffer still in use.  tirc may do the

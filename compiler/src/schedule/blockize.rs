@@ -259,10 +259,26 @@ pub fn blockize(
         .iter()
         .map(|iv| (iv.var.clone(), IntSet::from_range(&iv.dom)))
         .collect();
-    let outer_init = substituted
-        .init
-        .as_ref()
-        .map(|init| outer_init_nest(init, &inner_realize, &inner_loops, &substituted.name));
+    let outer_init = match &substituted.init {
+        Some(init) => Some(
+            outer_init_nest(init, &inner_realize, &inner_loops, &substituted.name).map_err(
+                |conjunct| {
+                    ScheduleError::new(
+                        codes::BAD_BLOCKIZE,
+                        format!(
+                            "the `T.where` conjunct `{conjunct}` of {} bounds the spatial loops the new `{}_init` block runs over together with reduction loops it does not",
+                            block_sref.describe(),
+                            substituted.name
+                        ),
+                        "blockize before splitting a reduction loop by a factor that does not divide it",
+                    )
+                    .blame(block_sref.location(), "the block")
+                    .at_argument(0)
+                },
+            )?,
+        ),
+        None => None,
+    };
     let mut body = Stmt::block_realize(inner_realize);
     for f in &inner_loops {
         let original = state.sref(f.id).ok_or_else(removed)?.stmt.clone();
@@ -598,8 +614,17 @@ fn relax_regions(
 }
 
 /// TVM's `GenerateOuterInit`: the init as a block `C_init` over the inner
-/// spatial iterators it uses, under copies of the inner loops they are bound to.
-fn outer_init_nest(init: &Stmt, inner: &BlockRealize, inner_loops: &[For], name: &str) -> Stmt {
+/// spatial iterators it uses, under copies of the inner loops they are bound
+/// to. Its `T.where` keeps the inner conjuncts over those loops; one over
+/// the other (reduction) loops alone is dropped, as the init runs once per
+/// point (TVM keeps it, over loops no longer there). A conjunct over both is
+/// the error.
+fn outer_init_nest(
+    init: &Stmt,
+    inner: &BlockRealize,
+    inner_loops: &[For],
+    name: &str,
+) -> Result<Stmt, Expr> {
     let mut subst: VarMap<Expr> = VarMap::default();
     let mut iters = Vec::new();
     let mut values = Vec::new();
@@ -628,9 +653,47 @@ fn outer_init_nest(init: &Stmt, inner: &BlockRealize, inner_loops: &[For], name:
             values.push(value.clone());
         }
     }
+    let kept: Vec<&For> = inner_loops
+        .iter()
+        .filter(|f| {
+            values
+                .iter()
+                .any(|v| expr_uses_var(v, &mut |x| *x == f.loop_var))
+        })
+        .collect();
+    let (kept_vars, dropped_vars): (HashSet<Var>, HashSet<Var>) = {
+        let is_kept = |f: &&For| kept.iter().any(|k| k.loop_var == f.loop_var);
+        (
+            inner_loops
+                .iter()
+                .filter(is_kept)
+                .map(|f| f.loop_var.clone())
+                .collect(),
+            inner_loops
+                .iter()
+                .filter(|f| !is_kept(f))
+                .map(|f| f.loop_var.clone())
+                .collect(),
+        )
+    };
+    let mut predicate = Expr::bool(true);
+    for conjunct in conjuncts(&inner.predicate) {
+        let uses = |vars: &HashSet<Var>| expr_uses_var(&conjunct, &mut |v| vars.contains(v));
+        let (uses_kept, uses_dropped) = (uses(&kept_vars), uses(&dropped_vars));
+        match (uses_kept, uses_dropped) {
+            (_, false) => {
+                predicate = match predicate.as_int() {
+                    Some(1) => conjunct,
+                    _ => build::binary(BinaryOp::And, predicate, conjunct),
+                }
+            }
+            (false, true) => {}
+            (true, true) => return Err(conjunct),
+        }
+    }
     let mut stmt = Stmt::block_realize(BlockRealize {
         iter_values: values.clone(),
-        predicate: inner.predicate.clone(),
+        predicate,
         block: Block {
             id: NodeId::fresh(),
             name: format!("{name}_init"),
@@ -645,10 +708,7 @@ fn outer_init_nest(init: &Stmt, inner: &BlockRealize, inner_loops: &[For], name:
         },
     });
     for f in inner_loops {
-        let used = values
-            .iter()
-            .any(|v| expr_uses_var(v, &mut |x| *x == f.loop_var));
-        if used {
+        if kept.iter().any(|k| k.loop_var == f.loop_var) {
             let var = f.loop_var.with_name(f.loop_var.name());
             subst.insert(f.loop_var.clone(), var.to_expr());
             stmt = Stmt::new(
@@ -662,7 +722,7 @@ fn outer_init_nest(init: &Stmt, inner: &BlockRealize, inner_loops: &[For], name:
             );
         }
     }
-    substitute_stmt(&stmt, &subst)
+    Ok(substitute_stmt(&stmt, &subst))
 }
 
 /// The descriptor of `blockize`.
