@@ -55,7 +55,7 @@ pub fn cache_read(
         .map_err(|e| e.at_argument(1))?;
     let scope = scope_root_of(state, block)?;
     check_region_cover(state, scope, &read_buffer)?;
-    check_consumers_in_scope(state, consumer_blocks, scope)?;
+    check_consumers_in_scope(state, consumer_blocks, scope, true)?;
     let consumers = with_inner_blocks(state, consumer_blocks);
     let (location, cache_region) = match only_writer(state, scope, &read_buffer)? {
         Some(writer) => {
@@ -138,7 +138,7 @@ pub fn cache_write(
     if only_writer(state, scope, &write_buffer)? != Some(block) {
         return Err(not_single_writer(state, scope, &write_buffer));
     }
-    check_consumers_in_scope(state, consumer_blocks, scope)?;
+    check_consumers_in_scope(state, consumer_blocks, scope, false)?;
     check_not_read_modify_write(state, block, &write_buffer)?;
     let consumers = with_inner_blocks(state, consumer_blocks);
     let related: Vec<NodeId> = raw_consumers(state, scope, block)
@@ -293,36 +293,58 @@ fn check_stage_in_bounds(
 }
 
 /// Refuses `consumer_blocks` outside the cached block's scope: a consumer
-/// nested in another block would read the cache while the block around it
-/// still declares the original buffer, and the scope root itself (or a block
-/// above it) would lose the cache's allocation.
+/// nested in a block that is not a consumer too would read the cache while
+/// the block around it still declares the original buffer, and a block above
+/// the scope would lose the cache's allocation. `cache_read` may name the
+/// scope itself (TVM accepts it): the blocks inside it consume, and it keeps
+/// declaring the original buffer, which the cache stage inside it reads
+/// (TVM's `cache_write` stops on an internal check there).
 fn check_consumers_in_scope(
     state: &ScheduleState,
     consumer_blocks: &[NodeId],
     scope: NodeId,
+    scope_allowed: bool,
 ) -> ScheduleResult<()> {
     for &consumer in consumer_blocks {
-        if state.scope_root(consumer) != Some(scope) {
-            let sref = state.sref(consumer).ok_or_else(|| {
-                ScheduleError::new(
-                    codes::REMOVED_HANDLE,
-                    "the block is no longer in the program",
-                    "get it again",
-                )
-            })?;
-            return Err(ScheduleError::new(
+        if consumer == scope {
+            if scope_allowed {
+                continue;
+            }
+        } else if consumer_blocks.contains(&block_under_scope(state, consumer, scope)) {
+            continue;
+        }
+        let sref = state.sref(consumer).ok_or_else(|| {
+            ScheduleError::new(
+                codes::REMOVED_HANDLE,
+                "the block is no longer in the program",
+                "get it again",
+            )
+        })?;
+        return Err(ScheduleError::new(
                 codes::BAD_COMPUTE_LOCATION,
                 format!(
-                    "{} is not in the scope of the block whose buffer is cached (it is nested in another block, or is the scope itself)",
+                    "{} is not in the scope of the block whose buffer is cached (it is above that scope, or nested in a block that is not a consumer too)",
                     sref.describe()
                 ),
-                "pass consumers that are siblings of the cached block, or the block around this one",
+                "pass consumers that are siblings of the cached block, with the blocks around them",
             )
-            .blame(sref.location(), "nested consumer")
-            .at_argument(3));
-        }
+        .blame(sref.location(), "nested consumer")
+        .at_argument(3));
     }
     Ok(())
+}
+
+/// The block directly under `scope` that holds `block` (itself, if a child
+/// of the scope), or `scope` when `block` is not inside it.
+fn block_under_scope(state: &ScheduleState, block: NodeId, scope: NodeId) -> NodeId {
+    let mut outermost = block;
+    while let Some(parent) = state.scope_root(outermost) {
+        if parent == scope {
+            return outermost;
+        }
+        outermost = parent;
+    }
+    scope
 }
 
 /// Refuses to cache what a block reads back without initializing it (an

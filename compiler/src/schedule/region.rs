@@ -62,6 +62,38 @@ pub fn relax_region(
     };
     let binding = bindings(realize);
     let domains = loop_domains(state, sref.parent, high);
+    // Under a `T.where` (a split's tail), the bound of the iterator map the
+    // predicate limits first, as TVM's `EstimateRegionUpperBound`:
+    // `min(n, ...)` rows where interval evaluation gives `(n + 31) // 32 * 32`.
+    if !realize.predicate.is_int(1) {
+        let analyzer = Analyzer::new();
+        let substituted = BufferRegion {
+            buffer: region.buffer.clone(),
+            region: region
+                .region
+                .iter()
+                .map(|r| {
+                    Range::new(
+                        substitute(&r.min, &binding),
+                        substitute(&r.extent, &binding),
+                    )
+                })
+                .collect(),
+        };
+        if let Some(sets) =
+            region_strict_bound(&analyzer, &substituted, &domains, &realize.predicate)
+        {
+            let shape = region.buffer.shape();
+            return BufferRegion {
+                buffer: region.buffer.clone(),
+                region: sets
+                    .iter()
+                    .zip(shape)
+                    .map(|(set, extent)| set.cover_range(&Range::from_extent(extent.clone())))
+                    .collect(),
+            };
+        }
+    }
     relax_ranges(region, &binding, &domains)
 }
 
@@ -155,4 +187,78 @@ pub fn lowest_common_ancestor(state: &ScheduleState, nodes: &[NodeId]) -> Option
 /// True when `id` is a block.
 pub fn is_block(state: &ScheduleState, id: NodeId) -> bool {
     state.sref(id).map(|s| s.kind) == Some(SRefKind::Block)
+}
+
+/// TVM's `EstimateRegionStrictBound`: a region of unit extents whose
+/// indices are a surjective iterator map of the loops in `domains` under
+/// `predicate`, each index one (fused) digit; the values it certainly
+/// takes, per dimension. `None` where that is not the case.
+pub(crate) fn region_strict_bound(
+    analyzer: &Analyzer,
+    region: &BufferRegion,
+    domains: &VarMap<IntSet>,
+    predicate: &Expr,
+) -> Option<Vec<IntSet>> {
+    let mut indices = Vec::with_capacity(region.region.len());
+    for range in &region.region {
+        if !range.extent.is_int(1) {
+            return None;
+        }
+        indices.push(range.min.clone());
+    }
+    let mut iters = Vec::with_capacity(domains.len());
+    for (var, set) in domains.iter() {
+        let (min, max) = (set.min()?.clone(), set.max()?.clone());
+        let extent = analyzer.simplify(&binary(
+            BinaryOp::Add,
+            binary(BinaryOp::Sub, max, min.clone())?,
+            Expr::one(min.dtype()),
+        )?);
+        iters.push((var.clone(), crate::ir::Range::new(min, extent)));
+    }
+    // A fixed order, as the map of domains has none.
+    iters.sort_by(|a, b| a.0.name().cmp(b.0.name()));
+    let detected = crate::arith::iter_map::detect_iter_map(
+        &indices,
+        &iters,
+        predicate,
+        crate::arith::iter_map::IterMapLevel::Surjective,
+        analyzer,
+        false,
+    );
+    if !detected.is_success() || detected.indices.len() != indices.len() {
+        return None;
+    }
+    detected
+        .indices
+        .iter()
+        .map(|sum| match sum.args.as_slice() {
+            [] => Some(IntSet::single_point(sum.base.clone())),
+            [split] => {
+                if !analyzer.can_prove(&binary(
+                    BinaryOp::Ge,
+                    split.scale.clone(),
+                    Expr::zero(split.scale.dtype()),
+                )?) {
+                    return None;
+                }
+                let last = binary(
+                    BinaryOp::Mul,
+                    binary(
+                        BinaryOp::Sub,
+                        split.extent.clone(),
+                        Expr::one(split.extent.dtype()),
+                    )?,
+                    split.scale.clone(),
+                )?;
+                let max = analyzer.simplify(&binary(BinaryOp::Add, sum.base.clone(), last)?);
+                Some(IntSet::interval(sum.base.clone(), max))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
+    crate::ir::operators::binary(op, a, b).ok()
 }

@@ -3,7 +3,7 @@
 //! (affine binding, region cover, stage pipeline), after TVM's `SBlockScope`
 //! and `SBlockInfo`.
 
-use super::region::{loop_domains, range_set};
+use super::region::{loop_domains, range_set, region_strict_bound};
 use super::state::{NodeMap, NodeSet, SRefKind, ScheduleState};
 use crate::arith::{is_affine_binding, Analyzer, IntSet};
 use crate::ir::identity::{BufferMap, VarMap};
@@ -378,7 +378,7 @@ fn region_cover(
                         // TVM's `EstimateRegionLowerBound`: the region as an
                         // iterator map under the predicate (a split's tail
                         // guarded by `i_0 * 33 + i_1 < 64` still covers 0..64).
-                        match region_lower_bound(&analyzer, write, &produced_domains, predicate) {
+                        match region_strict_bound(&analyzer, write, &produced_domains, predicate) {
                             Some(sets) => sets,
                             None => continue,
                         }
@@ -444,76 +444,6 @@ fn covers(
         }
     }
     true
-}
-
-/// TVM's `EstimateRegionStrictBound`: a region of unit extents whose
-/// indices are a surjective iterator map of the loops in `domains` under
-/// `predicate`, each index one (fused) digit; the values it certainly
-/// takes, per dimension. `None` where that is not the case.
-fn region_lower_bound(
-    analyzer: &Analyzer,
-    region: &BufferRegion,
-    domains: &VarMap<IntSet>,
-    predicate: &Expr,
-) -> Option<Vec<IntSet>> {
-    let mut indices = Vec::with_capacity(region.region.len());
-    for range in &region.region {
-        if !range.extent.is_int(1) {
-            return None;
-        }
-        indices.push(range.min.clone());
-    }
-    let mut iters = Vec::with_capacity(domains.len());
-    for (var, set) in domains.iter() {
-        let (min, max) = (set.min()?.clone(), set.max()?.clone());
-        let extent = analyzer.simplify(&binary(
-            BinaryOp::Add,
-            binary(BinaryOp::Sub, max, min.clone())?,
-            Expr::one(min.dtype()),
-        )?);
-        iters.push((var.clone(), crate::ir::Range::new(min, extent)));
-    }
-    // A fixed order, as the map of domains has none.
-    iters.sort_by(|a, b| a.0.name().cmp(b.0.name()));
-    let detected = crate::arith::iter_map::detect_iter_map(
-        &indices,
-        &iters,
-        predicate,
-        crate::arith::iter_map::IterMapLevel::Surjective,
-        analyzer,
-        false,
-    );
-    if !detected.is_success() || detected.indices.len() != indices.len() {
-        return None;
-    }
-    detected
-        .indices
-        .iter()
-        .map(|sum| match sum.args.as_slice() {
-            [] => Some(IntSet::single_point(sum.base.clone())),
-            [split] => {
-                if !analyzer.can_prove(&binary(
-                    BinaryOp::Ge,
-                    split.scale.clone(),
-                    Expr::zero(split.scale.dtype()),
-                )?) {
-                    return None;
-                }
-                let last = binary(
-                    BinaryOp::Mul,
-                    binary(
-                        BinaryOp::Sub,
-                        split.extent.clone(),
-                        Expr::one(split.extent.dtype()),
-                    )?,
-                    split.scale.clone(),
-                )?;
-                let max = analyzer.simplify(&binary(BinaryOp::Add, sum.base.clone(), last)?);
-                Some(IntSet::interval(sum.base.clone(), max))
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
