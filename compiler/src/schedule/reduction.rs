@@ -11,14 +11,14 @@ use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
 use super::trace::Outputs;
 use super::trace::TraceArg;
+use crate::arith::{eval_set, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{substitute, substitute_stmt};
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
     BinaryOp, Block, BlockRealize, BufferRegion, Expr, ExprKind, For, IterKind, IterVar, NodeId,
-    Range, Stmt, StmtKind, Var,
+    Range, Stmt, StmtKind,
 };
-use std::collections::HashSet;
 
 fn removed() -> ScheduleError {
     ScheduleError::new(
@@ -156,7 +156,7 @@ pub fn decompose_reduction(
         })
         .collect();
     // The loops from the block up to `loop` that the init bindings use.
-    let mut discarded: HashSet<Var> = HashSet::new();
+    let mut discarded: VarMap<IntSet> = VarMap::default();
     // A discarded unit loop takes its one value in the init's predicate: a
     // unit factor of a split (`n_1 + n_2 < 1`) still bounds the init's loops.
     // TVM drops the whole conjunct, and its init then writes outside the buffer.
@@ -174,7 +174,7 @@ pub fn decompose_reduction(
         } else if f.extent.as_int() == Some(1) {
             unit_values.insert(f.loop_var.clone(), f.min.clone());
         } else {
-            discarded.insert(f.loop_var.clone());
+            discarded.insert(f.loop_var.clone(), IntSet::from_range(&f.range()));
         }
     }
     let predicate_with_units = if unit_values.is_empty() {
@@ -182,7 +182,17 @@ pub fn decompose_reduction(
     } else {
         crate::arith::Analyzer::default().simplify(&substitute(&realize.predicate, &unit_values))
     };
-    let predicate = remake_predicate(&predicate_with_units, &discarded).ok_or_else(|| {
+    // The loops the init keeps, above `loop` or copied below it: what a
+    // projected conjunct is proved over.
+    let mut analyzer = crate::arith::Analyzer::new();
+    for l in &loops {
+        if let Some(f) = state.sref(*l).and_then(|s| s.as_for()) {
+            if !discarded.contains_key(&f.loop_var) {
+                analyzer.bind(&f.loop_var, &f.range());
+            }
+        }
+    }
+    let predicate = remake_predicate(&predicate_with_units, &discarded, &analyzer).ok_or_else(|| {
         ScheduleError::new(
             codes::NOT_REDUCTION_BLOCK,
             format!(
@@ -275,7 +285,16 @@ fn find_node(stmt: &Stmt, id: NodeId) -> Option<Stmt> {
 
 /// TVM's `RemakePredicate`: the `a < b` conjuncts of a predicate whose `a`
 /// uses none of the discarded loops; `None` for a predicate of another form.
-fn remake_predicate(predicate: &Expr, discarded: &HashSet<Var>) -> Option<Expr> {
+/// One over discarded loops becomes `min(a) < b`, `a` at its least over
+/// them (where the update's first step runs), unless `analyzer` proves that
+/// over the kept loops; TVM drops it, and where it bounds loops the init
+/// keeps (a unit factor of a split), its init runs out of its domain or
+/// again after updates.
+fn remake_predicate(
+    predicate: &Expr,
+    discarded: &VarMap<IntSet>,
+    analyzer: &crate::arith::Analyzer,
+) -> Option<Expr> {
     if predicate.as_int() == Some(1) {
         return Some(Expr::bool(true));
     }
@@ -300,16 +319,30 @@ fn remake_predicate(predicate: &Expr, discarded: &HashSet<Var>) -> Option<Expr> 
     // TVM 0.27 keeps the conjuncts in their order.
     let mut result = Expr::bool(true);
     for conjunct in conjuncts.into_iter().rev() {
-        let ExprKind::Binary(BinaryOp::Lt, lhs, _) = conjunct.kind() else {
+        let ExprKind::Binary(BinaryOp::Lt, lhs, rhs) = conjunct.kind() else {
             continue;
         };
-        if !expr_uses_var(lhs, &mut |v| discarded.contains(v)) {
-            result = if result.as_int() == Some(1) {
-                conjunct.clone()
-            } else {
-                crate::arith::build::binary(BinaryOp::And, result, conjunct.clone())
+        let kept_conjunct = if !expr_uses_var(lhs, &mut |v| discarded.contains_key(v)) {
+            conjunct.clone()
+        } else {
+            let Some(least) = eval_set(lhs, discarded).min().cloned() else {
+                continue;
             };
-        }
+            if expr_uses_var(&least, &mut |v| discarded.contains_key(v)) {
+                continue;
+            }
+            let projected =
+                crate::arith::build::binary(BinaryOp::Lt, analyzer.simplify(&least), rhs.clone());
+            if analyzer.can_prove(&projected) {
+                continue;
+            }
+            projected
+        };
+        result = if result.as_int() == Some(1) {
+            kept_conjunct
+        } else {
+            crate::arith::build::binary(BinaryOp::And, result, kept_conjunct)
+        };
     }
     Some(result)
 }
