@@ -383,14 +383,23 @@ fn divide(
             inner_extent,
         });
     }
-    // `outer * c + inner`, the inner part spanning exactly `[0, c)`.
-    let ExprKind::Binary(BinaryOp::Add, a, b) = binding.kind() else {
-        return None;
-    };
-    let (scaled, inner) = if uses(a, inner_vars) { (b, a) } else { (a, b) };
-    if uses(scaled, inner_vars) || uses(inner, outer_vars) {
+    // `outer * c + inner`, the inner part spanning exactly `[0, c)`; the
+    // terms of a sum go to the side whose loops they use, in their order
+    // (`i_0 * 32 + i_1 * 16 + i_2` at `i_1` is `i_0 * 32` and `i_1 * 16 + i_2`).
+    let mut terms = Vec::new();
+    sum_terms(binding, &mut terms);
+    let (inner_terms, outer_terms): (Vec<&Expr>, Vec<&Expr>) =
+        terms.into_iter().partition(|t| uses(t, inner_vars));
+    if inner_terms.iter().any(|t| uses(t, outer_vars)) {
         return None;
     }
+    let rebuild = |terms: Vec<&Expr>| {
+        terms
+            .into_iter()
+            .cloned()
+            .reduce(|sum, term| Expr::binary(BinaryOp::Add, sum, term))
+    };
+    let (scaled, inner) = (&rebuild(outer_terms)?, &rebuild(inner_terms)?);
     let set = eval_set(inner, domains);
     let (Some(lo), Some(hi)) = (set.min(), set.max()) else {
         return None;
@@ -432,6 +441,17 @@ fn divide(
         inner: inner.clone(),
         inner_extent,
     })
+}
+
+/// The terms of a sum (`a + b + c`), in order.
+fn sum_terms<'a>(expr: &'a Expr, terms: &mut Vec<&'a Expr>) {
+    match expr.kind() {
+        ExprKind::Binary(BinaryOp::Add, a, b) => {
+            sum_terms(a, terms);
+            sum_terms(b, terms);
+        }
+        _ => terms.push(expr),
+    }
 }
 
 /// `expr` as `outer * n + inner` with `outer` over the outer loops only and
