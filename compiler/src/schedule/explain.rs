@@ -1405,7 +1405,8 @@ def schedule(sch: T.Schedule):
         text: r#"`rfactor(loop, factor_axis)` turns a reduction loop into a dimension of
 partial results: the loop must be serial, bound only to reduction iterators
 of the one block under it, the reduction `C = C op value` with op one of
-`+`, `*`, `min`, `max`, and `factor_axis` within the output's rank."#,
+`+`, `*`, `min`, `max` (or an argmax or argmin of an index and a value, as
+`topi.argmax` writes it), and `factor_axis` within the output's rank."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
     for i, k in T.grid(16, 64):

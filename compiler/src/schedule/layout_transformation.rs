@@ -699,7 +699,27 @@ impl Mutator for LayoutRewriter<'_> {
         let mut new_block = mutate_block_children(self, block);
         self.iters.truncate(depth);
         let touches = |regions: &[BufferRegion]| regions.iter().any(|r| r.buffer == self.from);
-        if touches(&new_block.reads) || touches(&new_block.writes) {
+        let has_inner_block = {
+            let mut found = false;
+            crate::ir::visit::walk_stmts(&block.body, &mut |s| {
+                found |= matches!(s.kind(), StmtKind::BlockRealize(_));
+            });
+            found
+        };
+        if has_inner_block {
+            // An outer block (of `blockize`) maps its declared regions, as
+            // TVM's `MapRanges`: re-inferring them from the nest inside would
+            // relax split bindings past what the inner blocks declare.
+            for region in new_block
+                .reads
+                .iter_mut()
+                .chain(new_block.writes.iter_mut())
+            {
+                if region.buffer == self.from {
+                    *region = self.map_region(region);
+                }
+            }
+        } else if touches(&new_block.reads) || touches(&new_block.writes) {
             // A reduction's update reads what it writes: detect without the init.
             let mut probe = new_block.clone();
             probe.init = None;
@@ -725,6 +745,33 @@ impl Mutator for LayoutRewriter<'_> {
             }
         }
         new_block
+    }
+}
+
+impl LayoutRewriter<'_> {
+    /// The region of the new buffer that `region` of the old one maps to:
+    /// each new index evaluated over the old ranges, inside the new shape.
+    fn map_region(&self, region: &BufferRegion) -> BufferRegion {
+        let domains: VarMap<IntSet> = self
+            .map
+            .initial
+            .iter()
+            .zip(&region.region)
+            .map(|(var, range)| (var.clone(), IntSet::from_range(range)))
+            .collect();
+        let shape = self.to.shape();
+        BufferRegion {
+            buffer: self.to.clone(),
+            region: self
+                .map
+                .outputs
+                .iter()
+                .zip(shape)
+                .map(|(output, extent)| {
+                    eval_set(output, &domains).cover_range(&Range::from_extent(extent.clone()))
+                })
+                .collect(),
+        }
     }
 }
 
