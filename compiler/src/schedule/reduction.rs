@@ -6,6 +6,7 @@
 use super::compute_inline::replace_node;
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{required, Primitive};
+use super::region::substitute_region;
 use super::scope::reduction_block_violation;
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
@@ -17,7 +18,7 @@ use crate::ir::mutate::{substitute, substitute_stmt};
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
     BinaryOp, Block, BlockRealize, BufferRegion, Expr, ExprKind, For, IterKind, IterVar, NodeId,
-    Range, Stmt, StmtKind,
+    Stmt, StmtKind,
 };
 
 fn removed() -> ScheduleError {
@@ -141,19 +142,7 @@ pub fn decompose_reduction(
         .block
         .writes
         .iter()
-        .map(|w| BufferRegion {
-            buffer: w.buffer.clone(),
-            region: w
-                .region
-                .iter()
-                .map(|r| {
-                    Range::new(
-                        substitute(&r.min, &var_map),
-                        substitute(&r.extent, &var_map),
-                    )
-                })
-                .collect(),
-        })
+        .map(|w| substitute_region(w, &var_map))
         .collect();
     // The loops from the block up to `loop` that the init bindings use.
     let mut discarded: VarMap<IntSet> = VarMap::default();

@@ -67,19 +67,7 @@ pub fn relax_region(
     // `min(n, ...)` rows where interval evaluation gives `(n + 31) // 32 * 32`.
     if !realize.predicate.is_int(1) {
         let analyzer = Analyzer::new();
-        let substituted = BufferRegion {
-            buffer: region.buffer.clone(),
-            region: region
-                .region
-                .iter()
-                .map(|r| {
-                    Range::new(
-                        substitute(&r.min, &binding),
-                        substitute(&r.extent, &binding),
-                    )
-                })
-                .collect(),
-        };
+        let substituted = substitute_region(region, &binding);
         if let Some(sets) =
             region_strict_bound(&analyzer, &substituted, &domains, &realize.predicate)
         {
@@ -95,6 +83,18 @@ pub fn relax_region(
         }
     }
     relax_ranges(region, &binding, &domains)
+}
+
+/// `region` with each variable of `map` replaced by its expression.
+pub fn substitute_region(region: &BufferRegion, map: &VarMap<Expr>) -> BufferRegion {
+    BufferRegion {
+        buffer: region.buffer.clone(),
+        region: region
+            .region
+            .iter()
+            .map(|r| Range::new(substitute(&r.min, map), substitute(&r.extent, map)))
+            .collect(),
+    }
 }
 
 /// `region` with `binding` substituted, each range relaxed over `domains`.
