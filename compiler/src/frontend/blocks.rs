@@ -437,10 +437,13 @@ impl Lowerer {
             );
             return None;
         };
+        if let Some(stmt) = self.lower_scoping_with(item, body, span) {
+            return stmt;
+        }
         let Some((name, args, keywords)) = self.called_builtin(&item.context) else {
             self.error(
                 codes::UNSUPPORTED,
-                "expected `with T.block(...)`, `with T.init()` or `with T.attr(...)`",
+                "expected `with T.block(...)`, `with T.init()`, `with T.attr(...)` or the `with` form of a scoping statement such as `with T.decl_buffer(...) as X:`",
                 item.context.span,
             );
             return None;
@@ -498,6 +501,75 @@ impl Lowerer {
                 None
             }
         }
+    }
+
+    /// The `with` form of a statement that scopes over the rest of its list
+    /// (`with T.decl_buffer(...) as X:`, `with T.allocate(...) as x:`,
+    /// `with X.view(...) as Y:`, `with T.LetStmt(v) as x:`,
+    /// `with T.Assert(c, msg):`), which TVM prints where statements follow it:
+    /// the concise statement, scoped to the `with` body. `None` for any other
+    /// `with`.
+    fn lower_scoping_with(
+        &mut self,
+        item: &ast::WithItem,
+        body: &[ast::Stmt],
+        span: ast::Span,
+    ) -> Option<Option<Stmt>> {
+        let context = &item.context;
+        let concise = match (self.called_builtin(context), &item.target) {
+            (Some((builtin, _, _)), _)
+                if matches!(
+                    builtin.as_str(),
+                    "block" | "sblock" | "init" | "attr" | "launch_thread"
+                ) =>
+            {
+                return None
+            }
+            (Some((builtin, args, keywords)), Some(target)) if builtin == "LetStmt" => {
+                let value = args.first()?;
+                let annotation = keywords.iter().find(|k| k.name.name == "type_annotation");
+                let ast::ExprKind::Name(name) = &target.kind else {
+                    return None;
+                };
+                self.push_scope();
+                let scoping = match annotation {
+                    Some(annotation) => {
+                        self.let_binding(name, target.span, &annotation.value, value)
+                    }
+                    None => {
+                        let value = self.eval_expr(value);
+                        let var = Var::new(name.clone(), value.dtype(), self.span(target.span));
+                        self.bind(name, Value::Expr(var.to_expr()));
+                        Scoping::Let(var, value)
+                    }
+                };
+                let body = self.lower_body(body);
+                self.pop_scope();
+                return Some(Some(scoping.wrap(body, self.span(span))));
+            }
+            (Some((builtin, args, _)), None) if builtin == "Assert" => ast::StmtKind::Assert {
+                test: args.first()?.clone(),
+                msg: args.get(1).cloned(),
+            },
+            (_, Some(target)) => ast::StmtKind::Assign {
+                target: target.clone(),
+                value: context.clone(),
+            },
+            (_, None) => return None,
+        };
+        let concise = ast::Stmt {
+            kind: concise,
+            span: context.span,
+        };
+        self.push_scope();
+        let scoping = self.scoping_stmt(&concise);
+        let lowered = scoping.map(|scoping| {
+            let body = self.lower_body(body);
+            scoping.wrap(body, self.span(span))
+        });
+        self.pop_scope();
+        // Not a scoping statement: the caller says which `with` forms exist.
+        lowered.map(Some)
     }
 
     pub(crate) fn lower_block(

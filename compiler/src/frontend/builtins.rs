@@ -45,6 +45,7 @@ const STATEMENT_BUILTINS: &[&str] = &[
     "axis.R",
     "prim_func",
     "LetStmt",
+    "Assert",
 ];
 
 /// Node constructors that build the node as written, without folding.

@@ -41,28 +41,7 @@ impl Lowerer {
                     }
                     _ => annotation,
                 };
-                let value = self.eval_expr(value);
-                let var = match self.eval(annotation) {
-                    Value::DType(dtype) => Var::new(name.clone(), dtype, self.span(target.span)),
-                    Value::Pointer(element, scope) if element.is_void() && scope == "global" => {
-                        Var::new(name.clone(), DataType::handle(), self.span(target.span))
-                    }
-                    Value::Pointer(element, scope) => {
-                        Var::pointer(name.clone(), element, &scope, self.span(target.span))
-                    }
-                    Value::Poison => Var::new(name.clone(), value.dtype(), self.span(target.span)),
-                    other => {
-                        self.error(
-                            codes::BAD_ASSIGNMENT,
-                            format!("the annotation of a let binding must be a type such as `T.int32`, found {}", other.describe()),
-                            annotation.span,
-                        );
-                        Var::new(name.clone(), value.dtype(), self.span(target.span))
-                    }
-                };
-                let value = operators::cast(var.dtype(), value);
-                self.bind(name, Value::Expr(var.to_expr()));
-                Some(Scoping::Let(var, value))
+                Some(self.let_binding(name, target.span, annotation, value))
             }
             ast::StmtKind::Assign { target, value } => {
                 let ast::ExprKind::Name(name) = &target.kind else {
@@ -131,6 +110,39 @@ impl Lowerer {
             }
             _ => None,
         }
+    }
+
+    /// A let binding `name: annotation = value`, the annotation a type such
+    /// as `T.int32` or a pointer type.
+    pub(crate) fn let_binding(
+        &mut self,
+        name: &str,
+        target_span: ast::Span,
+        annotation: &ast::Expr,
+        value: &ast::Expr,
+    ) -> Scoping {
+        let value = self.eval_expr(value);
+        let var = match self.eval(annotation) {
+            Value::DType(dtype) => Var::new(name.to_string(), dtype, self.span(target_span)),
+            Value::Pointer(element, scope) if element.is_void() && scope == "global" => {
+                Var::new(name.to_string(), DataType::handle(), self.span(target_span))
+            }
+            Value::Pointer(element, scope) => {
+                Var::pointer(name.to_string(), element, &scope, self.span(target_span))
+            }
+            Value::Poison => Var::new(name.to_string(), value.dtype(), self.span(target_span)),
+            other => {
+                self.error(
+                    codes::BAD_ASSIGNMENT,
+                    format!("the annotation of a let binding must be a type such as `T.int32`, found {}", other.describe()),
+                    annotation.span,
+                );
+                Var::new(name.to_string(), value.dtype(), self.span(target_span))
+            }
+        };
+        let value = operators::cast(var.dtype(), value);
+        self.bind(name, Value::Expr(var.to_expr()));
+        Scoping::Let(var, value)
     }
 
     /// `x: T.int32 = v` or `x: T.int32` in a TVM 0.27 function without blocks:

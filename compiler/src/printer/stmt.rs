@@ -112,32 +112,67 @@ impl Printer {
 
     /// Appends the lines of `stmt` to `out`.
     pub(crate) fn stmt_lines(&mut self, stmt: &Stmt, out: &mut Vec<Line>) {
-        self.stmt_lines_at(stmt, out, true);
+        self.stmt_lines_at(stmt, out, Place::WHOLE_BODY);
     }
 
-    /// Appends the lines of `stmt`; `sole` is true when `stmt` is the whole
-    /// body of its scope (TVM prints `T.launch_thread` and `T.attr` concisely,
-    /// without `with`, only then).
-    fn stmt_lines_at(&mut self, stmt: &Stmt, out: &mut Vec<Line>, sole: bool) {
+    /// Appends the lines of `stmt`, which stands at `place` in its scope's
+    /// list of statements.
+    fn stmt_lines_at(&mut self, stmt: &Stmt, out: &mut Vec<Line>, place: Place) {
         if matches!(stmt.kind(), StmtKind::Seq(_)) {
-            return self.stmt_lines_of(stmt, out, sole);
+            return self.stmt_lines_of(stmt, out, place);
         }
         // Declarations the printer adds come before the statement's comments.
         self.declare_free_vars_used_by(stmt, out);
         self.declare_views_used_by(stmt, out);
         self.with_comments(stmt.span(), out, |printer, out| {
-            printer.stmt_lines_of(stmt, out, sole)
+            printer.stmt_lines_of(stmt, out, place)
         });
     }
 
     /// [`Self::stmt_lines_at`] without the source's comments.
-    fn stmt_lines_of(&mut self, stmt: &Stmt, out: &mut Vec<Line>, sole: bool) {
-        let last = false;
+    fn stmt_lines_of(&mut self, stmt: &Stmt, out: &mut Vec<Line>, place: Place) {
+        // A `with` form's names are scoped to its body, as TVM's parser scopes them.
+        let with_form = !place.last && is_scoping(stmt);
+        if with_form {
+            self.names.enter();
+        }
+        self.stmt_kind_lines(stmt, out, place);
+        if with_form {
+            self.names.exit();
+        }
+    }
+
+    /// A statement that scopes over `body`: `concise` followed by the body's
+    /// lines where nothing follows it in its list (TVM's concise scoping), else
+    /// `with {with_head}:` around them, since the concise form read back would
+    /// take the following statements into its body.
+    fn scoped_lines(
+        &mut self,
+        out: &mut Vec<Line>,
+        place: Place,
+        concise: String,
+        with_head: String,
+        body: &Stmt,
+    ) {
+        if place.last {
+            out.push(Line::Text(concise));
+            self.stmt_lines_at(body, out, place.continued());
+        } else {
+            let lines = self.body(body);
+            out.push(Line::nested(format!("with {with_head}"), lines));
+        }
+    }
+
+    fn stmt_kind_lines(&mut self, stmt: &Stmt, out: &mut Vec<Line>, place: Place) {
         match stmt.kind() {
             StmtKind::Seq(stmts) => {
-                let single = stmts.len() == 1;
-                for s in stmts {
-                    self.stmt_lines_at(s, out, sole && single);
+                let count = stmts.len();
+                for (i, s) in stmts.iter().enumerate() {
+                    let inner = Place {
+                        sole: place.sole && count == 1,
+                        last: place.last && i + 1 == count,
+                    };
+                    self.stmt_lines_at(s, out, inner);
                 }
             }
             StmtKind::For(for_loop) => self.for_loop(for_loop, out),
@@ -202,12 +237,14 @@ impl Printer {
                 let value = self.expr(value);
                 let name = self.names.define_var(var);
                 let annotation = self.type_annotation_of(var);
-                let annotation = match self.options.dialect {
+                let concise_annotation = match self.options.dialect {
                     Dialect::Tirx => format!("T.let[{annotation}]"),
-                    Dialect::Classic => annotation,
+                    Dialect::Classic => annotation.clone(),
                 };
-                out.push(Line::Text(format!("{name}: {annotation} = {value}")));
-                self.stmt_lines_at(body, out, last);
+                let concise = format!("{name}: {concise_annotation} = {value}");
+                let with_head =
+                    format!("T.LetStmt({value}, type_annotation={annotation}) as {name}");
+                self.scoped_lines(out, place, concise, with_head, body);
             }
             StmtKind::While { condition, body } => {
                 let condition = self.expr(condition);
@@ -232,8 +269,9 @@ impl Printer {
                     (Dialect::Classic, Some(text)) if error_kind == "RuntimeError" => text,
                     _ => format!("({}, [{}])", quote(error_kind), self.expr_list(message)),
                 };
-                out.push(Line::Text(format!("assert {condition}, {message}")));
-                self.stmt_lines_at(body, out, last);
+                let concise = format!("assert {condition}, {message}");
+                let with_head = format!("T.Assert({condition}, {message})");
+                self.scoped_lines(out, place, concise, with_head, body);
             }
             StmtKind::Allocate(allocate) => {
                 let extents = self.expr_list(&allocate.extents);
@@ -259,17 +297,17 @@ impl Printer {
                         self.attr_dict(&allocate.annotations)
                     ));
                 }
-                out.push(Line::Text(format!(
-                    "{name} = T.allocate({})",
-                    args.join(", ")
-                )));
-                self.stmt_lines_at(&allocate.body, out, last);
+                let call = format!("T.allocate({})", args.join(", "));
+                let (concise, with_head) =
+                    (format!("{name} = {call}"), format!("{call} as {name}"));
+                self.scoped_lines(out, place, concise, with_head, &allocate.body);
             }
             StmtKind::AllocBuffer {
                 buffer,
                 annotations,
                 body,
             } if self.options.dialect == Dialect::Tirx
+                && place.last
                 && annotations.is_empty()
                 && is_scalar_buffer(buffer) =>
             {
@@ -285,12 +323,12 @@ impl Printer {
                         let value = self.expr(&store.value);
                         out.push(Line::Text(format!("{name}: T.{dtype} = {value}")));
                         if let Some(rest) = rest {
-                            self.stmt_lines_at(&rest, out, last);
+                            self.stmt_lines_at(&rest, out, place.continued());
                         }
                     }
                     _ => {
                         out.push(Line::Text(format!("{name}: T.{dtype}")));
-                        self.stmt_lines_at(body, out, last);
+                        self.stmt_lines_at(body, out, place.continued());
                     }
                 }
             }
@@ -322,18 +360,20 @@ impl Printer {
                 if !annotations.is_empty() {
                     args = format!("{args}, annotations={}", self.attr_dict(annotations));
                 }
-                out.push(Line::Text(format!("{name} = T.{method}({args})")));
-                self.stmt_lines_at(body, out, last);
+                let call = format!("T.{method}({args})");
+                let (concise, with_head) =
+                    (format!("{name} = {call}"), format!("{call} as {name}"));
+                self.scoped_lines(out, place, concise, with_head, body);
             }
             StmtKind::DeclBuffer { buffer, body } => {
                 let parent = self.data_owner(buffer);
                 let name = self.names.define_buffer(buffer);
                 let view = parent.as_ref().filter(|p| is_view_of(buffer, p));
-                match view {
+                let call = match view {
                     Some(parent) => {
                         let parent_name = self.buffer_name(parent);
                         let dims = self.expr_list(buffer.shape());
-                        out.push(Line::Text(format!("{name} = {parent_name}.view({dims})")));
+                        format!("{parent_name}.view({dims})")
                     }
                     None => {
                         let data = Some(buffer.data().clone());
@@ -345,15 +385,17 @@ impl Printer {
                             &mut Default::default(),
                         );
                         out.extend(decl.var_defs.into_iter().map(Line::Text));
-                        out.push(Line::Text(format!("{name} = T.decl_buffer({})", decl.args)));
+                        format!("T.decl_buffer({})", decl.args)
                     }
-                }
+                };
                 if parent.is_none() {
                     self.remember_data_owner(buffer);
                 }
-                self.stmt_lines_at(body, out, last);
+                let (concise, with_head) =
+                    (format!("{name} = {call}"), format!("{call} as {name}"));
+                self.scoped_lines(out, place, concise, with_head, body);
             }
-            StmtKind::AttrStmt(attr) => self.attr_stmt(attr, out, sole),
+            StmtKind::AttrStmt(attr) => self.attr_stmt(attr, out, place.sole),
         }
     }
 
@@ -379,7 +421,7 @@ impl Printer {
                     "{name} = T.launch_thread({}, {extent})",
                     quote(tag)
                 )));
-                self.stmt_lines_at(&attr.body, out, true);
+                self.stmt_lines_at(&attr.body, out, Place::WHOLE_BODY);
                 return;
             }
             // The `as` variable is scoped to the `with` body.
@@ -412,7 +454,7 @@ impl Printer {
             let call = format!("T.attr({{{}}})", parts.join(", "));
             if sole {
                 out.push(Line::Text(call));
-                self.stmt_lines_at(body, out, true);
+                self.stmt_lines_at(body, out, Place::WHOLE_BODY);
                 return;
             }
             (format!("with {call}"), body)
@@ -428,7 +470,7 @@ impl Printer {
             let call = format!("T.attr({node}, {}, {value})", quote(&attr.key));
             if sole {
                 out.push(Line::Text(call));
-                self.stmt_lines_at(&attr.body, out, true);
+                self.stmt_lines_at(&attr.body, out, Place::WHOLE_BODY);
                 return;
             }
             (format!("with {call}"), &attr.body)
@@ -994,4 +1036,42 @@ pub(crate) fn first_statement_span(stmt: &Stmt) -> crate::source::Span {
             .map_or(crate::source::Span::NONE, first_statement_span),
         _ => stmt.span(),
     }
+}
+
+/// Where a statement stands in the list of statements of its scope.
+#[derive(Clone, Copy)]
+struct Place {
+    /// The statement is the whole body of its scope (TVM prints
+    /// `T.launch_thread` and `T.attr` concisely, without `with`, only then).
+    sole: bool,
+    /// No statement follows it in the list.
+    last: bool,
+}
+
+impl Place {
+    const WHOLE_BODY: Place = Place {
+        sole: true,
+        last: true,
+    };
+
+    /// The place of the body of a concisely printed scoping statement, whose
+    /// lines continue the list.
+    fn continued(self) -> Place {
+        Place {
+            sole: false,
+            last: self.last,
+        }
+    }
+}
+
+/// A statement that scopes over the rest of its list when printed concisely.
+fn is_scoping(stmt: &Stmt) -> bool {
+    matches!(
+        stmt.kind(),
+        StmtKind::LetStmt { .. }
+            | StmtKind::Assert { .. }
+            | StmtKind::Allocate(_)
+            | StmtKind::AllocBuffer { .. }
+            | StmtKind::DeclBuffer { .. }
+    )
 }
