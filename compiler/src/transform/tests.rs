@@ -634,13 +634,14 @@ def main(A: T.Buffer((64,), "float32"), B: T.Buffer((8,), "float32"), m: T.int32
 "#;
     // `B[i]` does not depend on `j`: its check leaves the loop that surely
     // runs, and stays in the one that may not (where `i` may be 8 while
-    // nothing is accessed).
+    // nothing is accessed). The hoisted check scopes over the first loop
+    // alone, so it prints in its `with` form.
     let expected = r#"
 for i in range(m):
-    assert T.Cast("int64", i) <= T.int64(7), ("IndexError", ["out-of-bounds load from `B`: the index reaches past its storage of 32 bytes"])
-    for j in range(8):
-        assert T.int64(0) <= T.int64(63) - T.Cast("int64", j) - T.Cast("int64", i) * T.int64(8), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 256 bytes"])
-        B[i] = B[i] + A[i * 8 + j]
+    with T.Assert(T.Cast("int64", i) <= T.int64(7), ("IndexError", ["out-of-bounds load from `B`: the index reaches past its storage of 32 bytes"])):
+        for j in range(8):
+            assert T.int64(0) <= T.int64(63) - T.Cast("int64", j) - T.Cast("int64", i) * T.int64(8), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 256 bytes"])
+            B[i] = B[i] + A[i * 8 + j]
     for j in range(m):
         assert T.Cast("int64", i) <= T.int64(7), ("IndexError", ["out-of-bounds load from `B`: the index reaches past its storage of 32 bytes"])
         assert T.Cast("int64", j) <= T.int64(63), ("IndexError", ["out-of-bounds load from `A`: the index reaches past its storage of 256 bytes"])
