@@ -190,6 +190,14 @@ fn fold_constants(expr: &Expr) -> Expr {
     Expr::new(ExprKind::Binary(*op, fa, fb), expr.dtype(), expr.span())
 }
 
+/// `predicate and conjunct`, or `conjunct` alone where `predicate` is `True`.
+pub(crate) fn and_conjunct(predicate: Expr, conjunct: Expr) -> Expr {
+    match predicate.as_int() {
+        Some(1) => conjunct,
+        _ => crate::arith::build::binary(BinaryOp::And, predicate, conjunct),
+    }
+}
+
 /// The conjuncts of a predicate (`a and b and c`), in order; none for `True`.
 pub(crate) fn conjuncts(predicate: &Expr) -> Vec<Expr> {
     match predicate.kind() {

@@ -9,7 +9,7 @@
 //! with the inner part spanning `[0, c)` (what `split` produces). TVM also
 //! divides fused bindings (`f // 4`); tirc refuses those.
 
-use super::binding::conjuncts;
+use super::binding::{and_conjunct, conjuncts};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{optional, required, Primitive};
 use super::region::clamp_to_extent;
@@ -153,10 +153,7 @@ pub fn blockize(
                 .at_argument(0));
             }
         };
-        *target = match target.as_int() {
-            Some(1) => conjunct,
-            _ => build::binary(BinaryOp::And, target.clone(), conjunct),
-        };
+        *target = and_conjunct(target.clone(), conjunct);
     }
     let analyzer = Analyzer::new();
     let mut divisions = Vec::with_capacity(realize.iter_values.len());
@@ -701,12 +698,7 @@ fn outer_init_nest(
         let uses = |vars: &HashSet<Var>| expr_uses_var(&conjunct, &mut |v| vars.contains(v));
         let (uses_kept, uses_dropped) = (uses(&kept_vars), uses(&dropped_vars));
         match (uses_kept, uses_dropped) {
-            (_, false) => {
-                predicate = match predicate.as_int() {
-                    Some(1) => conjunct,
-                    _ => build::binary(BinaryOp::And, predicate, conjunct),
-                }
-            }
+            (_, false) => predicate = and_conjunct(predicate, conjunct),
             (false, true) => {}
             (true, true) => return Err(conjunct),
         }

@@ -3,6 +3,7 @@
 //! loops it needs, `i_init`) and its update (`C_update`); `rfactor` (in
 //! [`super::rfactor`]) factors a reduction loop into a buffer of partial results.
 
+use super::binding::and_conjunct;
 use super::compute_inline::replace_node;
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{required, Primitive};
@@ -327,11 +328,7 @@ fn remake_predicate(
             }
             projected
         };
-        result = if result.as_int() == Some(1) {
-            kept_conjunct
-        } else {
-            crate::arith::build::binary(BinaryOp::And, result, kept_conjunct)
-        };
+        result = and_conjunct(result, kept_conjunct);
     }
     Some(result)
 }

@@ -259,6 +259,8 @@ pub(crate) fn region_strict_bound(
         .collect()
 }
 
-fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
+/// `a op b` through the type-checking operator builder; `None` where the
+/// operand types do not combine.
+pub(crate) fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
     crate::ir::operators::binary(op, a, b).ok()
 }

@@ -3,7 +3,7 @@
 //! (affine binding, region cover, stage pipeline), after TVM's `SBlockScope`
 //! and `SBlockInfo`.
 
-use super::region::{loop_domains, range_set, region_strict_bound};
+use super::region::{binary, loop_domains, range_set, region_strict_bound};
 use super::state::{NodeMap, NodeSet, SRefKind, ScheduleState};
 use crate::arith::{is_affine_binding, Analyzer, IntSet};
 use crate::ir::identity::{BufferMap, VarMap};
@@ -444,10 +444,6 @@ fn covers(
         }
     }
     true
-}
-
-fn binary(op: BinaryOp, a: Expr, b: Expr) -> Option<Expr> {
-    operators::binary(op, a, b).ok()
 }
 
 /// Why a block is not a complete block of a scope, by TVM's condition number
