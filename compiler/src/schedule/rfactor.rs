@@ -4,7 +4,7 @@
 //! write-back, reduces the partial results over that loop.
 
 use super::access::stage_pipeline_scope;
-use super::binding::conjuncts;
+use super::binding::{and_conjunct, conjuncts};
 use super::compute_inline::replace_node;
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{required, typed, Primitive};
@@ -18,8 +18,8 @@ use crate::ir::identity::VarMap;
 use crate::ir::mutate::{substitute, substitute_stmt};
 use crate::ir::visit::walk_exprs;
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, For, ForKind, IterKind,
-    IterVar, NodeId, Range, Stmt, StmtKind, Var,
+    Block, BlockRealize, Buffer, BufferRegion, Expr, ExprKind, For, ForKind, IterKind, IterVar,
+    NodeId, Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::HashSet;
@@ -125,10 +125,7 @@ pub fn rfactor(
                 "rfactor before splitting or fusing loops so that a guard spans both kinds",
             ));
         }
-        write_back_predicate = match write_back_predicate.as_int() {
-            Some(1) => conjunct,
-            _ => Expr::binary(BinaryOp::And, write_back_predicate, conjunct),
-        };
+        write_back_predicate = and_conjunct(write_back_predicate, conjunct);
     }
     // TVM's `CheckLoopProperty`.
     if let Some(&outermost) = loop_ids.first() {
@@ -188,12 +185,16 @@ pub fn rfactor(
             ));
         }
     }
-    if !reduce_vars.contains(&rf_loop.loop_var) {
+    // TVM also factors a loop bound to no iterator. With extent 1 that is the
+    // whole reduction once; a longer one repeats the reduction, and summing
+    // the repeats would count it that many times, so tirc refuses it.
+    if !reduce_vars.contains(&rf_loop.loop_var) && !rf_loop.extent.is_int(1) {
         return Err(refuse(
             format!(
-                "{} is not bound to a reduction iterator of {}",
+                "{} is bound to no iterator of {}: each of its {} iterations repeats the whole reduction, so summing the partial results would count it that many times",
                 loop_sref.describe(),
-                block_sref.describe()
+                block_sref.describe(),
+                rf_loop.extent
             ),
             "pass a loop that a reduction iterator (`T.axis.reduce`) is bound to",
         ));
@@ -561,7 +562,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     params: &[required("loop"), typed("factor_axis", "int")],
     varargs: None,
     keyword_only: &[],
-    doc: "Factors a reduction along one of its loops: a block `C_rf` computes partial results into a buffer `C_rf` with a new dimension at `factor_axis`, and the original block reduces them. Returns the `C_rf` block.",
+    doc: "Factors a reduction along one of its loops: a block `C_rf` computes partial results into a buffer `C_rf` with a new dimension at `factor_axis`, and the original block reduces them. Sums, products, min, max and the tuple reductions argmax and argmin (one `.rf` buffer per reduced buffer) are recognized. Returns the `C_rf` block.",
     apply: apply_rfactor,
 }];
 
