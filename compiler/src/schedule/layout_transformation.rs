@@ -9,6 +9,7 @@
 //! writes the padding) or the map is declared injective.
 
 use super::access::{allocation_site, nth_access_buffer, scope_root_of, AccessKind};
+use super::binding::and_conjunct;
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::layout_padding::{fill_padding, padded_inverse, widen_short_splits, PaddingPlan};
 use super::primitive::{optional, required, Primitive};
@@ -26,6 +27,7 @@ use crate::ir::identity::VarMap;
 use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, substitute, Mutator,
 };
+use crate::ir::visit::expr_uses_var;
 use crate::ir::{
     operators, BinaryOp, Block, BlockRealize, Buffer, BufferRegion, DataType, Expr, ExprKind,
     IterKind, IterVar, NodeId, Range, Stmt, StmtKind, Var,
@@ -445,6 +447,7 @@ pub fn transform_layout(
         to: new_buffer.clone(),
         map: &map,
         iters: Vec::new(),
+        predicates: Vec::new(),
         analyzer: Analyzer::new(),
     };
     let new_stmt = rewriter.mutate_stmt(&scope_stmt);
@@ -624,16 +627,25 @@ struct LayoutRewriter<'m> {
     to: Buffer,
     map: &'m IndexMap,
     iters: Vec<(Var, Range)>,
+    /// The branch conditions over those iterators that hold here (TVM's
+    /// `iter_predicates_`).
+    predicates: Vec<Expr>,
     analyzer: Analyzer,
 }
 
 impl LayoutRewriter<'_> {
     fn new_indices(&self, indices: &[Expr]) -> Vec<Expr> {
         let mapped = self.map.map_indices(indices, &Analyzer::new());
+        let predicate = self
+            .predicates
+            .iter()
+            .cloned()
+            .reduce(and_conjunct)
+            .unwrap_or_else(|| Expr::bool(true));
         let simplified = iter_map_simplify(
             &mapped,
             &self.iters,
-            &Expr::bool(true),
+            &predicate,
             IterMapLevel::Surjective,
             &self.analyzer,
             true,
@@ -661,8 +673,61 @@ impl LayoutRewriter<'_> {
     }
 }
 
+impl LayoutRewriter<'_> {
+    /// `expr` rewritten with `condition` assumed, as TVM's
+    /// `IRMutatorWithAnalyzer` visits the branches of `T.if_then_else`: an
+    /// access guarded by `8 <= i` with `i < 9` maps to index `0`, not `i - 8`.
+    fn mutate_assuming(&mut self, condition: &Expr, expr: &Expr) -> Expr {
+        self.assuming(condition, true, |rewriter| rewriter.mutate_expr(expr))
+    }
+
+    /// Runs `f` with `condition` known to the analyzer and, where `record`
+    /// and it uses the iterators around, recorded as a predicate for
+    /// simplifying indices.
+    fn assuming<R>(&mut self, condition: &Expr, record: bool, f: impl FnOnce(&mut Self) -> R) -> R {
+        let iters = &self.iters;
+        let records =
+            record && expr_uses_var(condition, &mut |v| iters.iter().any(|(var, _)| var == v));
+        if records {
+            self.predicates.push(condition.clone());
+        }
+        let mut outer = std::mem::take(&mut self.analyzer);
+        let result = outer.with_constraint(condition, |constrained| {
+            std::mem::swap(constrained, &mut self.analyzer);
+            let result = f(self);
+            std::mem::swap(constrained, &mut self.analyzer);
+            result
+        });
+        self.analyzer = outer;
+        if records {
+            self.predicates.pop();
+        }
+        result
+    }
+}
+
 impl Mutator for LayoutRewriter<'_> {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        if let ExprKind::Call { op, args } = expr.kind() {
+            if let [condition, then_value, else_value] = args.as_slice() {
+                if op.name() == "if_then_else" {
+                    let condition = self.mutate_expr(condition);
+                    let then_value = self.mutate_assuming(&condition, then_value);
+                    let else_value = match crate::ir::operators::logical_not(condition.clone()) {
+                        Ok(negated) => self.mutate_assuming(&negated, else_value),
+                        Err(_) => self.mutate_expr(else_value),
+                    };
+                    return Expr::new(
+                        ExprKind::Call {
+                            op: *op,
+                            args: vec![condition, then_value, else_value],
+                        },
+                        expr.dtype(),
+                        expr.span(),
+                    );
+                }
+            }
+        }
         let rewritten = mutate_expr_children(self, expr);
         match rewritten.kind() {
             ExprKind::Load(load) if load.buffer == self.from => {
@@ -673,6 +738,30 @@ impl Mutator for LayoutRewriter<'_> {
     }
 
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        if let StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case,
+        } = stmt.kind()
+        {
+            // As `T.if_then_else`; TVM records no predicate for the else branch here.
+            let condition = self.mutate_expr(condition);
+            let then_case =
+                self.assuming(&condition, true, |rewriter| rewriter.mutate_stmt(then_case));
+            let else_case = else_case.as_ref().map(|else_case| {
+                match crate::ir::operators::logical_not(condition.clone()) {
+                    Ok(negated) => {
+                        self.assuming(&negated, false, |rewriter| rewriter.mutate_stmt(else_case))
+                    }
+                    Err(_) => self.mutate_stmt(else_case),
+                }
+            });
+            return stmt.with_kind(StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            });
+        }
         let depth = self.iters.len();
         if let StmtKind::For(for_loop) = stmt.kind() {
             self.enter(&for_loop.loop_var, &for_loop.range());
