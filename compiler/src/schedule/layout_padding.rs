@@ -491,17 +491,21 @@ impl Mutator for StoreReplacer<'_> {
 
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
         if let StmtKind::BufferStore(store) = stmt.kind() {
-            if store.buffer == *self.from {
-                let same = store.indices.len() == self.store_indices.len()
-                    && store
-                        .indices
-                        .iter()
-                        .zip(self.store_indices)
-                        .all(|(a, b)| expr_deep_equal(a, b));
-                if !same {
-                    self.all_replaced = false;
-                    return mutate_stmt_children(self, stmt);
-                }
+            // Any other store under the loops (another block's, as after
+            // `reverse_compute_at`) would run over the new shape too: TVM
+            // then fills the padding in an epilogue instead.
+            let same = store.buffer == *self.from
+                && store.indices.len() == self.store_indices.len()
+                && store
+                    .indices
+                    .iter()
+                    .zip(self.store_indices)
+                    .all(|(a, b)| expr_deep_equal(a, b));
+            if !same {
+                self.all_replaced = false;
+                return mutate_stmt_children(self, stmt);
+            }
+            {
                 let value = self.mutate_expr(&store.value);
                 let guarded = Expr::call(
                     Op::named("if_then_else"),
