@@ -966,6 +966,11 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
                 return "tirc_refuses_blockize_root"
             if "error[E0339]" in output and "guarded access" in output:
                 return "tirc_refuses_blockize_guarded"
+            # compute_inline of a padding stage into a blockized block: the
+            # outer block would declare a region past the buffer's ends, as
+            # TVM's module does (`inputs[0, -1:5, ...]`, NOTES §20).
+            if "error[E0331]" in output and "guarded access" in output:
+                return "tirc_refuses_inline_guarded"
             # pad_einsum of a reduction whose padded terms are not zero, with
             # other blocks in the padded loop nest (TVM miscomputes both), or
             # of an iterator bound to a split or fused loop (TVM pads its
