@@ -428,10 +428,22 @@ fn divide(
             }
         },
     };
-    let outer_extent = analyzer.simplify(&build::floordiv(
-        iv.dom.extent.clone(),
-        inner_extent.clone(),
-    ));
+    // The outer part's own range, as TVM's subspace division takes it from
+    // the loops: a split over the extent (`disable_predication=True`, 32 by
+    // [33, 4]) gives 33, not 32 // 4. Symbolic extents keep the quotient.
+    let outer_set = eval_set(&outer, domains);
+    let bounds = (
+        iv.dom.extent.as_int(),
+        outer_set.min().and_then(Expr::as_int),
+        outer_set.max().and_then(Expr::as_int),
+    );
+    let outer_extent = match bounds {
+        (Some(_), Some(0), Some(hi)) if hi < i64::MAX => Expr::int(hi + 1, iv.dom.extent.dtype()),
+        _ => analyzer.simplify(&build::floordiv(
+            iv.dom.extent.clone(),
+            inner_extent.clone(),
+        )),
+    };
     Some(Division {
         outer,
         outer_extent,
