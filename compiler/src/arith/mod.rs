@@ -149,7 +149,18 @@ impl Analyzer {
         let set = self.int_set(&self.simplify(&difference));
         match set.min() {
             Some(min) if set.has_lower_bound() => {
-                self.const_int_bound(&self.simplify(min)).min >= lower_bound
+                let min = self.simplify(min);
+                if self.const_int_bound(&min).min >= lower_bound {
+                    return true;
+                }
+                // `max(a, b) + r >= l` holds where `a + r >= l` does: a loop
+                // bounded by `max(n - 1, 0) + 1` has `n - 1 - i >= 0` below it.
+                match with_max_arms(&min) {
+                    Some((with_a, with_b)) => [with_a, with_b]
+                        .iter()
+                        .any(|arm| self.const_int_bound(&self.simplify(arm)).min >= lower_bound),
+                    None => false,
+                }
             }
             _ => false,
         }
@@ -233,4 +244,26 @@ pub(crate) fn literal_facts(condition: &Expr) -> Vec<Expr> {
         facts.push(part);
     }
     facts
+}
+
+/// `expr` with its first `max(a, b)` term (reached through sums, and the
+/// left side of differences) replaced by `a`, and by `b`: the max is at
+/// least either, so a lower bound of either version bounds `expr`.
+fn with_max_arms(expr: &Expr) -> Option<(Expr, Expr)> {
+    match expr.kind() {
+        ExprKind::Binary(BinaryOp::Max, a, b) => Some((a.clone(), b.clone())),
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), left, right) => {
+            let rebuild = |l: Expr, r: Expr| build::binary(*op, l, r);
+            if let Some((a, b)) = with_max_arms(left) {
+                return Some((rebuild(a, right.clone()), rebuild(b, right.clone())));
+            }
+            if *op == BinaryOp::Add {
+                if let Some((a, b)) = with_max_arms(right) {
+                    return Some((rebuild(left.clone(), a), rebuild(left.clone(), b)));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
 }

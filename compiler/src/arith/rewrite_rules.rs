@@ -308,6 +308,13 @@ impl Simplifier<'_> {
                 if c == c1 && c1 > 0 && same(inner, y) {
                     return less(zero, build::floormod(y.clone(), int(c1)));
                 }
+                // floordiv(y + k, c) * c < y  <=>  k < floormod(y + k, c): a
+                // round-up to a multiple of c (`(n + 7) // 8 * 8`) is at least n.
+                if let Some((base, k)) = with_constant(inner, BinaryOp::Add) {
+                    if c == c1 && c1 > 0 && same(base, y) {
+                        return less(int(k), build::floormod(inner.clone(), int(c1)));
+                    }
+                }
             }
         }
 
@@ -327,6 +334,20 @@ impl Simplifier<'_> {
                 less(b.clone(), y.clone()),
             );
             return self.recursive_rewrite(&rewritten);
+        }
+        // An offset added to a min or max moves to the other side, so that the
+        // rule below sees it: `X < max(X - 1, 0) + 2` is `X - 2 < max(X - 1, 0)`.
+        if x.as_int().is_none() {
+            if let Some((rest, c)) = self.split_offset(y) {
+                let min_or_max = matches!(
+                    rest.kind(),
+                    ExprKind::Binary(BinaryOp::Min | BinaryOp::Max, _, _)
+                );
+                if c != 0 && min_or_max {
+                    let moved = build::sub(x.clone(), int(c));
+                    return self.recursive_rewrite(&less(moved, rest));
+                }
+            }
         }
         if let Some((a, b)) = parts(y, BinaryOp::Min) {
             let rewritten = build::node(

@@ -704,3 +704,42 @@ fn arithmetic_on_ramps_and_broadcasts_is_done_on_their_scalars() {
         "T.Ramp(i + j, 3, 8)",
     );
 }
+
+#[test]
+fn rounding_up_to_a_multiple_is_at_least_the_value() {
+    // The region-cover check of a padded buffer (`pad_einsum`) needs
+    // `n - 1 <= (n + 7) // 8 * 8 - 1` for any `n`.
+    let n = var("n");
+    let analyzer = Analyzer::new();
+    let rounded = mul(floordiv(add(v(&n), c(7)), c(8)), c(8));
+    check(
+        &analyzer,
+        &op(BinaryOp::Le, v(&n), rounded.clone()),
+        "T.bool(True)",
+    );
+    check(
+        &analyzer,
+        &op(BinaryOp::Le, sub(v(&n), c(1)), sub(rounded.clone(), c(1))),
+        "T.bool(True)",
+    );
+    // One more is not always below it (n = 8 rounds to 8).
+    let one_more = op(BinaryOp::Le, add(v(&n), c(1)), rounded);
+    assert_ne!(analyzer.simplify(&one_more).to_string(), "T.bool(True)");
+}
+
+#[test]
+fn an_offset_on_a_max_moves_across_a_comparison() {
+    // `compute_at` bounds a loop by `max(extent - 1, 0) + 1`; the loop's own
+    // extent is below it.
+    let n = var("n");
+    let analyzer = Analyzer::new();
+    let last = sub(mul(floordiv(add(v(&n), c(7)), c(8)), c(8)), c(1));
+    let bound = add(max(last.clone(), c(0)), c(1));
+    check(&analyzer, &lt(last.clone(), bound.clone()), "T.bool(True)");
+    // Two above the last index is not always below it.
+    let beyond = add(last, c(2));
+    assert_ne!(
+        analyzer.simplify(&lt(beyond, bound)).to_string(),
+        "T.bool(True)"
+    );
+}
