@@ -618,6 +618,40 @@ fn stale_match_buffer(stmt: &Stmt, buffer: &Buffer) -> Option<String> {
     found
 }
 
+/// TVM's `IterMapSimplifyWithContext(indices, non_trivial_only=true)`: the
+/// indices simplified as one iterator map over `iters` under `predicate`,
+/// where they form one; a variable index that would become a constant keeps
+/// its name.
+fn simplify_indices_in_context(
+    indices: Vec<Expr>,
+    iters: &[(Var, Range)],
+    predicate: &Expr,
+    analyzer: &Analyzer,
+) -> Vec<Expr> {
+    let simplified = iter_map_simplify(
+        &indices,
+        iters,
+        predicate,
+        IterMapLevel::Surjective,
+        analyzer,
+        true,
+    );
+    match simplified {
+        Some(simplified) => simplified
+            .into_iter()
+            .zip(indices)
+            .map(|(new, old)| {
+                if new.as_int().is_some() && old.as_var().is_some() {
+                    old
+                } else {
+                    new
+                }
+            })
+            .collect(),
+        None => indices,
+    }
+}
+
 /// Rewrites accesses to one buffer through an index map, simplifying the new
 /// indices with the loops and block iterators around them (TVM's
 /// `IterMapSimplifyWithContext`), and re-infers the regions of the blocks
@@ -642,29 +676,7 @@ impl LayoutRewriter<'_> {
             .cloned()
             .reduce(and_conjunct)
             .unwrap_or_else(|| Expr::bool(true));
-        let simplified = iter_map_simplify(
-            &mapped,
-            &self.iters,
-            &predicate,
-            IterMapLevel::Surjective,
-            &self.analyzer,
-            true,
-        );
-        match simplified {
-            // A variable index that simplifies to a constant keeps its name (TVM's non-trivial-only rule).
-            Some(simplified) => simplified
-                .into_iter()
-                .zip(mapped)
-                .map(|(new, old)| {
-                    if new.as_int().is_some() && old.as_var().is_some() {
-                        old
-                    } else {
-                        new
-                    }
-                })
-                .collect(),
-            None => mapped,
-        }
+        simplify_indices_in_context(mapped, &self.iters, &predicate, &self.analyzer)
     }
 
     fn enter(&mut self, var: &Var, range: &Range) {
@@ -1106,6 +1118,10 @@ pub fn transform_block_layout(
     let mut rewriter = AccessSimplifier {
         subst,
         analyzer: simplifier,
+        iters: new_iters
+            .iter()
+            .map(|iv| (iv.var.clone(), iv.dom.clone()))
+            .collect(),
     };
     let mut new_block = rewriter.mutate_block(&realize.block);
     new_block.iter_vars = new_iters;
@@ -1132,6 +1148,15 @@ pub fn transform_block_layout(
 struct AccessSimplifier {
     subst: VarMap<Expr>,
     analyzer: Analyzer,
+    /// Every new iterator with its range, unit ones included (TVM's
+    /// `iter_vars_`): `v1 * 10 + v0` with `v1` in `[0, 1)` is `v0`.
+    iters: Vec<(Var, Range)>,
+}
+
+impl AccessSimplifier {
+    fn indices(&self, indices: Vec<Expr>) -> Vec<Expr> {
+        simplify_indices_in_context(indices, &self.iters, &Expr::bool(true), &self.analyzer)
+    }
 }
 
 impl Mutator for AccessSimplifier {
@@ -1142,7 +1167,10 @@ impl Mutator for AccessSimplifier {
         }
         .mutate_expr(&substituted);
         match rebuilt.kind() {
-            ExprKind::Load(_) => rebuilt,
+            ExprKind::Load(load) => {
+                let indices = self.indices(load.indices.clone());
+                Expr::load(&load.buffer, indices)
+            }
             _ if rebuilt.dtype().is_int() => self.analyzer.simplify(&rebuilt),
             _ => rebuilt,
         }
@@ -1152,11 +1180,13 @@ impl Mutator for AccessSimplifier {
         let rebuilt = mutate_stmt_children(self, stmt);
         match rebuilt.kind() {
             StmtKind::BufferStore(store) => {
-                let indices = store
-                    .indices
-                    .iter()
-                    .map(|i| self.analyzer.simplify(i))
-                    .collect();
+                let indices = self.indices(
+                    store
+                        .indices
+                        .iter()
+                        .map(|i| self.analyzer.simplify(i))
+                        .collect(),
+                );
                 rebuilt.with_kind(StmtKind::BufferStore(crate::ir::BufferStore {
                     indices,
                     ..store.clone()
@@ -1168,13 +1198,15 @@ impl Mutator for AccessSimplifier {
 
     fn mutate_block(&mut self, block: &Block) -> Block {
         let mut block = mutate_block_children(self, block);
-        let analyzer = &self.analyzer;
         for region in block.reads.iter_mut().chain(block.writes.iter_mut()) {
-            for range in &mut region.region {
-                *range = Range::new(
-                    analyzer.simplify(&range.min),
-                    analyzer.simplify(&range.extent),
-                );
+            let mins = region
+                .region
+                .iter()
+                .map(|range| self.analyzer.simplify(&range.min))
+                .collect();
+            let mins = self.indices(mins);
+            for (range, min) in region.region.iter_mut().zip(mins) {
+                *range = Range::new(min, self.analyzer.simplify(&range.extent));
             }
         }
         block
