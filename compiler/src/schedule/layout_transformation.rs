@@ -1159,6 +1159,27 @@ impl AccessSimplifier {
     }
 }
 
+/// Every load's indices in an expression, simplified in the new iterators'
+/// context.
+struct LoadsInContext<'a>(&'a AccessSimplifier);
+
+impl Mutator for LoadsInContext<'_> {
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        let rebuilt = mutate_expr_children(self, expr);
+        match rebuilt.kind() {
+            ExprKind::Load(load) => Expr::new(
+                ExprKind::Load(crate::ir::BufferLoad {
+                    buffer: load.buffer.clone(),
+                    indices: self.0.indices(load.indices.clone()),
+                }),
+                rebuilt.dtype(),
+                rebuilt.span(),
+            ),
+            _ => rebuilt,
+        }
+    }
+}
+
 impl Mutator for AccessSimplifier {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
         let substituted = substitute(expr, &self.subst);
@@ -1166,11 +1187,9 @@ impl Mutator for AccessSimplifier {
             analyzer: &self.analyzer,
         }
         .mutate_expr(&substituted);
+        let rebuilt = LoadsInContext(self).mutate_expr(&rebuilt);
         match rebuilt.kind() {
-            ExprKind::Load(load) => {
-                let indices = self.indices(load.indices.clone());
-                Expr::load(&load.buffer, indices)
-            }
+            ExprKind::Load(_) => rebuilt,
             _ if rebuilt.dtype().is_int() => self.analyzer.simplify(&rebuilt),
             _ => rebuilt,
         }
