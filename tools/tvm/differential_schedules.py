@@ -885,17 +885,23 @@ def tvm_step_miscomputes(tirc: str, module_text: str, lines: list[str], step: in
     return checked.returncode == 1 and "mismatch" in (checked.stdout + checked.stderr).lower()
 
 
-def tirc_checks_each_step(tirc: str, trial: TvmRun, module_text: str, work: str) -> bool:
+def tirc_check_each(tirc: str, trial: TvmRun, module_text: str, work: str) -> tuple[bool, str]:
     """Whether every step of the script, run by tirc, computes what the
-    program computes (`tirc schedule --check-each`, seeded inputs)."""
+    program computes (`tirc schedule --check-each`, seeded inputs), and what
+    tirc said."""
     path = os.path.join(work, "check_each.tir")
     with open(path, "w") as f:
         f.write(module_text + "\ndef schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in trial.lines))
     try:
         done = subprocess.run([tirc, "schedule", "--check-each", path], capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
-        return False
-    return done.returncode == 0
+        return False, "timed out"
+    return done.returncode == 0, done.stderr
+
+
+def tirc_checks_each_step(tirc: str, trial: TvmRun, module_text: str, work: str) -> bool:
+    """Whether every step of the script, run by tirc, computes what the program computes."""
+    return tirc_check_each(tirc, trial, module_text, work)[0]
 
 
 def tvm_module_ill_formed(tirc: str, module: str, work: str) -> bool:
@@ -1008,6 +1014,14 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
     # right (NOTES §19).
     if outcome == "ok" and trial.refused is None and verdict.startswith("modules differ:") and tvm_module_ill_formed(tirc, trial.module, work) and tirc_checks_each_step(tirc, trial, module_text, work):
         return "tvm_module_ill_formed"
+    # A split past the loop's extent with `disable_predication=True` makes
+    # the program store out of bounds; the two tools size what later steps
+    # derive from that region differently (TVM relaxes it past the buffer,
+    # tirc keeps the iterator's domain): NOTES §21.
+    if outcome == "ok" and verdict.startswith("modules differ") and any("disable_predication=True" in line for line in trial.lines):
+        ok, said = tirc_check_each(tirc, trial, module_text, work)
+        if not ok and "out-of-bounds" in said and re.search(r"step \d+ \(`[^`]*disable_predication=True", said):
+            return "program_out_of_bounds"
     tvm_module = trial.module
     if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
         # TVM lost the allocation of a buffer still in use.  tirc may do the

@@ -142,7 +142,8 @@ fn to_regions(entries: Vec<(Buffer, Vec<IntSet>)>) -> Vec<BufferRegion> {
                 .map(|(dim, set)| {
                     if set.can_prove_single_point(&analyzer) {
                         if let Some(point) = set.point_value().or(set.min()) {
-                            return Range::point(analyzer.simplify(point));
+                            // TVM keeps a point access's index as written.
+                            return Range::point(point.clone());
                         }
                     }
                     let fallback = match buffer.shape().get(dim) {

@@ -13,6 +13,7 @@ use super::build;
 use super::Analyzer;
 use crate::ir::{BinaryOp, BlockRealize, DataType, Expr, ExprKind, For, Range, Var};
 use rewriter::IterMapRewriter;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -268,74 +269,145 @@ pub fn iter_split_to_expr(split: &IterSplit) -> Expr {
 /// expression of the outputs: every digit of an index is read back
 /// (`(y - base) // scale % extent`), a mark is the sum of its digits times
 /// their lower factors, and a fused mark is read back the same way. `None`
-/// when a mark is not an input variable (or one minus its minimum), or is
-/// split across more than one level of fusion.
+/// when a mark is not an input variable (or one minus its minimum), or an
+/// index's digits do not fuse.
+///
+/// The values are built as TVM builds them, folded but not simplified, in
+/// its back-propagation order: callers that want them simplified (TVM's
+/// `compute_at` and `IndexMap::Inverse`) simplify them; the inliners keep
+/// `vi % 8 + vi // 8 * 8` as TVM does.
 pub fn inverse_affine_iter_map(sums: &[IterSum], outputs: &[Expr]) -> Option<Vec<(Var, Expr)>> {
     let analyzer = Analyzer::new();
-    let mut level: Vec<(IterSum, Expr)> =
-        sums.iter().cloned().zip(outputs.iter().cloned()).collect();
-    let mut inputs: Vec<(Var, Expr)> = Vec::new();
-    while !level.is_empty() {
-        // Each mark met at this level, with the sum of its digits' values.
-        let mut marks: Vec<(IterMark, Expr)> = Vec::new();
-        for (sum, value) in &level {
-            // TVM's `CheckFusePattern`: the digits of one index must fuse,
-            // the innermost of scale 1 and each outer one scaled by all the
-            // digits inside it (`i * 2` alone has holes and no inverse).
-            let mut expected_scale = Expr::one(sum.base.dtype());
-            for split in sum.args.iter().rev() {
-                if !analyzer.can_prove_equal(&split.scale, &expected_scale) {
-                    return None;
-                }
-                expected_scale = build::mul(expected_scale, split.extent.clone());
-            }
-            let offset = build::sub(value.clone(), sum.base.clone());
-            for (position, split) in sum.args.iter().enumerate() {
-                // The outermost digit needs no `% extent` (the others are
-                // below its scale), a unit scale no `// scale`.
-                let shifted = match split.scale.is_int(1) {
-                    true => offset.clone(),
-                    false => build::floordiv(offset.clone(), split.scale.clone()),
+    // Nodes are keyed by address: the sums and splits of the map, and a
+    // fused mark's sum, are each one node however often they are reached.
+    let order = inverse_order(sums);
+    let mut backprop: HashMap<usize, Expr> = HashMap::new();
+    for (sum, output) in sums.iter().zip(outputs) {
+        backprop.insert(node_key(sum), output.clone());
+    }
+    let accumulate = |backprop: &mut HashMap<usize, Expr>, key: usize, value: Expr| {
+        let total = match backprop.remove(&key) {
+            Some(total) => build::add(total, value),
+            None => value,
+        };
+        backprop.insert(key, total);
+    };
+    // Each input variable, its value so far, and its mark's minimum.
+    let mut inputs: Vec<(Var, Expr, Option<Expr>)> = Vec::new();
+    for node in order {
+        match node {
+            InverseNode::Sum(sum) => {
+                let Some(value) = backprop.get(&node_key(sum)).cloned() else {
+                    continue;
                 };
-                let digit = match position {
-                    0 => shifted,
-                    _ => build::floormod(shifted, split.extent.clone()),
-                };
-                let part = build::mul(digit, split.lower_factor.clone());
-                match marks
-                    .iter_mut()
-                    .find(|(mark, _)| mark.same_as(&split.source))
-                {
-                    Some((_, total)) => *total = build::add(total.clone(), part),
-                    None => marks.push((split.source.clone(), part)),
-                }
-            }
-        }
-        let mut next = Vec::new();
-        for (mark, value) in marks {
-            let value = analyzer.simplify(&value);
-            match mark.source() {
-                IterSource::Sum(sum) => next.push((sum.clone(), value)),
-                IterSource::Expr(source) => {
-                    let (var, min) = match source.kind() {
-                        ExprKind::Var(var) => (var.clone(), None),
-                        ExprKind::Binary(BinaryOp::Sub, a, min) => (a.as_var()?.clone(), Some(min)),
-                        _ => return None,
-                    };
-                    if inputs.iter().any(|(known, _)| *known == var) {
+                let input = build::sub(value, sum.base.clone());
+                if let [split] = sum.args.as_slice() {
+                    if !matches!(split.scale.as_int(), Some(1 | -1)) {
                         return None;
                     }
-                    let value = match min {
-                        Some(min) => analyzer.simplify(&build::add(value, min.clone())),
-                        None => value,
-                    };
-                    inputs.push((var, value));
+                    let part = build::mul(input, split.scale.clone());
+                    accumulate(&mut backprop, node_key(split), part);
+                    continue;
+                }
+                // TVM's `CheckFusePattern`: the digits of one index must fuse,
+                // each outer one scaled by all the digits inside it (`i * 2`
+                // alone has holes and no inverse).
+                let mut expected_scale = Expr::one(sum.base.dtype());
+                for split in sum.args.iter().rev() {
+                    if !analyzer.can_prove_equal(&split.scale, &expected_scale) {
+                        return None;
+                    }
+                    expected_scale = build::mul(expected_scale, split.extent.clone());
+                }
+                for (position, split) in sum.args.iter().enumerate().rev() {
+                    // The outermost digit needs no `% extent`: the others are below its scale.
+                    let mut part = build::floordiv(input.clone(), split.scale.clone());
+                    if position > 0 {
+                        part = build::floormod(part, split.extent.clone());
+                    }
+                    accumulate(&mut backprop, node_key(split), part);
+                }
+            }
+            InverseNode::Split(split) => {
+                let Some(value) = backprop.get(&node_key(split)).cloned() else {
+                    continue;
+                };
+                let input = build::mul(value, split.lower_factor.clone());
+                match split.source.source() {
+                    IterSource::Sum(source) => accumulate(&mut backprop, node_key(source), input),
+                    IterSource::Expr(source) => {
+                        let (var, minimum) = match source.kind() {
+                            ExprKind::Var(var) => (var, None),
+                            ExprKind::Binary(BinaryOp::Sub, a, min) => (a.as_var()?, Some(min)),
+                            _ => return None,
+                        };
+                        match inputs.iter_mut().find(|(known, _, _)| known == var) {
+                            Some((_, total, _)) => *total = build::add(total.clone(), input),
+                            None => inputs.push((var.clone(), input, minimum.cloned())),
+                        }
+                    }
                 }
             }
         }
-        level = next;
     }
+    // A mark `i - min` reads back as the digits' sum plus its minimum.
+    let inputs = inputs
+        .into_iter()
+        .map(|(var, value, minimum)| match minimum {
+            Some(minimum) => (var, build::add(value, minimum)),
+            None => (var, value),
+        })
+        .collect();
     Some(inputs)
+}
+
+/// A node of an iterator map for [`inverse_affine_iter_map`].
+#[derive(Clone, Copy)]
+enum InverseNode<'a> {
+    Sum(&'a IterSum),
+    Split(&'a IterSplit),
+}
+
+fn node_key<T>(node: &T) -> usize {
+    node as *const T as usize
+}
+
+/// The nodes of the map, each after every node that feeds it a value (TVM's
+/// `ReverseTopologyOrder`: the reverse of a post-order walk from the sums).
+fn inverse_order(sums: &[IterSum]) -> Vec<InverseNode<'_>> {
+    fn walk<'a>(
+        node: InverseNode<'a>,
+        seen: &mut HashSet<usize>,
+        order: &mut Vec<InverseNode<'a>>,
+    ) {
+        let key = match node {
+            InverseNode::Sum(sum) => node_key(sum),
+            InverseNode::Split(split) => node_key(split),
+        };
+        if !seen.insert(key) {
+            return;
+        }
+        match node {
+            InverseNode::Sum(sum) => {
+                for split in &sum.args {
+                    walk(InverseNode::Split(split), seen, order);
+                }
+            }
+            InverseNode::Split(split) => {
+                if let IterSource::Sum(source) = split.source.source() {
+                    walk(InverseNode::Sum(source), seen, order);
+                }
+            }
+        }
+        order.push(node);
+    }
+    let mut seen = HashSet::new();
+    let mut order = Vec::new();
+    for sum in sums {
+        walk(InverseNode::Sum(sum), &mut seen, &mut order);
+    }
+    order.reverse();
+    order
 }
 
 /// The indices rewritten through their affine form (`(i * 4 + j) // 4`

@@ -374,6 +374,11 @@ fn region_cover(
                     if !flags.get(&producer).is_some_and(|f| f.affine_binding) {
                         continue;
                     }
+                    // TVM's estimate has no lower bound for a region of
+                    // symbolic extent (`B[0:n]` of a blockized copy).
+                    if write.region.iter().any(|r| r.extent.as_int().is_none()) {
+                        continue;
+                    }
                     let produced_sets = if predicate_relaxed {
                         // TVM's `EstimateRegionLowerBound`: the region as an
                         // iterator map under the predicate (a split's tail
