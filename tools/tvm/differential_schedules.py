@@ -868,7 +868,8 @@ def tvm_step_miscomputes(tirc: str, module_text: str, lines: list[str], step: in
     """Whether TVM's module after `lines[step]` computes other outputs than
     its module before, on the same seeded random inputs: both are run by
     `tirc run --no-schedule` (JIT-compiled; GPU-bound loops run as CPU
-    loops). False where that cannot be shown (a module tirc cannot run)."""
+    loops), or the module after it accesses past a buffer (run-time checks).
+    False where that cannot be shown (a module tirc cannot run)."""
     modules = tvm_modules_around(module_text, lines, step)
     if modules is None:
         return False
@@ -882,7 +883,9 @@ def tvm_step_miscomputes(tirc: str, module_text: str, lines: list[str], step: in
     if saved.returncode != 0:
         return False
     checked = subprocess.run([tirc, "run", "--no-schedule", "--expected", outputs, after], capture_output=True, text=True)
-    return checked.returncode == 1 and "mismatch" in (checked.stdout + checked.stderr).lower()
+    said = (checked.stdout + checked.stderr).lower()
+    # Run-time checks stop at an access past a buffer the step introduced.
+    return checked.returncode != 0 and ("mismatch" in said or "out-of-bounds" in said)
 
 
 def tirc_check_each(tirc: str, trial: TvmRun, module_text: str, work: str) -> tuple[bool, str]:
@@ -997,6 +1000,12 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
             # outputs (tools/tvm/NOTES.md §15).
             if tvm_step_miscomputes(tirc, module_text, trial.lines, step, work):
                 return "tirc_refuses_tvm_miscompute"
+            # TVM's module around the step is ill-formed (an earlier step of
+            # TVM's dropped a `T.where`, or this one declares a region past
+            # the buffer): tirc's refusal stands (NOTES §21).
+            around = tvm_modules_around(module_text, trial.lines, step)
+            if around is not None and any(tvm_module_ill_formed(tirc, text, work) for text in around):
+                return "tvm_module_ill_formed"
     # TVM stops on an internal check (not a ScheduleError) at a step tirc
     # applies: deliberate when tirc's result is shown right, every step run
     # against the program by `tirc schedule --check-each`.

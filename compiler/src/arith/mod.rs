@@ -155,10 +155,11 @@ impl Analyzer {
                 }
                 // `max(a, b) + r >= l` holds where `a + r >= l` does: a loop
                 // bounded by `max(n - 1, 0) + 1` has `n - 1 - i >= 0` below it.
-                match with_max_arms(&min) {
-                    Some((with_a, with_b)) => [with_a, with_b]
-                        .iter()
-                        .any(|arm| self.const_int_bound(&self.simplify(arm)).min >= lower_bound),
+                let bounded =
+                    |arm: &Expr| self.const_int_bound(&self.simplify(arm)).min >= lower_bound;
+                match min_max_arms(&min) {
+                    Some((with_a, with_b, true)) => bounded(&with_a) || bounded(&with_b),
+                    Some((with_a, with_b, false)) => bounded(&with_a) && bounded(&with_b),
                     None => false,
                 }
             }
@@ -246,24 +247,27 @@ pub(crate) fn literal_facts(condition: &Expr) -> Vec<Expr> {
     facts
 }
 
-/// `expr` with its first `max(a, b)` term (reached through sums, and the
-/// left side of differences) replaced by `a`, and by `b`: the max is at
-/// least either, so a lower bound of either version bounds `expr`.
-fn with_max_arms(expr: &Expr) -> Option<(Expr, Expr)> {
-    match expr.kind() {
-        ExprKind::Binary(BinaryOp::Max, a, b) => Some((a.clone(), b.clone())),
-        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), left, right) => {
-            let rebuild = |l: Expr, r: Expr| build::binary(*op, l, r);
-            if let Some((a, b)) = with_max_arms(left) {
-                return Some((rebuild(a, right.clone()), rebuild(b, right.clone())));
-            }
-            if *op == BinaryOp::Add {
-                if let Some((a, b)) = with_max_arms(right) {
-                    return Some((rebuild(left.clone(), a), rebuild(left.clone(), b)));
+/// `expr` with its first min or max term (reached through sums and
+/// differences) replaced by one arm and by the other, and whether a lower
+/// bound of either version bounds `expr` (`true`: a max added or a min
+/// subtracted is at least either arm) or only one of both (`false`: a min
+/// added or a max subtracted is one of them).
+pub(crate) fn min_max_arms(expr: &Expr) -> Option<(Expr, Expr, bool)> {
+    fn walk(expr: &Expr, positive: bool) -> Option<(Expr, Expr, bool)> {
+        match expr.kind() {
+            ExprKind::Binary(BinaryOp::Max, a, b) => Some((a.clone(), b.clone(), positive)),
+            ExprKind::Binary(BinaryOp::Min, a, b) => Some((a.clone(), b.clone(), !positive)),
+            ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), left, right) => {
+                let rebuild = |l: Expr, r: Expr| build::binary(*op, l, r);
+                if let Some((a, b, either)) = walk(left, positive) {
+                    return Some((rebuild(a, right.clone()), rebuild(b, right.clone()), either));
                 }
+                let right_positive = (*op == BinaryOp::Add) == positive;
+                let (a, b, either) = walk(right, right_positive)?;
+                Some((rebuild(left.clone(), a), rebuild(left.clone(), b), either))
             }
-            None
+            _ => None,
         }
-        _ => None,
     }
+    walk(expr, true)
 }

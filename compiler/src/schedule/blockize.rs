@@ -18,13 +18,11 @@ use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
 use crate::arith::{build, eval_set, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
-use crate::ir::mutate::{
-    mutate_expr_children, mutate_stmt_children, substitute, substitute_stmt, Mutator,
-};
+use crate::ir::mutate::{mutate_expr_children, substitute, substitute_stmt, Mutator};
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, BufferLoad, BufferRegion, BufferStore, Expr, ExprKind, For,
-    IterKind, IterVar, NodeId, Range, Stmt, StmtKind, Var,
+    BinaryOp, Block, BlockRealize, BufferRegion, Expr, ExprKind, For, IterKind, IterVar, NodeId,
+    Range, Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::HashSet;
@@ -551,8 +549,7 @@ fn substitute_block(block: &Block, subst: &VarMap<Expr>, analyzer: &Analyzer) ->
             })
             .collect(),
     };
-    let mut indices = SimplifyIndices { analyzer };
-    let mut rewrite = |s: &Stmt| indices.mutate_stmt(&substitute_stmt(s, subst));
+    let mut rewrite = |s: &Stmt| SubstituteSimplified { subst, analyzer }.mutate_stmt(s);
     Block {
         reads: block.reads.iter().map(region).collect(),
         writes: block.writes.iter().map(region).collect(),
@@ -562,46 +559,26 @@ fn substitute_block(block: &Block, subst: &VarMap<Expr>, analyzer: &Analyzer) ->
     }
 }
 
-/// Simplifies the indices of every buffer access, where TVM's blockize
-/// simplifies each expression its substitution changed.
-struct SimplifyIndices<'a> {
+/// TVM's blockize `Substitute`: the iterators replaced, and every
+/// expression the replacement changed simplified (so a changed
+/// `a >= b` reads back as TVM's `b <= a`).
+struct SubstituteSimplified<'a> {
+    subst: &'a VarMap<Expr>,
     analyzer: &'a Analyzer,
 }
 
-impl Mutator for SimplifyIndices<'_> {
+impl Mutator for SubstituteSimplified<'_> {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
-        match expr.kind() {
-            ExprKind::Load(load) => {
-                let indices = load
-                    .indices
-                    .iter()
-                    .map(|i| self.analyzer.simplify(&self.mutate_expr(i)))
-                    .collect();
-                let load = BufferLoad {
-                    indices,
-                    ..load.clone()
-                };
-                Expr::new(ExprKind::Load(load), expr.dtype(), expr.span())
-            }
+        let result = match expr.kind() {
+            ExprKind::Var(var) => match self.subst.get(var) {
+                Some(value) => value.clone(),
+                None => return expr.clone(),
+            },
             _ => mutate_expr_children(self, expr),
-        }
-    }
-
-    fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
-        match stmt.kind() {
-            StmtKind::BufferStore(store) => {
-                let indices = store
-                    .indices
-                    .iter()
-                    .map(|i| self.analyzer.simplify(&self.mutate_expr(i)))
-                    .collect();
-                stmt.with_kind(StmtKind::BufferStore(BufferStore {
-                    value: self.mutate_expr(&store.value),
-                    indices,
-                    ..store.clone()
-                }))
-            }
-            _ => mutate_stmt_children(self, stmt),
+        };
+        match result.same_as(expr) {
+            true => result,
+            false => self.analyzer.simplify(&result),
         }
     }
 }

@@ -255,7 +255,16 @@ fn check_stage_in_bounds(
             range.min.clone(),
             Expr::zero(range.min.dtype()),
         );
-        let end = build::add(range.min.clone(), range.extent.clone());
+        // A region clamped to the buffer's end (`T.min(16 - s, 2)` elements
+        // from `s`) ends at `T.min(16, s + 2)`: the start cancels in one arm.
+        let end = match range.extent.kind() {
+            ExprKind::Binary(op @ (BinaryOp::Min | BinaryOp::Max), a, b) => build::binary(
+                *op,
+                build::add(range.min.clone(), a.clone()),
+                build::add(range.min.clone(), b.clone()),
+            ),
+            _ => build::add(range.min.clone(), range.extent.clone()),
+        };
         let high = build::binary(BinaryOp::Le, end.clone(), extent.clone());
         // Interval evaluation over the bound loops proves what the rewrite
         // rules cannot with symbolic sizes (`ax0 + 1 - n <= 0` for `ax0 < n`).

@@ -46,7 +46,7 @@ pub fn reindex(
         .at_argument(1)
     })?;
     // The copy goes beside the outermost loop over the block, which must hold only it.
-    let top = top_of_loop_chain(state, block, scope, &buffer)
+    let top = top_of_loop_chain(state, block, scope, &buffer, kind)
         .map_err(|e| e.blame(location, "this block"))?;
     let mut analyzer = Analyzer::new();
     for iter_var in &target.iter_vars {
@@ -169,14 +169,16 @@ fn single_access(block: &Block, buffer: &Buffer) -> Result<Vec<Expr>, String> {
 /// The child of the scope that holds the block: its outermost loop, each
 /// loop above the block's own holding only the next (TVM assumes this and
 /// stops at an internal check otherwise), or the block itself. The block's
-/// own loop may hold other blocks, as in TVM, but none that accesses
-/// `buffer`: the copy goes beside the whole nest, so such a block would see
-/// the buffer before the copy in (or after the copy out).
+/// own loop may hold other blocks, as in TVM, but the copy goes beside the
+/// whole nest: none of them may write `buffer` (the copy in would not see
+/// it), nor, for a written buffer, read it (it would read before the copy
+/// out).
 fn top_of_loop_chain(
     state: &ScheduleState,
     block: NodeId,
     scope: NodeId,
     buffer: &Buffer,
+    kind: AccessKind,
 ) -> ScheduleResult<NodeId> {
     let mut current = block;
     loop {
@@ -207,24 +209,34 @@ fn top_of_loop_chain(
         walk_stmts(&top.stmt, &mut |stmt| {
             if let StmtKind::BlockRealize(realize) = stmt.kind() {
                 let other = &realize.block;
-                let touches = other
-                    .reads
-                    .iter()
-                    .chain(&other.writes)
-                    .any(|r| r.buffer == *buffer);
-                if other.id != block && sharing.is_none() && touches {
-                    sharing = Some(other.name.clone());
+                let writes = other.writes.iter().any(|r| r.buffer == *buffer);
+                let reads = other.reads.iter().any(|r| r.buffer == *buffer);
+                let conflicts = match kind {
+                    AccessKind::Read => writes,
+                    AccessKind::Write => writes || reads,
+                };
+                if other.id != block && sharing.is_none() && conflicts {
+                    sharing = Some((other.name.clone(), writes));
                 }
             }
         });
     }
-    if let Some(other) = sharing {
+    if let Some((other, writes)) = sharing {
+        let name = buffer.name();
+        let problem = match (kind, writes) {
+            (AccessKind::Read, _) => {
+                format!("writes `{name}`, which the copy made before the loops would not see")
+            }
+            (AccessKind::Write, true) => {
+                format!("also writes `{name}`, which the copy back after the loops would overwrite")
+            }
+            (AccessKind::Write, false) => {
+                format!("reads `{name}` before the copy back after the loops writes it")
+            }
+        };
         return Err(ScheduleError::new(
             codes::BAD_REINDEX,
-            format!(
-                "block `{other}` under the same loops also accesses `{}`, and would not see the copy",
-                buffer.name()
-            ),
+            format!("block `{other}` under the same loops {problem}"),
             "reindex before moving other stages of the buffer under the block's loops",
         ));
     }

@@ -212,6 +212,17 @@ impl Facts {
         if self.prove(&condition) {
             return true;
         }
+        // A min or max term splits into its arms: `15 - s - T.min(16 - s, 2)`
+        // is at least `15 - s - (16 - s)`, which the start cancels in.
+        if let Some((a, b, either)) = crate::arith::min_max_arms(&self.analyzer.simplify(expr)) {
+            let proved = match either {
+                true => self.prove_nonnegative(&a) || self.prove_nonnegative(&b),
+                false => self.prove_nonnegative(&a) && self.prove_nonnegative(&b),
+            };
+            if proved {
+                return true;
+            }
+        }
         // Relax the inner variables to their ranges and prove the lower bound.
         if self.relaxed.is_empty() {
             return false;

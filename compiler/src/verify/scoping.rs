@@ -239,6 +239,13 @@ impl ScopeChecker {
         }
         // Buffers a pass or primitive declared (no span, or the span of the
         // buffer they derive from) are renamed by the printer, as in TVM.
+        // A buffer sharing its span with a visible buffer of another name
+        // derives from it (`C_local` from `C`, beside an earlier `C_local`).
+        let derived = |b: &Buffer| {
+            self.visible_buffers
+                .keys()
+                .any(|other| other != b && other.span() == b.span() && other.name() != b.name())
+        };
         let same_name = buffer
             .span()
             .is_known()
@@ -250,7 +257,8 @@ impl ScopeChecker {
                     })
                     .cloned()
             })
-            .flatten();
+            .flatten()
+            .filter(|previous| !derived(buffer) && !derived(previous));
         if let Some(previous) = same_name {
             self.diagnostics.push(
                 Diagnostic::error(
