@@ -310,9 +310,9 @@ impl<'a> IterMapRewriter<'a> {
                     base: build::int(0, dtype),
                 }
             }
-            IterExpr::Sum(sum) if sum.args.is_empty() => {
-                return IterExpr::Plain(build::binary(op, sum.base, divisor));
-            }
+            // A dividend of no iterator (a unit iterator, made a constant)
+            // stays as written, as TVM's `PreprocessDividend` leaves it.
+            IterExpr::Sum(sum) if sum.args.is_empty() => return IterExpr::Plain(expr.clone()),
             IterExpr::Sum(sum) if sum.args.len() == 1 => sum,
             IterExpr::Sum(sum) => match self.try_fuse_iters(sum, self.level, true) {
                 Some(fused) => fused,
