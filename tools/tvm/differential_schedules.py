@@ -888,13 +888,14 @@ def tvm_step_miscomputes(tirc: str, module_text: str, lines: list[str], step: in
     return checked.returncode != 0 and ("mismatch" in said or "out-of-bounds" in said)
 
 
-def tirc_check_each(tirc: str, trial: TvmRun, module_text: str, work: str) -> tuple[bool, str]:
-    """Whether every step of the script, run by tirc, computes what the
-    program computes (`tirc schedule --check-each`, seeded inputs), and what
-    tirc said."""
+def tirc_check_each(tirc: str, trial: TvmRun, module_text: str, work: str, lines: list[str] | None = None) -> tuple[bool, str]:
+    """Whether every step of the script (or of `lines`, a prefix of it), run
+    by tirc, computes what the program computes (`tirc schedule
+    --check-each`, seeded inputs), and what tirc said."""
+    lines = trial.lines if lines is None else lines
     path = os.path.join(work, "check_each.tir")
     with open(path, "w") as f:
-        f.write(module_text + "\ndef schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in trial.lines))
+        f.write(module_text + "\ndef schedule(sch: T.Schedule):\n" + "".join(f"    {line}\n" for line in lines))
     try:
         done = subprocess.run([tirc, "schedule", "--check-each", path], capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
@@ -1026,10 +1027,15 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
     # A split past the loop's extent with `disable_predication=True` makes
     # the program store out of bounds; the two tools size what later steps
     # derive from that region differently (TVM relaxes it past the buffer,
-    # tirc keeps the iterator's domain): NOTES §21.
-    if outcome == "ok" and verdict.startswith("modules differ") and any("disable_predication=True" in line for line in trial.lines):
-        ok, said = tirc_check_each(tirc, trial, module_text, work)
-        if not ok and "out-of-bounds" in said and re.search(r"step \d+ \(`[^`]*disable_predication=True", said):
+    # tirc keeps the iterator's domain, or refuses a cache stage that would
+    # copy past the buffer): NOTES §21.
+    differs = (outcome == "ok" and verdict.startswith("modules differ")) or outcome == "refused"
+    if differs and any("disable_predication=True" in line for line in trial.lines):
+        # A refused step is checked up to the step before it.
+        located = re.search(r"\S+\.tir:(\d+):\d+", output) if outcome == "refused" else None
+        prefix = trial.lines[: max(0, int(located.group(1)) - first_step_line)] if located else None
+        ok, said = tirc_check_each(tirc, trial, module_text, work, prefix)
+        if not ok and ("out-of-bounds" in said or "outside its domain" in said) and re.search(r"step \d+ \(`[^`]*disable_predication=True", said):
             return "program_out_of_bounds"
     tvm_module = trial.module
     if len(BODY_BUFFER.findall(tvm_module)) > len(BODY_BUFFER.findall(module_text)):
