@@ -382,15 +382,23 @@ fn shifted_pattern(block: &Block, store: &BufferStore) -> Option<(Vec<Var>, Expr
         inverse.insert(var, value);
         placeholders.push(placeholder);
     }
+    map_unit_iterators_to_min(block, &mut inverse)?;
+    Some((placeholders, substitute(&store.value, &inverse)))
+}
+
+/// Completes the inverse of a store's indices as TVM does: every unit
+/// iterator with a constant minimum maps to that minimum, even where the
+/// inverse gave it a value (`inputs[0, ...]`, not `inputs[v_n, ...]`).
+/// `None` when another iterator has no value.
+fn map_unit_iterators_to_min(block: &Block, inverse: &mut VarMap<Expr>) -> Option<()> {
     for iv in &block.iter_vars {
-        if !inverse.contains_key(&iv.var) {
-            if !(iv.dom.extent.is_int(1) && iv.dom.min.is_const()) {
-                return None;
-            }
+        if iv.dom.extent.is_int(1) && iv.dom.min.is_const() {
             inverse.insert(iv.var.clone(), iv.dom.min.clone());
+        } else if !inverse.contains_key(&iv.var) {
+            return None;
         }
     }
-    Some((placeholders, substitute(&store.value, &inverse)))
+    Some(())
 }
 
 /// `B[v0 * 8 + v1, v2] = value` (after `transform_block_layout`): indices
@@ -446,14 +454,7 @@ fn affine_pattern(block: &Block, store: &BufferStore) -> Option<(Vec<Var>, Expr)
     let values: Vec<Expr> = placeholders.iter().map(Var::to_expr).collect();
     let inverse = inverse_affine_iter_map(&detected.indices, &values)?;
     let mut map: VarMap<Expr> = inverse.into_iter().collect();
-    for iv in &block.iter_vars {
-        if !map.contains_key(&iv.var) {
-            if !(iv.dom.extent.is_int(1) && iv.dom.min.is_const()) {
-                return None;
-            }
-            map.insert(iv.var.clone(), iv.dom.min.clone());
-        }
-    }
+    map_unit_iterators_to_min(block, &mut map)?;
     Some((placeholders, substitute(&store.value, &map)))
 }
 

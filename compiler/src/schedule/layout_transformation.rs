@@ -34,7 +34,6 @@ use crate::ir::{
 };
 use crate::printer::expr_to_string;
 use crate::source::Span;
-use crate::transform::simplify::IndexSimplifier;
 use tirc_grammar::ast;
 
 /// A map from a buffer's indices to new ones: `lambda i, j: (j, i)`.
@@ -1182,12 +1181,9 @@ impl Mutator for LoadsInContext<'_> {
 
 impl Mutator for AccessSimplifier {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        // As for stores, TVM simplifies load indices as an iterator map only.
         let substituted = substitute(expr, &self.subst);
-        let rebuilt = IndexSimplifier {
-            analyzer: &self.analyzer,
-        }
-        .mutate_expr(&substituted);
-        let rebuilt = LoadsInContext(self).mutate_expr(&rebuilt);
+        let rebuilt = LoadsInContext(self).mutate_expr(&substituted);
         rebuilt
     }
 
