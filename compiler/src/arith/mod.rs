@@ -155,13 +155,9 @@ impl Analyzer {
                 }
                 // `max(a, b) + r >= l` holds where `a + r >= l` does: a loop
                 // bounded by `max(n - 1, 0) + 1` has `n - 1 - i >= 0` below it.
-                let bounded =
-                    |arm: &Expr| self.const_int_bound(&self.simplify(arm)).min >= lower_bound;
-                match min_max_arms(&min) {
-                    Some((with_a, with_b, true)) => bounded(&with_a) || bounded(&with_b),
-                    Some((with_a, with_b, false)) => bounded(&with_a) && bounded(&with_b),
-                    None => false,
-                }
+                bounded_through_min_max_arms(&min, |arm| {
+                    self.const_int_bound(&self.simplify(arm)).min >= lower_bound
+                })
             }
             _ => false,
         }
@@ -270,4 +266,19 @@ pub(crate) fn min_max_arms(expr: &Expr) -> Option<(Expr, Expr, bool)> {
         }
     }
     walk(expr, true)
+}
+
+/// Whether a lower bound that `bounded` proves of an expression holds of
+/// `expr` by its first min or max term ([`min_max_arms`]): of either arm
+/// where that bounds `expr`, of both arms otherwise. `false` when `expr`
+/// has no such term.
+pub(crate) fn bounded_through_min_max_arms(
+    expr: &Expr,
+    mut bounded: impl FnMut(&Expr) -> bool,
+) -> bool {
+    match min_max_arms(expr) {
+        Some((a, b, true)) => bounded(&a) || bounded(&b),
+        Some((a, b, false)) => bounded(&a) && bounded(&b),
+        None => false,
+    }
 }

@@ -658,6 +658,46 @@ fn symbolic_bounds_prove_an_exact_symbolic_split() {
     assert!(!analyzer.can_prove_with_symbolic_bound(&le));
 }
 
+/// A min or max term splits into its arms, and which arms must be bounded
+/// depends on the term's sign: either arm for a max added or a min
+/// subtracted, both for a min added or a max subtracted.
+#[test]
+fn min_max_arms_follow_the_sign_of_the_term() {
+    let (s, x) = (var("s"), var("x"));
+    // `16 - (s + T.min(16 - s, 2))`: room after a region clamped to the end.
+    let room = sub(c(16), add(v(&s), min(sub(c(16), v(&s)), c(2))));
+    let (a, b, either) = super::min_max_arms(&room).expect("a min term");
+    assert!(either, "a subtracted min is bounded by either arm");
+    let analyzer = Analyzer::new();
+    assert_eq!(analyzer.simplify(&a).to_string(), "0");
+    assert_eq!(analyzer.simplify(&b).to_string(), "14 - s");
+    let nonnegative = |e: &Expr| analyzer.const_int_bound(&analyzer.simplify(e)).min >= 0;
+    assert!(super::bounded_through_min_max_arms(&room, nonnegative));
+    // One element more than the clamp allows: neither arm leaves room.
+    let too_long = sub(c(16), add(v(&s), min(sub(c(17), v(&s)), c(2))));
+    assert!(!super::bounded_through_min_max_arms(&too_long, nonnegative));
+    // `x + T.min(x, 0)` needs both arms: `x + x` and `x + 0`.
+    let with_min = add(v(&x), min(v(&x), c(0)));
+    let (_, _, either) = super::min_max_arms(&with_min).expect("a min term");
+    assert!(!either);
+    let bounded_x = bounded(&[(&x, 8)]);
+    let at_least_zero = |e: &Expr| bounded_x.const_int_bound(&bounded_x.simplify(e)).min >= 0;
+    assert!(super::bounded_through_min_max_arms(
+        &with_min,
+        at_least_zero
+    ));
+    // `x - T.max(x, 1)` is `x - x` or `x - 1`: only one arm is nonnegative
+    // at `x = 0`, and both are needed.
+    let with_max = sub(v(&x), max(v(&x), c(1)));
+    assert!(!super::bounded_through_min_max_arms(
+        &with_max,
+        at_least_zero
+    ));
+    // No min or max term: nothing to split.
+    assert!(super::min_max_arms(&add(v(&x), c(1))).is_none());
+    assert!(!super::bounded_through_min_max_arms(&v(&x), |_| true));
+}
+
 fn ramp(base: Expr, stride: i64, lanes: u16) -> Expr {
     Expr::new(
         ExprKind::Ramp {

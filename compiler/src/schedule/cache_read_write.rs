@@ -250,34 +250,26 @@ fn check_stage_in_bounds(
             }
             return Err(error);
         }
-        let low = build::binary(
-            BinaryOp::Ge,
-            range.min.clone(),
-            Expr::zero(range.min.dtype()),
-        );
-        // A region clamped to the buffer's end (`T.min(16 - s, 2)` elements
-        // from `s`) ends at `T.min(16, s + 2)`: the start cancels in one arm.
-        let end = match range.extent.kind() {
-            ExprKind::Binary(op @ (BinaryOp::Min | BinaryOp::Max), a, b) => build::binary(
-                *op,
-                build::add(range.min.clone(), a.clone()),
-                build::add(range.min.clone(), b.clone()),
-            ),
-            _ => build::add(range.min.clone(), range.extent.clone()),
-        };
-        let high = build::binary(BinaryOp::Le, end.clone(), extent.clone());
         // Interval evaluation over the bound loops proves what the rewrite
-        // rules cannot with symbolic sizes (`ax0 + 1 - n <= 0` for `ax0 < n`).
-        let at_most_zero = |e: Expr| {
-            let set = analyzer.int_set(&e);
-            set.max()
-                .and_then(|max| analyzer.simplify(max).as_int())
-                .is_some_and(|max| max <= 0)
+        // rules cannot with symbolic sizes (`n - 1 - ax0 >= 0` for `ax0 < n`).
+        let nonnegative = |e: &Expr| {
+            let at_least = build::binary(BinaryOp::Ge, e.clone(), Expr::zero(e.dtype()));
+            analyzer.can_prove(&at_least)
+                || analyzer
+                    .int_set(e)
+                    .min()
+                    .and_then(|min| analyzer.simplify(min).as_int())
+                    .is_some_and(|min| min >= 0)
         };
-        let inside_low = analyzer.can_prove(&low)
-            || at_most_zero(build::sub(Expr::zero(range.min.dtype()), range.min.clone()));
+        let room = build::sub(
+            extent.clone(),
+            build::add(range.min.clone(), range.extent.clone()),
+        );
+        let inside_low = nonnegative(&range.min);
+        // A region clamped to the buffer's end (`T.min(16 - s, 2)` elements
+        // from `s`) leaves room in one arm, where the start cancels.
         let inside_high =
-            analyzer.can_prove(&high) || at_most_zero(build::sub(end, extent.clone()));
+            nonnegative(&room) || crate::arith::bounded_through_min_max_arms(&room, nonnegative);
         let outside = !(inside_low && inside_high);
         if outside {
             let place = state.sref(location).map(|s| (s.location(), s.describe()));

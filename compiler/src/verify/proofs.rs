@@ -16,6 +16,9 @@ use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};
 use crate::source::Span;
 use std::collections::HashMap;
 
+/// How many min or max terms one proof of `expr >= 0` may split into arms.
+const MAX_MIN_MAX_SPLITS: usize = 4;
+
 /// What is known at one point of a walk.
 #[derive(Default)]
 pub(super) struct Facts {
@@ -204,6 +207,13 @@ impl Facts {
     /// True when `expr >= 0` holds for every value of the variables in scope
     /// where the conditions hold.
     pub(super) fn prove_nonnegative(&mut self, expr: &Expr) -> bool {
+        self.prove_nonnegative_within(expr, MAX_MIN_MAX_SPLITS)
+    }
+
+    /// [`Facts::prove_nonnegative`] splitting at most `splits` more min or
+    /// max terms, so that a simplifier rule that made one could not recurse
+    /// without end.
+    fn prove_nonnegative_within(&mut self, expr: &Expr, splits: usize) -> bool {
         let expr = &self.atomize(expr);
         let Ok(condition) = operators::binary(BinaryOp::Ge, expr.clone(), Expr::zero(expr.dtype()))
         else {
@@ -214,12 +224,11 @@ impl Facts {
         }
         // A min or max term splits into its arms: `15 - s - T.min(16 - s, 2)`
         // is at least `15 - s - (16 - s)`, which the start cancels in.
-        if let Some((a, b, either)) = crate::arith::min_max_arms(&self.analyzer.simplify(expr)) {
-            let proved = match either {
-                true => self.prove_nonnegative(&a) || self.prove_nonnegative(&b),
-                false => self.prove_nonnegative(&a) && self.prove_nonnegative(&b),
-            };
-            if proved {
+        if splits > 0 {
+            let simplified = self.analyzer.simplify(expr);
+            if crate::arith::bounded_through_min_max_arms(&simplified, |arm| {
+                self.prove_nonnegative_within(arm, splits - 1)
+            }) {
                 return true;
             }
         }
@@ -558,5 +567,34 @@ impl Facts {
             Some((sum.base.clone(), self.analyzer.simplify(&max)))
         };
         Some(result.indices.iter().map(range_of).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Facts;
+    use crate::arith::build;
+    use crate::ir::{DataType, Expr, Range, Var};
+    use crate::source::Span;
+
+    /// `16 - s - T.min(16 - s, 2)`: the room after a region clamped to the
+    /// end of a 16-element buffer, with `s` in `[0, 16)`.
+    fn room_after_clamp(s: &Var, length: i64) -> Expr {
+        let clamp = build::binary(
+            crate::ir::BinaryOp::Min,
+            build::sub(Expr::i32(length), s.to_expr()),
+            Expr::i32(2),
+        );
+        build::sub(build::sub(Expr::i32(16), s.to_expr()), clamp)
+    }
+
+    #[test]
+    fn a_min_term_splits_into_arms_where_the_start_cancels() {
+        let s = Var::new("s", DataType::int32(), Span::NONE);
+        let mut facts = Facts::default();
+        facts.bind_range(&s, &Range::from_extent(Expr::i32(16)), false);
+        assert!(facts.prove_nonnegative(&room_after_clamp(&s, 16)));
+        // Clamped one element too late, the region may end past the buffer.
+        assert!(!facts.prove_nonnegative(&room_after_clamp(&s, 17)));
     }
 }
