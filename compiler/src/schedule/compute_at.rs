@@ -10,7 +10,7 @@ use super::binding::{and_conjunct, conjuncts};
 use super::compute_inline::{leaf_removal, replace_node};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{optional, required, Param, Primitive};
-use super::region::bindings;
+use super::region::{bindings, loop_domains};
 use super::sampling::ComputeLocation;
 use super::scope::{complete_block_violation, current_affine_binding, reduction_block_violation};
 use super::script::{Bound, Eval, Interpreter, Value};
@@ -22,8 +22,8 @@ use crate::arith::{build, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::substitute;
 use crate::ir::{
-    BinaryOp, BlockRealize, Buffer, BufferRegion, DataType, Expr, ExprKind, For, ForKind, NodeId,
-    Range, Stmt, StmtKind, Var,
+    BinaryOp, BlockRealize, Buffer, BufferRegion, DataType, Expr, ExprKind, For, NodeId, Range,
+    Stmt, StmtKind, Var,
 };
 use crate::source::Span;
 use std::collections::HashMap;
@@ -178,13 +178,13 @@ fn move_under_loop(
             let Some(list) = required.get_mut(&region.buffer) else {
                 continue;
             };
-            let domains = relax_domains(
-                state,
-                other_sref.parent,
-                loop_id,
-                &region.buffer,
-                is_compute_at,
-            );
+            // Only consumers' reads relax over the threads sharing a buffer.
+            let scope = if is_compute_at {
+                region.buffer.scope()
+            } else {
+                "global"
+            };
+            let domains = loop_domains(state, other_sref.parent, loop_id, scope);
             list.push(
                 region
                     .region
@@ -258,77 +258,6 @@ fn not_in_scope(
         );
     }
     error
-}
-
-/// The domains to relax a required region over: the loops from `low` up to
-/// `loop_id`, and for a buffer in shared or warp memory, the thread-bound
-/// loops above whose threads share it (TVM's `LoopDomainOfSRefTreePath` with
-/// a storage scope).
-fn relax_domains(
-    state: &ScheduleState,
-    low: Option<NodeId>,
-    loop_id: NodeId,
-    buffer: &Buffer,
-    relax_storage: bool,
-) -> VarMap<IntSet> {
-    let mut domains = VarMap::default();
-    let mut current = low;
-    while let Some(id) = current {
-        if id == loop_id {
-            break;
-        }
-        let Some(sref) = state.sref(id) else { break };
-        let Some(f) = sref.as_for() else { break };
-        domains.insert(f.loop_var.clone(), IntSet::from_range(&f.range()));
-        current = sref.parent;
-    }
-    let rank = storage_rank(buffer.scope());
-    if !relax_storage || rank == 0 {
-        return domains;
-    }
-    while let Some(id) = current {
-        let Some(sref) = state.sref(id) else { break };
-        if let Some(f) = sref.as_for() {
-            if f.kind == ForKind::ThreadBinding {
-                if let Some(tag) = &f.thread {
-                    if can_relax_under_thread(rank, buffer.scope(), tag) {
-                        domains.insert(f.loop_var.clone(), IntSet::from_range(&f.range()));
-                    }
-                }
-            }
-        }
-        current = sref.parent;
-    }
-    domains
-}
-
-/// TVM's `StorageRank`: global 0, shared 1, warp 2, local 3.
-fn storage_rank(scope: &str) -> u8 {
-    let base = scope.split('.').next().unwrap_or(scope);
-    match base {
-        "shared" => 1,
-        "warp" => 2,
-        "local" => 3,
-        _ if scope.starts_with("wmma") || scope.starts_with("m16n8k8") => 3,
-        _ => 0,
-    }
-}
-
-/// TVM's `CanRelaxStorageUnderThread`.
-fn can_relax_under_thread(rank: u8, scope: &str, tag: &str) -> bool {
-    let (thread_rank, dim) = if tag.starts_with("blockIdx") {
-        (0, tag.chars().last())
-    } else if tag.starts_with("threadIdx") {
-        (1, tag.chars().last())
-    } else if tag.starts_with("vthread") || tag == "cthread" {
-        (1, None)
-    } else {
-        return false;
-    };
-    if storage_rank(scope) == 2 {
-        return thread_rank == 1 && dim == Some('x');
-    }
-    rank <= thread_rank
 }
 
 /// TVM's `FindInsertionPoint`: where among the loop's statements the block

@@ -7,11 +7,18 @@ use super::state::{SRefKind, ScheduleState};
 use crate::arith::{build, Analyzer, IntSet};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::substitute;
-use crate::ir::{BinaryOp, BlockRealize, BufferRegion, Expr, NodeId, Range};
+use crate::ir::{BinaryOp, BlockRealize, BufferRegion, Expr, ForKind, NodeId, Range};
 
 /// The domains of the loops from `low` (inclusive) up to `high` (exclusive),
-/// stopping at the first block: the loops a region is relaxed over.
-pub fn loop_domains(state: &ScheduleState, low: Option<NodeId>, high: NodeId) -> VarMap<IntSet> {
+/// stopping at the first block: the loops a region is relaxed over. For a
+/// buffer of `storage_scope` shared or warp memory, also the thread-bound
+/// loops above whose threads share it (TVM's `LoopDomainOfSRefTreePath`).
+pub fn loop_domains(
+    state: &ScheduleState,
+    low: Option<NodeId>,
+    high: NodeId,
+    storage_scope: &str,
+) -> VarMap<IntSet> {
     let mut domains = VarMap::default();
     let mut current = low;
     while let Some(id) = current {
@@ -30,7 +37,57 @@ pub fn loop_domains(state: &ScheduleState, low: Option<NodeId>, high: NodeId) ->
         );
         current = sref.parent;
     }
+    let rank = storage_rank(storage_scope);
+    if rank == 0 {
+        return domains;
+    }
+    while let Some(sref) = current.and_then(|id| state.sref(id)) {
+        if let Some(for_loop) = sref.as_for() {
+            let shared_by_threads = for_loop.kind == ForKind::ThreadBinding
+                && for_loop
+                    .thread
+                    .as_deref()
+                    .is_some_and(|tag| can_relax_under_thread(rank, tag));
+            if shared_by_threads {
+                domains.insert(
+                    for_loop.loop_var.clone(),
+                    IntSet::from_range(&for_loop.range()),
+                );
+            }
+        }
+        current = sref.parent;
+    }
     domains
+}
+
+/// TVM's `StorageRank`: global 0, shared 1, warp 2, local 3.
+fn storage_rank(scope: &str) -> u8 {
+    let base = scope.split('.').next().unwrap_or(scope);
+    match base {
+        "shared" => 1,
+        "warp" => 2,
+        "local" => 3,
+        _ if scope.starts_with("wmma") || scope.starts_with("m16n8k8") => 3,
+        _ => 0,
+    }
+}
+
+/// TVM's `CanRelaxStorageUnderThread`: whether the threads of `tag` share a
+/// buffer of storage rank `rank`.
+fn can_relax_under_thread(rank: u8, tag: &str) -> bool {
+    let (thread_rank, dim) = if tag.starts_with("blockIdx") {
+        (0, tag.chars().last())
+    } else if tag.starts_with("threadIdx") {
+        (1, tag.chars().last())
+    } else if tag.starts_with("vthread") || tag == "cthread" {
+        (1, None)
+    } else {
+        return false;
+    };
+    if rank == 2 {
+        return thread_rank == 1 && dim == Some('x');
+    }
+    rank <= thread_rank
 }
 
 /// The block's bindings: each iteration variable to the value it is bound to.
@@ -61,7 +118,7 @@ pub fn relax_region(
         return region.clone();
     };
     let binding = bindings(realize);
-    let domains = loop_domains(state, sref.parent, high);
+    let domains = loop_domains(state, sref.parent, high, region.buffer.scope());
     // Under a `T.where` (a split's tail), the bound of the iterator map the
     // predicate limits first, as TVM's `EstimateRegionUpperBound`:
     // `min(n, ...)` rows where interval evaluation gives `(n + 31) // 32 * 32`.

@@ -342,10 +342,10 @@ fn region_cover(
             current = sref.parent;
         }
         let consumer_parent = state.sref(consumer).and_then(|s| s.parent);
-        let consumed_domains = consumer_parent
-            .map(|p| loop_domains(state, Some(p), lca))
-            .unwrap_or_default();
         for read in &consumer_reads {
+            let consumed_domains = consumer_parent
+                .map(|p| loop_domains(state, Some(p), lca, read.buffer.scope()))
+                .unwrap_or_default();
             let mut produced_any = false;
             let mut covered = false;
             for &producer in lca_producers {
@@ -360,7 +360,7 @@ fn region_cover(
                     produced_any = true;
                     let produced_domains = producer_sref
                         .parent
-                        .map(|p| loop_domains(state, Some(p), lca))
+                        .map(|p| loop_domains(state, Some(p), lca, write.buffer.scope()))
                         .unwrap_or_default();
                     // A `T.where` over loops outside the relaxed ones (a
                     // split's tail, after compute_at) leaves the region a
