@@ -14,6 +14,7 @@ pub mod iter_map;
 pub mod modular_set;
 pub mod polynomial;
 mod rewrite_rules;
+mod shifted_quotients;
 mod simplify;
 
 #[cfg(test)]
@@ -33,6 +34,7 @@ pub use iter_map::{
     IterSplit, IterSum,
 };
 pub use modular_set::{ModularSet, ModularSetAnalyzer};
+pub(crate) use shifted_quotients::merge_remainder_quotients;
 
 use crate::ir::identity::VarMap;
 use crate::ir::{BinaryOp, Expr, ExprKind, Range, Var};

@@ -19,7 +19,7 @@ fn parts(expr: &Expr, op: BinaryOp) -> Option<(&Expr, &Expr)> {
 }
 
 /// The signed terms of a printed sum, left to right (`+` for the first).
-fn flatten_sum(expr: &Expr, terms: &mut Vec<(BinaryOp, Expr)>) {
+pub(super) fn flatten_sum(expr: &Expr, terms: &mut Vec<(BinaryOp, Expr)>) {
     match expr.kind() {
         ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
             flatten_sum(a, terms);

@@ -117,7 +117,9 @@ impl<'a> Simplifier<'a> {
             }
             // A new pass simplifies what the last one produced: forget its results.
             self.memo.clear();
-            let next = self.visit(&current);
+            // TVM's rewrite pass between its canonical ones folds quotients.
+            let rewritten = super::shifted_quotients::fold_shifted_quotients(&current);
+            let next = self.visit(&rewritten);
             if next.same_as(&current) || expr_deep_equal(&next, &current) {
                 break;
             }

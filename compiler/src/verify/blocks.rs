@@ -260,7 +260,14 @@ impl BlockChecker {
         if !used {
             return false;
         }
-        let (lowest, highest) = (self.facts.simplify(&lowest), self.facts.simplify(&highest));
+        // The simplifier prints a dependent extent as `(x % d + c) // d + 1`,
+        // which hides that the last value is `(x + c) // d`.
+        let bound = |e: &Expr| {
+            let simplified = self.facts.simplify(e);
+            self.facts
+                .simplify(&crate::arith::merge_remainder_quotients(&simplified))
+        };
+        let (lowest, highest) = (bound(&lowest), bound(&highest));
         self.facts.prove_values_inside(&lowest, &highest, dom)
     }
 

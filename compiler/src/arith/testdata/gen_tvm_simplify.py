@@ -2,7 +2,7 @@
 
 Each line: ranges <TAB> expression as an s-expression <TAB> TVM's simplified text.
 Run (from the repository root; see README.md beside this file for the seeds):
-  tools/tvm/python compiler/src/arith/testdata/gen_tvm_simplify.py SEED COUNT [scaled] \
+  tools/tvm/python compiler/src/arith/testdata/gen_tvm_simplify.py SEED COUNT [scaled|shifted] \
       > compiler/src/arith/testdata/tvm_simplify.txt
 """
 import random
@@ -73,6 +73,26 @@ def scaled_plus_small(r):
     small = str(r.randint(-40, 40)) if r.random() < 0.6 else ("floormod", b, str(r.choice([c1, c1 * 2, 3])))
     return (r.choice(["floordiv", "floormod"]), ("add", ("mul", a, str(c1)), small), str(c3))
 
+def shifted_quotients(r):
+    """`(x + c1) // d - (x + c2) // d`, alone or within a sum: the extents of
+    the regions `compute_at` relaxes over a strided read (`(h + 3) // 2 + 1 -
+    h // 2` rows)."""
+    a, b = r.sample(VARS, 2)
+    d = str(r.choice([2, 3, 4, 8]))
+    x = a if r.random() < 0.7 else ("add", a, b)
+    c1, c2 = r.randint(0, 12), r.choice([0, 0, r.randint(-3, 5)])
+    shifted = lambda c: x if c == 0 else ("add", x, str(c))
+    q1, q2 = ("floordiv", shifted(c1), d), ("floordiv", shifted(c2), d)
+    c = str(r.randint(1, 4))
+    return r.choice([
+        ("sub", q1, q2),
+        ("sub", ("add", q1, c), q2),
+        ("add", ("sub", q1, q2), c),
+        ("add", ("sub", c, q2), q1),
+        ("sub", ("mul", q1, c), ("mul", q2, c)),
+        ("add", ("sub", q1, q2), b),
+    ])
+
 def condition(r, depth):
     if depth == 0 or r.random() < 0.5:
         return (r.choice(["lt", "le", "gt", "ge", "eq", "ne"]), tree(r, 2), tree(r, 2))
@@ -113,6 +133,7 @@ def main():
                 ranges.append(f"{v}:{lo}:{ext}")
         kind = r.random()
         if shapes == "scaled": t = scaled_plus_small(r)
+        elif shapes == "shifted": t = shifted_quotients(r)
         elif kind < 0.35: t = split_fuse(r)
         elif kind < 0.8: t = tree(r, 4)
         else: t = condition(r, 2)
