@@ -141,9 +141,13 @@ fn to_regions(entries: Vec<(Buffer, Vec<IntSet>)>) -> Vec<BufferRegion> {
                 .enumerate()
                 .map(|(dim, set)| {
                     if set.can_prove_single_point(&analyzer) {
-                        if let Some(point) = set.point_value().or(set.min()) {
-                            // TVM keeps a point access's index as written.
+                        // TVM keeps a point access's index as written, and
+                        // simplifies the union of several (`T.min(a, a)`).
+                        if let Some(point) = set.point_value() {
                             return Range::point(point.clone());
+                        }
+                        if let Some(min) = set.min() {
+                            return Range::point(analyzer.simplify(min));
                         }
                     }
                     let fallback = match buffer.shape().get(dim) {
