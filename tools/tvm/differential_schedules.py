@@ -95,6 +95,8 @@ UNFOLDED_SPLIT_SWAPPED = re.compile(r"\b(\w+) % (\d+) \+ \1 // \2 \* \2\b")
 # A cache_write whose consumer_blocks name a block (TVM's init defect,
 # tools/tvm/NOTES.md §14: the init keeps storing to the original buffer).
 CACHE_WRITE_OF_ITSELF = re.compile(r"cache_write\((\w+),.*consumer_blocks=\[[^\]]*\w")
+# A symbolic size a module declares (`n = T.int32()`).
+SYMBOLIC_SIZE = re.compile(r"^\s*(\w+) = T\.int(?:32|64)\(\)", re.MULTILINE)
 # A negative constant TVM's simplifier leaves added (`x + -1`).
 PLUS_NEGATIVE = re.compile(r" \+ -(\d+)\b")
 
@@ -879,10 +881,13 @@ def tvm_step_miscomputes(tirc: str, module_text: str, lines: list[str], step: in
             f.write(text)
     outputs = os.path.join(work, "step_outputs")
     shutil.rmtree(outputs, ignore_errors=True)
-    saved = subprocess.run([tirc, "run", "--no-schedule", "--save-outputs", outputs, before], capture_output=True, text=True)
+    # Symbolic sizes get a value that no split factor divides.
+    sizes = sorted(set(SYMBOLIC_SIZE.findall(modules[0])))
+    shape = ["--shape", ",".join(f"{name}=37" for name in sizes)] if sizes else []
+    saved = subprocess.run([tirc, "run", "--no-schedule", *shape, "--save-outputs", outputs, before], capture_output=True, text=True)
     if saved.returncode != 0:
         return False
-    checked = subprocess.run([tirc, "run", "--no-schedule", "--expected", outputs, after], capture_output=True, text=True)
+    checked = subprocess.run([tirc, "run", "--no-schedule", *shape, "--expected", outputs, after], capture_output=True, text=True)
     said = (checked.stdout + checked.stderr).lower()
     # Run-time checks stop at an access past a buffer the step introduced.
     return checked.returncode != 0 and ("mismatch" in said or "out-of-bounds" in said)
