@@ -130,11 +130,15 @@ pub fn blockize(
     // The `T.where` divides as its conjuncts do: one over the outer loops
     // alone guards the outer block, one over the inner loops the inner block
     // (TVM's subspace division of the predicate).
+    // A conjunct over neither (only the iterators of enclosing blocks) that
+    // their domains prove is dropped, as TVM's division drops every such one.
+    let enclosing = state.analyzer_at(loop_id);
     let mut outer_predicate = Expr::bool(true);
     let mut inner_predicate = Expr::bool(true);
     for conjunct in conjuncts(&realize.predicate) {
         let uses = |vars: &HashSet<Var>| expr_uses_var(&conjunct, &mut |v| vars.contains(v));
         let target = match (uses(&outer_vars), uses(&inner_vars)) {
+            (false, false) if enclosing.can_prove_with_symbolic_bound(&conjunct) => continue,
             (_, false) => &mut outer_predicate,
             (false, true) => &mut inner_predicate,
             (true, true) => {

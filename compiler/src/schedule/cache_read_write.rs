@@ -212,23 +212,8 @@ fn check_stage_in_bounds(
     location: NodeId,
     region: &BufferRegion,
 ) -> ScheduleResult<()> {
-    let mut analyzer = Analyzer::new();
-    let mut current = Some(location);
-    while let Some(id) = current {
-        let Some(sref) = state.sref(id) else {
-            break;
-        };
-        if let Some(for_loop) = sref.as_for() {
-            analyzer.bind(&for_loop.loop_var, &for_loop.range());
-        }
-        // A stage inside a block copies in terms of its iterators.
-        if let Some(block) = sref.as_block() {
-            for iter_var in &block.iter_vars {
-                analyzer.bind(&iter_var.var, &iter_var.dom);
-            }
-        }
-        current = sref.parent;
-    }
+    // A stage inside a block copies in terms of its iterators.
+    let analyzer = state.analyzer_at(location);
     for (dim, (range, extent)) in region.region.iter().zip(region.buffer.shape()).enumerate() {
         // Loops far longer than the buffer (factors whose product overflows
         // the index type) relax to a region whose size wrapped around.

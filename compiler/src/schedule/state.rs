@@ -10,6 +10,7 @@
 //! it was.
 
 use super::scope::{blocks_of, compute_block_flags, compute_block_infos, BlockFlags, BlockInfo};
+use crate::arith::Analyzer;
 use crate::ir::{Block, BlockRealize, Buffer, For, IRModule, NodeId, PrimFunc, Stmt, StmtKind};
 use crate::source::Span;
 use std::cell::OnceCell;
@@ -300,6 +301,25 @@ impl ScheduleState {
             current = self.sref(parent).and_then(|s| s.parent);
         }
         result
+    }
+
+    /// An analyzer that knows the range of every loop variable and block
+    /// iterator from `id` (inclusive) up to the root.
+    pub fn analyzer_at(&self, id: NodeId) -> Analyzer {
+        let mut analyzer = Analyzer::new();
+        let mut current = Some(id);
+        while let Some(sref) = current.and_then(|id| self.sref(id)) {
+            if let Some(for_loop) = sref.as_for() {
+                analyzer.bind(&for_loop.loop_var, &for_loop.range());
+            }
+            if let Some(block) = sref.as_block() {
+                for iter_var in &block.iter_vars {
+                    analyzer.bind(&iter_var.var, &iter_var.dom);
+                }
+            }
+            current = sref.parent;
+        }
+        analyzer
     }
 
     /// The loops between a loop or block and its closest enclosing block,
