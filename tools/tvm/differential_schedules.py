@@ -1015,6 +1015,11 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
             # outputs (tools/tvm/NOTES.md §15).
             if tvm_step_miscomputes(tirc, module_text, trial.lines, step, work):
                 return "tirc_refuses_tvm_miscompute"
+            # TVM's step makes a module tirc's verifier refuses (blockize
+            # dropping a `T.where`, so the block writes past its buffer).
+            modules = tvm_modules_around(module_text, trial.lines, step)
+            if modules is not None and not tvm_module_ill_formed(tirc, modules[0], work) and tvm_module_ill_formed(tirc, modules[1], work):
+                return "tvm_module_ill_formed"
             # TVM's module around the step is ill-formed (an earlier step of
             # TVM's dropped a `T.where`, or this one declares a region past
             # the buffer): tirc's refusal stands (NOTES §21).
