@@ -44,7 +44,9 @@ TVM's cache_write left storing to the original buffer (tvm_cache_write_init,
 NOTES §14) counts apart with rfactor's refusal of that block. A module TVM
 gives after every step that tirc's verifier refuses (an undefined variable or
 a binding outside its domain) counts apart (tvm_module_ill_formed, NOTES §19)
-when `--check-each` shows tirc's steps right.
+when `--check-each` shows tirc's steps right, and so does a module that
+differs after a TVM step that computes other outputs than the module before
+it (tvm_step_miscomputes, NOTES §22).
 
 Disagreements are written to OUT/NAME.tir with what each tool said
 (OUT/NAME.txt) so they can become golden cases.
@@ -1043,6 +1045,13 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
     # right (NOTES §19).
     if outcome == "ok" and trial.refused is None and verdict.startswith("modules differ:") and tvm_module_ill_formed(tirc, trial.module, work) and tirc_checks_each_step(tirc, trial, module_text, work):
         return "tvm_module_ill_formed"
+    # Both apply every step, and one of TVM's steps computes other outputs
+    # than its module before it while every one of tirc's steps is right
+    # (seed 52 trial 1825: blockize of a compute_at stage binds `h * 3 +
+    # ax1` where its consumer reads row `h + rh`).
+    if outcome == "ok" and trial.refused is None and verdict.startswith("modules differ:"):
+        if any(tvm_step_miscomputes(tirc, module_text, trial.lines, step, work) for step in range(len(trial.lines))) and tirc_checks_each_step(tirc, trial, module_text, work):
+            return "tvm_step_miscomputes"
     # A split past the loop's extent with `disable_predication=True` makes
     # the program store out of bounds; the two tools size what later steps
     # derive from that region differently (TVM relaxes it past the buffer,
