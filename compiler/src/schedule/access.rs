@@ -182,15 +182,35 @@ pub(crate) fn stage_pipeline_scope(state: &ScheduleState, block: NodeId) -> Sche
             )
             .blame(sref.location(), "this scope"));
         }
-        return Err(ScheduleError::new(
+        // Say which rule failed: a child whose producers do not cover what
+        // it reads, or (when every child is covered) a write after a read.
+        let uncovered = state
+            .child_blocks(scope)
+            .into_iter()
+            .find(|child| state.block_flags(*child).is_some_and(|f| !f.region_cover));
+        let why = match uncovered.and_then(|child| state.sref(child)) {
+            Some(child) => format!(
+                "{} reads part of a buffer that the blocks before it do not produce",
+                child.describe()
+            ),
+            None => "a block overwrites what an earlier one read".to_string(),
+        };
+        let mut error = ScheduleError::new(
             codes::NOT_STAGE_PIPELINE,
             format!(
-                "the blocks of {} are not a stage pipeline: a block overwrites what an earlier one read, or reads what is not produced before it",
+                "the blocks of {} are not a stage pipeline: {why}",
                 sref.describe()
             ),
             "this primitive moves work between producers and consumers, which needs each buffer written before it is read",
         )
-        .blame(sref.location(), "this scope"));
+        .blame(sref.location(), "this scope");
+        if let Some(child) = uncovered.and_then(|child| state.sref(child)) {
+            error = error.blame(
+                child.location(),
+                "this block reads what is not produced before it",
+            );
+        }
+        return Err(error);
     }
     Ok(scope)
 }
