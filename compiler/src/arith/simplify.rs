@@ -521,6 +521,11 @@ impl<'a> Simplifier<'a> {
                 Some(_) => return then_value,
                 None => {}
             }
+            if let Some(merged) =
+                merge_nested_if_then_else(expr, op, &condition, &then_value, &else_value)
+            {
+                return merged;
+            }
             let unchanged = condition.same_as(&args[0])
                 && then_value.same_as(&args[1])
                 && else_value.same_as(&args[2]);
@@ -1609,4 +1614,43 @@ fn cancel_common_factors(a: &Expr, b: &Expr) -> Option<(Expr, Expr, Expr)> {
     let new_rhs = build::mul(new_rhs, build::int(rhs_constant / divisor, rhs_type));
     let common = build::mul(common, build::int(divisor, rhs_type));
     Some((new_lhs, new_rhs, common))
+}
+
+/// `if_then_else(c1, if_then_else(c2, x, k), k)` with the same constant `k`
+/// in both else arms is `if_then_else(c1 and c2, x, k)`, as TVM's rewrite
+/// simplifier merges it (only for constant arms, so no proof recursion).
+fn merge_nested_if_then_else(
+    expr: &Expr,
+    op: crate::ir::Op,
+    condition: &Expr,
+    then_value: &Expr,
+    else_value: &Expr,
+) -> Option<Expr> {
+    let ExprKind::Call {
+        op: inner_op,
+        args: inner,
+    } = then_value.kind()
+    else {
+        return None;
+    };
+    if inner_op.name() != "if_then_else" || inner.len() != 3 {
+        return None;
+    }
+    let same_constant = match (inner[2].kind(), else_value.kind()) {
+        (ExprKind::Int(a), ExprKind::Int(b)) => a == b,
+        (ExprKind::Float(a), ExprKind::Float(b)) => a == b,
+        _ => false,
+    };
+    if !same_constant {
+        return None;
+    }
+    let both = build::binary(BinaryOp::And, condition.clone(), inner[0].clone());
+    Some(Expr::new(
+        ExprKind::Call {
+            op,
+            args: vec![both, inner[1].clone(), else_value.clone()],
+        },
+        expr.dtype(),
+        expr.span(),
+    ))
 }

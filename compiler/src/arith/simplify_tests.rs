@@ -414,6 +414,24 @@ fn select_branches_see_their_condition() {
 }
 
 #[test]
+fn nested_if_then_else_with_one_constant_else_merges_conditions() {
+    let i = var("i");
+    let j = var("j");
+    let analyzer = bounded(&[(&i, 16), (&j, 16)]);
+    let nest = |inner_else: i64| {
+        let inner = operators::if_then_else(lt(v(&j), c(4)), v(&i), c(inner_else)).unwrap();
+        operators::if_then_else(lt(v(&i), c(8)), inner, c(0)).unwrap()
+    };
+    check(&analyzer, &nest(0), "T.if_then_else(i < 8 and j < 4, i, 0)");
+    // Different else values keep both calls: merging would change results.
+    check(
+        &analyzer,
+        &nest(1),
+        "T.if_then_else(i < 8, T.if_then_else(j < 4, i, 1), 0)",
+    );
+}
+
+#[test]
 fn casts_fold_constants_and_distribute_over_widening() {
     let (i, j) = (var("i"), var("j"));
     let analyzer = Analyzer::new();

@@ -382,23 +382,8 @@ fn divide(
             inner_extent,
         });
     }
-    // `outer * c + inner`, the inner part spanning exactly `[0, c)`; the
-    // terms of a sum go to the side whose loops they use, in their order
-    // (`i_0 * 32 + i_1 * 16 + i_2` at `i_1` is `i_0 * 32` and `i_1 * 16 + i_2`).
-    let mut terms = Vec::new();
-    sum_terms(binding, &mut terms);
-    let (inner_terms, outer_terms): (Vec<&Expr>, Vec<&Expr>) =
-        terms.into_iter().partition(|t| uses(t, inner_vars));
-    if inner_terms.iter().any(|t| uses(t, outer_vars)) {
-        return None;
-    }
-    let rebuild = |terms: Vec<&Expr>| {
-        terms
-            .into_iter()
-            .cloned()
-            .reduce(|sum, term| Expr::binary(BinaryOp::Add, sum, term))
-    };
-    let (scaled, inner) = (&rebuild(outer_terms)?, &rebuild(inner_terms)?);
+    // `outer * c + inner`, the inner part spanning exactly `[0, c)`.
+    let (scaled, inner) = &split_sum_by_loops(binding, inner_vars, outer_vars)?;
     let set = eval_set(inner, domains);
     let (Some(lo), Some(hi)) = (set.min(), set.max()) else {
         return None;
@@ -454,6 +439,32 @@ fn divide(
     })
 }
 
+/// A sum as its terms over the outer loops and its terms over the inner
+/// loops, each in their order, as TVM's subspace division keeps them
+/// (`i_0 * 32 + i_1 * 16 + i_2` at `i_1` is `i_0 * 32` and `i_1 * 16 + i_2`).
+/// `None` when a term uses both, or one side has no term.
+fn split_sum_by_loops(
+    sum: &Expr,
+    inner_vars: &HashSet<Var>,
+    outer_vars: &HashSet<Var>,
+) -> Option<(Expr, Expr)> {
+    let uses = |e: &Expr, vars: &HashSet<Var>| expr_uses_var(e, &mut |v| vars.contains(v));
+    let mut terms = Vec::new();
+    sum_terms(sum, &mut terms);
+    let (inner_terms, outer_terms): (Vec<&Expr>, Vec<&Expr>) =
+        terms.into_iter().partition(|t| uses(t, inner_vars));
+    if inner_terms.iter().any(|t| uses(t, outer_vars)) {
+        return None;
+    }
+    let rebuild = |terms: Vec<&Expr>| {
+        terms
+            .into_iter()
+            .cloned()
+            .reduce(|sum, term| Expr::binary(BinaryOp::Add, sum, term))
+    };
+    Some((rebuild(outer_terms)?, rebuild(inner_terms)?))
+}
+
 /// The terms of a sum (`a + b + c`), in order.
 fn sum_terms<'a>(expr: &'a Expr, terms: &mut Vec<&'a Expr>) {
     match expr.kind() {
@@ -467,8 +478,8 @@ fn sum_terms<'a>(expr: &'a Expr, terms: &mut Vec<&'a Expr>) {
 
 /// `expr` as `outer * n + inner` with `outer` over the outer loops only and
 /// `inner` over the inner loops only, spanning `[0, n)`, where `expr` is a
-/// floor division or modulus of such a sum by a multiple of `n` (the part of
-/// TVM's subspace division that digits of a fused loop need).
+/// floor division or modulus of such a sum by a multiple or a divisor of `n`
+/// (the part of TVM's subspace division that digits of a fused loop need).
 fn divide_digits(
     expr: &Expr,
     inner_vars: &HashSet<Var>,
@@ -485,6 +496,26 @@ fn divide_digits(
         ExprKind::Binary(op @ (BinaryOp::FloorDiv | BinaryOp::FloorMod), a, d) => {
             let d = d.as_int()?;
             let (outer, inner, n) = recurse(a)?;
+            if d > 0 && d < n && n % d == 0 {
+                // A digit below the inner part's span is a split of the inner
+                // loops alone (TVM's `Inner` division); its quotient needs the
+                // outer part to be 0, which unit outer loops are.
+                let outer_is_zero = {
+                    let set = eval_set(&outer, domains);
+                    set.min().and_then(Expr::as_int) == Some(0)
+                        && set.max().and_then(Expr::as_int) == Some(0)
+                };
+                let divisor = Expr::int(d, dtype);
+                return match op {
+                    BinaryOp::FloorMod => {
+                        Some((Expr::zero(dtype), build::floormod(inner, divisor), d))
+                    }
+                    _ if outer_is_zero => {
+                        Some((Expr::zero(dtype), build::floordiv(inner, divisor), n / d))
+                    }
+                    _ => None,
+                };
+            }
             if d <= 0 || d % n != 0 {
                 return None;
             }
@@ -496,12 +527,9 @@ fn divide_digits(
                 _ => (build::floormod(outer, scale), inner, n),
             })
         }
-        ExprKind::Binary(BinaryOp::Add, a, b) => {
+        ExprKind::Binary(BinaryOp::Add, _, _) => {
             // `o * n + i`, the inner part over `[0, n)`.
-            let (scaled, inner) = if uses(a, inner_vars) { (b, a) } else { (a, b) };
-            if uses(scaled, inner_vars) || uses(inner, outer_vars) {
-                return None;
-            }
+            let (scaled, inner) = &split_sum_by_loops(expr, inner_vars, outer_vars)?;
             let set = eval_set(inner, domains);
             let (lo, hi) = (set.min()?.as_int()?, set.max()?.as_int()?);
             if lo != 0 {
