@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs tirc's CUDA kernels on a real GPU (CI has none): every case of
 # tests/codegen/cuda/, every GPU example's schedules and every stdlib
-# operator's schedule_cuda, each checked against the reference interpreter;
+# operator's schedule_cuda* (tensor-core ones too), each checked against the reference interpreter;
 # then examples/matmul_gpu.tir at 1024^3 and 4096^3 checked against a
 # float64 product and timed against torch.matmul (tools/cuda/gpu_matmul.py).
 #
@@ -34,7 +34,7 @@ for f in examples/*.tir; do
     grep -o '^def schedule[a-z0-9_]*' "$f" | sed 's/^def //' | while read -r s; do echo "$f $s" >> "$list"; done
 done
 for f in stdlib/ops/*.tir; do
-    grep -q '^def schedule_cuda(' "$f" && echo "$f schedule_cuda" >> "$list"
+    grep -o '^def schedule_cuda[a-z0-9_]*' "$f" | sed 's/^def //' | while read -r s; do echo "$f $s" >> "$list"; done
 done
 
 run_case() {
@@ -54,7 +54,7 @@ run_case() {
 }
 export -f run_case
 mkdir -p "$out/cases"
-xargs -P 8 -L 1 bash -c 'run_case "$0" "$1" "'"$out/cases"'" "'"$tirc"'" "'"$mode"'"' < "$list" | tee "$out/cases.log"
+xargs -P "${GPU_CHECK_JOBS:-8}" -L 1 bash -c 'run_case "$0" "$1" "'"$out/cases"'" "'"$tirc"'" "'"$mode"'"' < "$list" | tee "$out/cases.log"
 echo "cases: $(grep -c '^ok' "$out/cases.log") ok, $(grep -c '^FAIL' "$out/cases.log") failed of $(wc -l < "$list")"
 
 if [ -z "$mode" ]; then

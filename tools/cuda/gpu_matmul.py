@@ -6,13 +6,17 @@ TF32 off (the same arithmetic as tirc's kernels) and with TF32 on.
 
     python3 tools/cuda/gpu_matmul.py path/to/tirc OUT_DIR [FILE SCHEDULE...]
 
-FILE (default examples/matmul_gpu.tir) is a 1024^3 float32 matmul
-`C = A @ B`; its other sizes are made by replacing 1024. GPU_MATMUL_SIZES
-(default 1024,4096) names the sizes.
+FILE (default examples/matmul_gpu.tir) is a square matmul `C = A @ B`
+whose size is A's first dimension (1024 in the default); its other sizes are
+made by replacing that number. GPU_MATMUL_SIZES (default 1024,4096) names the
+sizes. A and B are float32 or float16 as FILE declares A; for float16 the
+torch rows are cuBLAS's float16 product (tensor cores, float16 output) and,
+where torch has `out_dtype`, its float16 product into float32.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -20,16 +24,15 @@ import numpy as np
 import torch
 
 
-def torch_ms(a, b, tf32, runs=20):
-    torch.backends.cuda.matmul.allow_tf32 = tf32
+def torch_ms(product, runs=20):
     for _ in range(3):
-        torch.matmul(a, b)
+        product()
     times = []
     for _ in range(runs):
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
-        torch.matmul(a, b)
+        product()
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end))
@@ -46,6 +49,8 @@ def main():
         "schedule_register_tiles_64",
     ]
     source = open(file).read()
+    declared = re.search(r'A: T\.Buffer\(\((\d+), \d+\), "(float16|float32)"\)', source)
+    base, dtype = declared.group(1), np.dtype(declared.group(2))
     rows = []
     print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     sizes = [int(s) for s in os.environ.get("GPU_MATMUL_SIZES", "1024,4096").split(",")]
@@ -53,10 +58,10 @@ def main():
         flop = 2.0 * size**3
         path = os.path.join(out, f"matmul_gpu_{size}.tir")
         with open(path, "w") as f:
-            f.write(source.replace("1024", str(size)))
+            f.write(source.replace(base, str(size)))
         rng = np.random.default_rng(size)
-        a = rng.standard_normal((size, size), dtype=np.float32)
-        b = rng.standard_normal((size, size), dtype=np.float32)
+        a = rng.standard_normal((size, size), dtype=np.float32).astype(dtype)
+        b = rng.standard_normal((size, size), dtype=np.float32).astype(dtype)
         args = os.path.join(out, f"args_{size}")
         os.makedirs(args, exist_ok=True)
         np.save(os.path.join(args, "A.npy"), a)
@@ -82,9 +87,23 @@ def main():
             print(f"{verdict:5} {size}^3 {schedule}: {ms:.3f} ms, {flop / ms / 1e6:.0f} GFLOP/s, "
                   f"max error / max |C| = {error:.2e}, compile {report['compile_ms']:.0f} ms")
             rows.append((size, schedule, ms, error))
-        for tf32 in (False, True):
-            ms = torch_ms(a_gpu, b_gpu, tf32)
-            label = "torch.matmul tf32" if tf32 else "torch.matmul fp32"
+        if dtype == np.float32:
+            def cublas(tf32):
+                def product():
+                    torch.backends.cuda.matmul.allow_tf32 = tf32
+                    return torch.matmul(a_gpu, b_gpu)
+                return product
+            references = [("torch.matmul fp32", cublas(False)), ("torch.matmul tf32", cublas(True))]
+        else:
+            references = [("torch.matmul fp16 (fp16 out)", lambda: torch.matmul(a_gpu, b_gpu))]
+            try:
+                torch.mm(a_gpu, b_gpu, out_dtype=torch.float32)
+                references.append(("torch.mm fp16 -> fp32",
+                                   lambda: torch.mm(a_gpu, b_gpu, out_dtype=torch.float32)))
+            except (TypeError, RuntimeError):
+                pass
+        for label, product in references:
+            ms = torch_ms(product)
             print(f"      {size}^3 {label}: {ms:.3f} ms, {flop / ms / 1e6:.0f} GFLOP/s")
             rows.append((size, label, ms, None))
     with open(os.path.join(out, "matmul.json"), "w") as f:
