@@ -10,6 +10,7 @@
 //!   stays when the first is itself a `min`/`max` (the two swaps cancel).
 
 use super::build;
+use super::rewrite_rules::flatten_sum;
 use crate::ir::mutate::{mutate_expr_children, Mutator};
 use crate::ir::{BinaryOp, Expr, ExprKind};
 
@@ -58,17 +59,8 @@ fn sort_key(term: &Expr) -> (i64, i64, i64) {
 }
 
 impl FinalForm {
-    /// The signed terms of a sum, left to right (`+` for the first).
-    fn flatten(expr: &Expr, terms: &mut Vec<(BinaryOp, Expr)>) {
-        match expr.kind() {
-            ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) if is_sum(expr) => {
-                FinalForm::flatten(a, terms);
-                terms.push((*op, b.clone()));
-            }
-            _ => terms.push((BinaryOp::Add, expr.clone())),
-        }
-    }
-
+    /// An index sum (`is_sum`) in TVM's final form; its terms all share its
+    /// index type, so `flatten_sum` splits it whole.
     fn finish_sum(&mut self, expr: &Expr) -> Expr {
         if let ExprKind::Binary(BinaryOp::Sub, zero, product) = expr.kind() {
             if let ExprKind::Binary(BinaryOp::Mul, x, factor) = product.kind() {
@@ -80,7 +72,7 @@ impl FinalForm {
             }
         }
         let mut terms = Vec::new();
-        FinalForm::flatten(expr, &mut terms);
+        flatten_sum(expr, &mut terms);
         let terms: Vec<(BinaryOp, Expr)> = terms
             .into_iter()
             .map(|(op, t)| (op, self.mutate_expr(&t)))

@@ -527,22 +527,15 @@ impl Lowerer {
             }
             (Some((builtin, args, keywords)), Some(target)) if builtin == "LetStmt" => {
                 let value = args.first()?;
-                let annotation = keywords.iter().find(|k| k.name.name == "type_annotation");
+                let annotation = keywords
+                    .iter()
+                    .find(|k| k.name.name == "type_annotation")
+                    .map(|k| &k.value);
                 let ast::ExprKind::Name(name) = &target.kind else {
                     return None;
                 };
                 self.push_scope();
-                let scoping = match annotation {
-                    Some(annotation) => {
-                        self.let_binding(name, target.span, &annotation.value, value)
-                    }
-                    None => {
-                        let value = self.eval_expr(value);
-                        let var = Var::new(name.clone(), value.dtype(), self.span(target.span));
-                        self.bind(name, Value::Expr(var.to_expr()));
-                        Scoping::Let(var, value)
-                    }
-                };
+                let scoping = self.let_binding(name, target.span, annotation, value);
                 let body = self.lower_body(body);
                 self.pop_scope();
                 return Some(Some(scoping.wrap(body, self.span(span))));

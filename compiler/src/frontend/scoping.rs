@@ -41,7 +41,7 @@ impl Lowerer {
                     }
                     _ => annotation,
                 };
-                Some(self.let_binding(name, target.span, annotation, value))
+                Some(self.let_binding(name, target.span, Some(annotation), value))
             }
             ast::StmtKind::Assign { target, value } => {
                 let ast::ExprKind::Name(name) = &target.kind else {
@@ -113,15 +113,21 @@ impl Lowerer {
     }
 
     /// A let binding `name: annotation = value`, the annotation a type such
-    /// as `T.int32` or a pointer type.
+    /// as `T.int32` or a pointer type; without one the variable takes the
+    /// value's type (`with T.LetStmt(v) as x:`).
     pub(crate) fn let_binding(
         &mut self,
         name: &str,
         target_span: ast::Span,
-        annotation: &ast::Expr,
+        annotation: Option<&ast::Expr>,
         value: &ast::Expr,
     ) -> Scoping {
         let value = self.eval_expr(value);
+        let Some(annotation) = annotation else {
+            let var = Var::new(name.to_string(), value.dtype(), self.span(target_span));
+            self.bind(name, Value::Expr(var.to_expr()));
+            return Scoping::Let(var, value);
+        };
         let var = match self.eval(annotation) {
             Value::DType(dtype) => Var::new(name.to_string(), dtype, self.span(target_span)),
             Value::Pointer(element, scope) if element.is_void() && scope == "global" => {

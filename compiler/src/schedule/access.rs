@@ -4,6 +4,7 @@
 //! and `ReplaceBufferMutator`).
 
 use super::error::{codes, ScheduleError, ScheduleResult};
+use super::scope::DepKind;
 use super::state::{SRefKind, ScheduleState};
 use crate::ir::buffer::is_known_scope;
 use crate::ir::mutate::{mutate_block_children, Mutator};
@@ -188,12 +189,28 @@ pub(crate) fn stage_pipeline_scope(state: &ScheduleState, block: NodeId) -> Sche
             .child_blocks(scope)
             .into_iter()
             .find(|child| state.block_flags(*child).is_some_and(|f| !f.region_cover));
-        let why = match uncovered.and_then(|child| state.sref(child)) {
-            Some(child) => format!(
+        let write_after_read = state.block_info(scope).and_then(|info| {
+            let dep = info
+                .scope
+                .dependencies
+                .iter()
+                .find(|d| d.kind == DepKind::WriteAfterRead)?;
+            Some((state.sref(dep.src)?, state.sref(dep.dst)?))
+        });
+        let why = match (
+            uncovered.and_then(|child| state.sref(child)),
+            &write_after_read,
+        ) {
+            (Some(child), _) => format!(
                 "{} reads part of a buffer that the blocks before it do not produce",
                 child.describe()
             ),
-            None => "a block overwrites what an earlier one read".to_string(),
+            (None, Some((reader, writer))) => format!(
+                "{} overwrites a buffer that {} read before it",
+                writer.describe(),
+                reader.describe()
+            ),
+            (None, None) => "a block overwrites what an earlier one read".to_string(),
         };
         let mut error = ScheduleError::new(
             codes::NOT_STAGE_PIPELINE,
@@ -209,6 +226,10 @@ pub(crate) fn stage_pipeline_scope(state: &ScheduleState, block: NodeId) -> Sche
                 child.location(),
                 "this block reads what is not produced before it",
             );
+        } else if let Some((reader, writer)) = write_after_read {
+            error = error
+                .blame(writer.location(), "this block then overwrites it")
+                .blame(reader.location(), "this block reads the buffer first");
         }
         return Err(error);
     }

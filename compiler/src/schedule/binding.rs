@@ -200,13 +200,24 @@ pub(crate) fn and_conjunct(predicate: Expr, conjunct: Expr) -> Expr {
 
 /// The conjuncts of a predicate (`a and b and c`), in order; none for `True`.
 pub(crate) fn conjuncts(predicate: &Expr) -> Vec<Expr> {
-    match predicate.kind() {
-        ExprKind::Binary(BinaryOp::And, a, b) => {
-            let mut all = conjuncts(a);
-            all.extend(conjuncts(b));
+    let mut all = operands_of(predicate, BinaryOp::And);
+    all.retain(|conjunct| conjunct.as_int() != Some(1));
+    all
+}
+
+/// The disjuncts of a condition (`a or b or c`), in order.
+pub(crate) fn disjuncts(condition: &Expr) -> Vec<Expr> {
+    operands_of(condition, BinaryOp::Or)
+}
+
+/// The operands of a chain of one logical operator, in order.
+fn operands_of(expr: &Expr, op: BinaryOp) -> Vec<Expr> {
+    match expr.kind() {
+        ExprKind::Binary(found, a, b) if *found == op => {
+            let mut all = operands_of(a, op);
+            all.extend(operands_of(b, op));
             all
         }
-        _ if predicate.as_int() == Some(1) => Vec::new(),
-        _ => vec![predicate.clone()],
+        _ => vec![expr.clone()],
     }
 }

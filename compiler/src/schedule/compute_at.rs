@@ -6,7 +6,7 @@
 //! block's domain, the block gets a `T.where`.
 
 use super::access::{check_not_output, scope_root_of, stage_pipeline_scope};
-use super::binding::{and_conjunct, conjuncts};
+use super::binding::{and_conjunct, conjuncts, disjuncts};
 use super::compute_inline::{leaf_removal, replace_node};
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{optional, required, Param, Primitive};
@@ -728,17 +728,6 @@ fn solve_var_domain(
     }
 }
 
-/// The disjuncts of `a or b or c`, in order.
-fn collect_disjuncts(condition: &Expr, out: &mut Vec<Expr>) {
-    match condition.kind() {
-        ExprKind::Binary(BinaryOp::Or, a, b) => {
-            collect_disjuncts(a, out);
-            collect_disjuncts(b, out);
-        }
-        _ => out.push(condition.clone()),
-    }
-}
-
 /// TVM's `MakeNewLoop`: loops `ax0, ...` over the domains (unit ones left
 /// out unless `preserve_unit_loops`), the block bound to them, and a
 /// `T.where` for the bounds the domains overshoot.
@@ -782,9 +771,7 @@ fn make_new_loops(
     // Simplifying `i < min(max(n - 1, 0), m - 1) + 1` splits it into parts
     // the loop bounds decide alone (`i < n or i < 1` under `i < n`): drop them.
     let proven = |condition: &Expr| {
-        let mut disjuncts = Vec::new();
-        collect_disjuncts(condition, &mut disjuncts);
-        disjuncts
+        disjuncts(condition)
             .iter()
             .any(|d| analyzer.can_prove_with_symbolic_bound(d))
     };

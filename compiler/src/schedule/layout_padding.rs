@@ -505,19 +505,17 @@ impl Mutator for StoreReplacer<'_> {
                 self.all_replaced = false;
                 return mutate_stmt_children(self, stmt);
             }
-            {
-                let value = self.mutate_expr(&store.value);
-                let guarded = Expr::call(
-                    Op::named("if_then_else"),
-                    vec![self.predicate.clone(), self.pad.clone(), value],
-                    store.value.dtype(),
-                );
-                return stmt.with_kind(StmtKind::BufferStore(BufferStore {
-                    buffer: self.to.clone(),
-                    value: guarded,
-                    indices: self.new_indices.clone(),
-                }));
-            }
+            let value = self.mutate_expr(&store.value);
+            let guarded = Expr::call(
+                Op::named("if_then_else"),
+                vec![self.predicate.clone(), self.pad.clone(), value],
+                store.value.dtype(),
+            );
+            return stmt.with_kind(StmtKind::BufferStore(BufferStore {
+                buffer: self.to.clone(),
+                value: guarded,
+                indices: self.new_indices.clone(),
+            }));
         }
         let rewritten = mutate_stmt_children(self, stmt);
         match (rewritten.kind(), &self.block_update) {

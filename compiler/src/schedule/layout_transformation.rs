@@ -445,9 +445,7 @@ pub fn transform_layout(
         from: buffer.clone(),
         to: new_buffer.clone(),
         map: &map,
-        iters: Vec::new(),
-        predicates: Vec::new(),
-        analyzer: Analyzer::new(),
+        context: IndexContext::default(),
     };
     let new_stmt = rewriter.mutate_stmt(&scope_stmt);
     if let Some(stale) = stale_match_buffer(&new_stmt, &new_buffer) {
@@ -659,23 +657,36 @@ struct LayoutRewriter<'m> {
     from: Buffer,
     to: Buffer,
     map: &'m IndexMap,
-    iters: Vec<(Var, Range)>,
-    /// The branch conditions over those iterators that hold here (TVM's
-    /// `iter_predicates_`).
-    predicates: Vec<Expr>,
-    analyzer: Analyzer,
+    context: IndexContext,
 }
 
 impl LayoutRewriter<'_> {
     fn new_indices(&self, indices: &[Expr]) -> Vec<Expr> {
         let mapped = self.map.map_indices(indices, &Analyzer::new());
+        self.context.simplify_indices(mapped)
+    }
+}
+
+/// What TVM's `IRMutatorWithAnalyzer` knows where an access is: the loops and
+/// block iterators around it with their ranges, and the branch conditions
+/// over them that hold there (`iter_predicates_`), with which indices are
+/// simplified as an iterator map (`IterMapSimplifyWithContext`).
+#[derive(Default)]
+struct IndexContext {
+    iters: Vec<(Var, Range)>,
+    predicates: Vec<Expr>,
+    analyzer: Analyzer,
+}
+
+impl IndexContext {
+    fn simplify_indices(&self, indices: Vec<Expr>) -> Vec<Expr> {
         let predicate = self
             .predicates
             .iter()
             .cloned()
             .reduce(and_conjunct)
             .unwrap_or_else(|| Expr::bool(true));
-        simplify_indices_in_context(mapped, &self.iters, &predicate, &self.analyzer)
+        simplify_indices_in_context(indices, &self.iters, &predicate, &self.analyzer)
     }
 
     fn enter(&mut self, var: &Var, range: &Range) {
@@ -684,60 +695,105 @@ impl LayoutRewriter<'_> {
     }
 }
 
-impl LayoutRewriter<'_> {
-    /// `expr` rewritten with `condition` assumed, as TVM's
-    /// `IRMutatorWithAnalyzer` visits the branches of `T.if_then_else`: an
-    /// access guarded by `8 <= i` with `i < 9` maps to index `0`, not `i - 8`.
-    fn mutate_assuming(&mut self, condition: &Expr, expr: &Expr) -> Expr {
-        self.assuming(condition, true, |rewriter| rewriter.mutate_expr(expr))
-    }
+/// A mutator that keeps an `IndexContext` through the branches it visits.
+trait KeepsIndexContext: Mutator + Sized {
+    fn context(&mut self) -> &mut IndexContext;
 
     /// Runs `f` with `condition` known to the analyzer and, where `record`
     /// and it uses the iterators around, recorded as a predicate for
     /// simplifying indices.
     fn assuming<R>(&mut self, condition: &Expr, record: bool, f: impl FnOnce(&mut Self) -> R) -> R {
-        let iters = &self.iters;
+        let context = self.context();
+        let iters = &context.iters;
         let records =
             record && expr_uses_var(condition, &mut |v| iters.iter().any(|(var, _)| var == v));
         if records {
-            self.predicates.push(condition.clone());
+            context.predicates.push(condition.clone());
         }
-        let mut outer = std::mem::take(&mut self.analyzer);
+        let mut outer = std::mem::take(&mut context.analyzer);
         let result = outer.with_constraint(condition, |constrained| {
-            std::mem::swap(constrained, &mut self.analyzer);
+            std::mem::swap(constrained, &mut self.context().analyzer);
             let result = f(self);
-            std::mem::swap(constrained, &mut self.analyzer);
+            std::mem::swap(constrained, &mut self.context().analyzer);
             result
         });
-        self.analyzer = outer;
+        let context = self.context();
+        context.analyzer = outer;
         if records {
-            self.predicates.pop();
+            context.predicates.pop();
         }
         result
+    }
+
+    /// A `T.if_then_else` with each branch rewritten under its condition, as
+    /// TVM's `IRMutatorWithAnalyzer` visits them: an access guarded by
+    /// `8 <= i` with `i < 9` maps to index `0`, not `i - 8`. `None` for any
+    /// other expression.
+    fn mutate_if_then_else(&mut self, expr: &Expr) -> Option<Expr> {
+        let ExprKind::Call { op, args } = expr.kind() else {
+            return None;
+        };
+        let [condition, then_value, else_value] = args.as_slice() else {
+            return None;
+        };
+        if op.name() != "if_then_else" {
+            return None;
+        }
+        let condition = self.mutate_expr(condition);
+        let then_value = self.assuming(&condition, true, |m| m.mutate_expr(then_value));
+        let else_value = match crate::ir::operators::logical_not(condition.clone()) {
+            Ok(negated) => self.assuming(&negated, true, |m| m.mutate_expr(else_value)),
+            Err(_) => self.mutate_expr(else_value),
+        };
+        Some(Expr::new(
+            ExprKind::Call {
+                op: *op,
+                args: vec![condition, then_value, else_value],
+            },
+            expr.dtype(),
+            expr.span(),
+        ))
+    }
+
+    /// An `if` statement with each branch rewritten under its condition;
+    /// TVM records no predicate for the else branch here. `None` for any
+    /// other statement.
+    fn mutate_if_statement(&mut self, stmt: &Stmt) -> Option<Stmt> {
+        let StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case,
+        } = stmt.kind()
+        else {
+            return None;
+        };
+        let condition = self.mutate_expr(condition);
+        let then_case = self.assuming(&condition, true, |m| m.mutate_stmt(then_case));
+        let else_case =
+            else_case.as_ref().map(|else_case| {
+                match crate::ir::operators::logical_not(condition.clone()) {
+                    Ok(negated) => self.assuming(&negated, false, |m| m.mutate_stmt(else_case)),
+                    Err(_) => self.mutate_stmt(else_case),
+                }
+            });
+        Some(stmt.with_kind(StmtKind::IfThenElse {
+            condition,
+            then_case,
+            else_case,
+        }))
+    }
+}
+
+impl KeepsIndexContext for LayoutRewriter<'_> {
+    fn context(&mut self) -> &mut IndexContext {
+        &mut self.context
     }
 }
 
 impl Mutator for LayoutRewriter<'_> {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
-        if let ExprKind::Call { op, args } = expr.kind() {
-            if let [condition, then_value, else_value] = args.as_slice() {
-                if op.name() == "if_then_else" {
-                    let condition = self.mutate_expr(condition);
-                    let then_value = self.mutate_assuming(&condition, then_value);
-                    let else_value = match crate::ir::operators::logical_not(condition.clone()) {
-                        Ok(negated) => self.mutate_assuming(&negated, else_value),
-                        Err(_) => self.mutate_expr(else_value),
-                    };
-                    return Expr::new(
-                        ExprKind::Call {
-                            op: *op,
-                            args: vec![condition, then_value, else_value],
-                        },
-                        expr.dtype(),
-                        expr.span(),
-                    );
-                }
-            }
+        if let Some(rewritten) = self.mutate_if_then_else(expr) {
+            return rewritten;
         }
         let rewritten = mutate_expr_children(self, expr);
         match rewritten.kind() {
@@ -749,36 +805,15 @@ impl Mutator for LayoutRewriter<'_> {
     }
 
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
-        if let StmtKind::IfThenElse {
-            condition,
-            then_case,
-            else_case,
-        } = stmt.kind()
-        {
-            // As `T.if_then_else`; TVM records no predicate for the else branch here.
-            let condition = self.mutate_expr(condition);
-            let then_case =
-                self.assuming(&condition, true, |rewriter| rewriter.mutate_stmt(then_case));
-            let else_case = else_case.as_ref().map(|else_case| {
-                match crate::ir::operators::logical_not(condition.clone()) {
-                    Ok(negated) => {
-                        self.assuming(&negated, false, |rewriter| rewriter.mutate_stmt(else_case))
-                    }
-                    Err(_) => self.mutate_stmt(else_case),
-                }
-            });
-            return stmt.with_kind(StmtKind::IfThenElse {
-                condition,
-                then_case,
-                else_case,
-            });
+        if let Some(rewritten) = self.mutate_if_statement(stmt) {
+            return rewritten;
         }
-        let depth = self.iters.len();
+        let depth = self.context.iters.len();
         if let StmtKind::For(for_loop) = stmt.kind() {
-            self.enter(&for_loop.loop_var, &for_loop.range());
+            self.context.enter(&for_loop.loop_var, &for_loop.range());
         }
         let rewritten = mutate_stmt_children(self, stmt);
-        self.iters.truncate(depth);
+        self.context.iters.truncate(depth);
         match rewritten.kind() {
             StmtKind::BufferStore(store) if store.buffer == self.from => {
                 rewritten.with_kind(StmtKind::BufferStore(crate::ir::BufferStore {
@@ -792,12 +827,12 @@ impl Mutator for LayoutRewriter<'_> {
     }
 
     fn mutate_block(&mut self, block: &Block) -> Block {
-        let depth = self.iters.len();
+        let depth = self.context.iters.len();
         for iter_var in &block.iter_vars {
-            self.enter(&iter_var.var, &iter_var.dom);
+            self.context.enter(&iter_var.var, &iter_var.dom);
         }
         let mut new_block = mutate_block_children(self, block);
-        self.iters.truncate(depth);
+        self.context.iters.truncate(depth);
         let touches = |regions: &[BufferRegion]| regions.iter().any(|r| r.buffer == self.from);
         let has_inner_block = {
             let mut found = false;
@@ -1091,21 +1126,17 @@ pub fn transform_block_layout(
             kind,
         });
     }
-    // The inverse is simplified over the new iterators' ranges (TVM's
-    // `IndexMap::Inverse`: `v0 // 16` is 0 when v0 < 16), an iterator alone
-    // kept as it is; the body and regions over the ranges of the iterators
-    // wider than one (TVM's `BlockBufferAccessSimplifier`, whose simplifier
-    // leaves a unit iterator a variable).
-    let mut ranged = Analyzer::new();
-    for iv in &new_iters {
-        ranged.bind(&iv.var, &iv.dom);
-    }
+    // The inverse is simplified knowing nothing of the new iterators (TVM's
+    // `IndexMap::Inverse` binds no range to them): a condition keeps
+    // `v0 % 16`, while indices and regions are simplified over the ranges of
+    // the iterators wider than one (TVM's `BlockBufferAccessSimplifier`,
+    // whose simplifier leaves a unit iterator a variable).
     let mut subst: VarMap<Expr> = VarMap::default();
     for (iv, param) in iter_vars.iter().zip(&map.initial) {
         if let Some((_, value)) = inverse.iter().find(|(var, _)| var == param) {
             let value = match value.as_var() {
                 Some(_) => value.clone(),
-                None => ranged.simplify(value),
+                None => analyzer.simplify(value),
             };
             subst.insert(iv.var.clone(), value);
         }
@@ -1116,11 +1147,14 @@ pub fn transform_block_layout(
     }
     let mut rewriter = AccessSimplifier {
         subst,
-        analyzer: simplifier,
-        iters: new_iters
-            .iter()
-            .map(|iv| (iv.var.clone(), iv.dom.clone()))
-            .collect(),
+        context: IndexContext {
+            iters: new_iters
+                .iter()
+                .map(|iv| (iv.var.clone(), iv.dom.clone()))
+                .collect(),
+            predicates: Vec::new(),
+            analyzer: simplifier,
+        },
     };
     let mut new_block = rewriter.mutate_block(&realize.block);
     new_block.iter_vars = new_iters;
@@ -1146,30 +1180,38 @@ pub fn transform_block_layout(
 /// (TVM's `BlockBufferAccessSimplifier`).
 struct AccessSimplifier {
     subst: VarMap<Expr>,
-    analyzer: Analyzer,
     /// Every new iterator with its range, unit ones included (TVM's
     /// `iter_vars_`): `v1 * 10 + v0` with `v1` in `[0, 1)` is `v0`.
-    iters: Vec<(Var, Range)>,
+    context: IndexContext,
 }
 
-impl AccessSimplifier {
-    fn indices(&self, indices: Vec<Expr>) -> Vec<Expr> {
-        simplify_indices_in_context(indices, &self.iters, &Expr::bool(true), &self.analyzer)
+impl KeepsIndexContext for AccessSimplifier {
+    fn context(&mut self) -> &mut IndexContext {
+        &mut self.context
     }
 }
 
 /// Every load's indices in an expression, simplified in the new iterators'
-/// context.
-struct LoadsInContext<'a>(&'a AccessSimplifier);
+/// context and the branch conditions around the load.
+struct LoadsInContext<'a>(&'a mut IndexContext);
+
+impl KeepsIndexContext for LoadsInContext<'_> {
+    fn context(&mut self) -> &mut IndexContext {
+        self.0
+    }
+}
 
 impl Mutator for LoadsInContext<'_> {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        if let Some(rewritten) = self.mutate_if_then_else(expr) {
+            return rewritten;
+        }
         let rebuilt = mutate_expr_children(self, expr);
         match rebuilt.kind() {
             ExprKind::Load(load) => Expr::new(
                 ExprKind::Load(crate::ir::BufferLoad {
                     buffer: load.buffer.clone(),
-                    indices: self.0.indices(load.indices.clone()),
+                    indices: self.0.simplify_indices(load.indices.clone()),
                 }),
                 rebuilt.dtype(),
                 rebuilt.span(),
@@ -1183,17 +1225,19 @@ impl Mutator for AccessSimplifier {
     fn mutate_expr(&mut self, expr: &Expr) -> Expr {
         // As for stores, TVM simplifies load indices as an iterator map only.
         let substituted = substitute(expr, &self.subst);
-        let rebuilt = LoadsInContext(self).mutate_expr(&substituted);
-        rebuilt
+        LoadsInContext(&mut self.context).mutate_expr(&substituted)
     }
 
     fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        if let Some(rewritten) = self.mutate_if_statement(stmt) {
+            return rewritten;
+        }
         let rebuilt = mutate_stmt_children(self, stmt);
         match rebuilt.kind() {
             StmtKind::BufferStore(store) => {
                 // TVM simplifies indices as an iterator map only: where the
                 // map keeps `(v0 * 4 + v1) // 8`, so does tirc.
-                let indices = self.indices(store.indices.clone());
+                let indices = self.context.simplify_indices(store.indices.clone());
                 rebuilt.with_kind(StmtKind::BufferStore(crate::ir::BufferStore {
                     indices,
                     ..store.clone()
@@ -1211,9 +1255,9 @@ impl Mutator for AccessSimplifier {
                 .iter()
                 .map(|range| range.min.clone())
                 .collect();
-            let mins = self.indices(mins);
+            let mins = self.context.simplify_indices(mins);
             for (range, min) in region.region.iter_mut().zip(mins) {
-                *range = Range::new(min, self.analyzer.simplify(&range.extent));
+                *range = Range::new(min, self.context.analyzer.simplify(&range.extent));
             }
         }
         block

@@ -119,25 +119,22 @@ pub fn relax_region(
     };
     let binding = bindings(realize);
     let domains = loop_domains(state, sref.parent, high, region.buffer.scope());
-    // Under a `T.where` (a split's tail), the bound of the iterator map the
-    // predicate limits first, as TVM's `EstimateRegionUpperBound`:
-    // `min(n, ...)` rows where interval evaluation gives `(n + 31) // 32 * 32`.
-    if !realize.predicate.is_int(1) {
-        let analyzer = Analyzer::new();
-        let substituted = substitute_region(region, &binding);
-        if let Some(sets) =
-            region_strict_bound(&analyzer, &substituted, &domains, &realize.predicate)
-        {
-            let shape = region.buffer.shape();
-            return BufferRegion {
-                buffer: region.buffer.clone(),
-                region: sets
-                    .iter()
-                    .zip(shape)
-                    .map(|(set, extent)| set.cover_range(&Range::from_extent(extent.clone())))
-                    .collect(),
-            };
-        }
+    // The bound of the iterator map first, as TVM's `EstimateRegionUpperBound`:
+    // under a `T.where` (a split's tail) `min(n, ...)` rows where interval
+    // evaluation gives `(n + 31) // 32 * 32`, and `[0, n)` rows for
+    // `f // m` over a fused `f < n * m` that interval evaluation cannot bound.
+    let analyzer = Analyzer::new();
+    let substituted = substitute_region(region, &binding);
+    if let Some(sets) = region_strict_bound(&analyzer, &substituted, &domains, &realize.predicate) {
+        let shape = region.buffer.shape();
+        return BufferRegion {
+            buffer: region.buffer.clone(),
+            region: sets
+                .iter()
+                .zip(shape)
+                .map(|(set, extent)| set.cover_range(&Range::from_extent(extent.clone())))
+                .collect(),
+        };
     }
     relax_ranges(region, &binding, &domains)
 }
