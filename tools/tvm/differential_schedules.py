@@ -1002,6 +1002,13 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
             # block's scope: TVM ignores it silently, tirc says so.
             if "error[E0336]" in output and "is not in the scope of the block whose buffer is cached" in output:
                 return "tirc_refuses_consumer_outside_scope"
+            # A cache_write of a block that reads back what it writes with
+            # no `T.init()` (after decompose_reduction): TVM's cache starts
+            # without the buffer's values (NOTES §15.5). Running cannot always
+            # show it, as both interpreters start a new buffer at zero and the
+            # init usually writes zero (seed 61 trial 867).
+            if "error[E0330]" in output and "without initializing it" in output:
+                return "tirc_refuses_uninitialized_cache"
             # pad_einsum of a reduction whose padded terms are not zero, with
             # other blocks in the padded loop nest (TVM miscomputes both), or
             # of an iterator bound to a split or fused loop (TVM pads its

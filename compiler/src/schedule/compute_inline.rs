@@ -20,8 +20,8 @@ use crate::ir::mutate::{mutate_block_children, mutate_expr_children, substitute,
 use crate::ir::structural::expr_equal;
 use crate::ir::visit::walk_exprs_in_stmt;
 use crate::ir::{
-    BinaryOp, Block, BlockRealize, Buffer, BufferRegion, BufferStore, Expr, ExprKind, NodeId,
-    Range, Stmt, StmtKind, Var,
+    operators, BinaryOp, Block, BlockRealize, Buffer, BufferRegion, BufferStore, DataType, Expr,
+    ExprKind, NodeId, Range, Stmt, StmtKind, Var,
 };
 
 /// `sch.compute_inline(block)`: every load of the block's output is replaced
@@ -360,30 +360,7 @@ fn inline_pattern(block: &Block, buffer: &Buffer) -> Option<(Vec<Var>, Expr)> {
             return Some((vars, store.value.clone()));
         }
     }
-    shifted_pattern(block, store).or_else(|| affine_pattern(block, store))
-}
-
-/// `B[vi, vj + 1] = value`: each index a distinct iterator plus or minus a
-/// constant.
-fn shifted_pattern(block: &Block, store: &BufferStore) -> Option<(Vec<Var>, Expr)> {
-    let mut inverse = VarMap::default();
-    let mut placeholders = Vec::with_capacity(store.indices.len());
-    for (i, index) in store.indices.iter().enumerate() {
-        let placeholder = Var::new(format!("ph_{i}"), index.dtype(), index.span());
-        let (var, shift) = shifted_var(index)?;
-        if !block.iter_vars.iter().any(|iv| iv.var == var) || inverse.contains_key(&var) {
-            return None;
-        }
-        let value = match shift {
-            Some((BinaryOp::Add, c)) => build::sub(placeholder.to_expr(), c),
-            Some((_, c)) => build::add(placeholder.to_expr(), c),
-            None => placeholder.to_expr(),
-        };
-        inverse.insert(var, value);
-        placeholders.push(placeholder);
-    }
-    map_unit_iterators_to_min(block, &mut inverse)?;
-    Some((placeholders, substitute(&store.value, &inverse)))
+    affine_pattern(block, store)
 }
 
 /// Completes the inverse of a store's indices as TVM does: every unit
@@ -427,22 +404,26 @@ fn affine_pattern(block: &Block, store: &BufferStore) -> Option<(Vec<Var>, Expr)
         .iter()
         .map(|(var, range)| (var.clone(), IntSet::from_range(range)))
         .collect();
-    let mut index_points = Some(1i64);
+    // As many index points as iterator points; symbolic sizes compared as
+    // expressions (`B[vi + 1]` over `vi < n` spans `n` points).
+    let mut index_points = Expr::one(DataType::int64());
     for index in &store.indices {
         let set = eval_set(index, &domains);
-        let extent = match (
-            set.min().and_then(Expr::as_int),
-            set.max().and_then(Expr::as_int),
-        ) {
-            (Some(min), Some(max)) => Some(max - min + 1),
-            _ => None,
+        let (Some(min), Some(max)) = (set.min(), set.max()) else {
+            return None;
         };
-        index_points = index_points.zip(extent).map(|(a, b)| a * b);
+        let extent = build::add(build::sub(max.clone(), min.clone()), Expr::one(max.dtype()));
+        index_points = build::mul(index_points, operators::cast(DataType::int64(), extent));
     }
-    let iter_points = inputs.iter().try_fold(1i64, |acc, (_, range)| {
-        range.extent.as_int().map(|e| acc * e)
-    });
-    if index_points.is_none() || index_points != iter_points {
+    let iter_points = inputs
+        .iter()
+        .fold(Expr::one(DataType::int64()), |acc, (_, range)| {
+            build::mul(
+                acc,
+                operators::cast(DataType::int64(), range.extent.clone()),
+            )
+        });
+    if !analyzer.can_prove_equal(&index_points, &iter_points) {
         return None;
     }
     let placeholders: Vec<Var> = store
@@ -456,25 +437,6 @@ fn affine_pattern(block: &Block, store: &BufferStore) -> Option<(Vec<Var>, Expr)
     let mut map: VarMap<Expr> = inverse.into_iter().collect();
     map_unit_iterators_to_min(block, &mut map)?;
     Some((placeholders, substitute(&store.value, &map)))
-}
-
-/// `v`, `v + c`, `c + v` or `v - c`: the variable and the shift.
-fn shifted_var(index: &Expr) -> Option<(Var, Option<(BinaryOp, Expr)>)> {
-    if let Some(v) = index.as_var() {
-        return Some((v.clone(), None));
-    }
-    let ExprKind::Binary(op, a, b) = index.kind() else {
-        return None;
-    };
-    match (op, a.as_var(), b.as_var()) {
-        (BinaryOp::Add | BinaryOp::Sub, Some(v), None) if b.is_const() => {
-            Some((v.clone(), Some((*op, b.clone()))))
-        }
-        (BinaryOp::Add, None, Some(v)) if a.is_const() => {
-            Some((v.clone(), Some((BinaryOp::Add, a.clone()))))
-        }
-        _ => None,
-    }
 }
 
 /// How a consumer is folded into its producer.

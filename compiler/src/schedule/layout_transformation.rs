@@ -22,7 +22,7 @@ use crate::arith::iter_map::{
     detect_iter_map, inverse_affine_iter_map, iter_map_simplify, IterMapLevel, IterMapResult,
 };
 use crate::arith::polynomial::PolynomialExpander;
-use crate::arith::Analyzer;
+use crate::arith::{build, Analyzer};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, substitute, Mutator,
@@ -533,12 +533,45 @@ fn mapped_extents(
             )
             .at_argument(2));
         }
-        let extent = operators::add(max.clone(), Expr::one(max.dtype()))
-            .map(|e| analyzer.simplify(&e))
-            .map_err(|_| unbounded(position, output))?;
+        let extent = match padded_quotient_extent(output, inputs, &analyzer) {
+            Some(extent) => extent,
+            None => operators::add(max.clone(), Expr::one(max.dtype()))
+                .map(|e| analyzer.simplify(&e))
+                .map_err(|_| unbounded(position, output))?,
+        };
         shape.push(extent);
     }
     Ok(shape)
+}
+
+/// The extent of `v // c` for an input `v` over a symbolic `[0, n)` that
+/// `c` may not divide, as TVM's padded iterator map gives it: `n` padded
+/// up by `(-n) % c`, then divided (`(n - n % -3) // 3`, the same value as
+/// interval evaluation's `(n - 1) // 3 + 1`). `None` for any other index.
+fn padded_quotient_extent(
+    output: &Expr,
+    inputs: &[(Var, Range)],
+    analyzer: &Analyzer,
+) -> Option<Expr> {
+    let ExprKind::Binary(BinaryOp::FloorDiv, dividend, divisor) = output.kind() else {
+        return None;
+    };
+    let var = dividend.as_var()?;
+    let c = divisor.as_int().filter(|c| *c > 0)?;
+    let (_, range) = inputs.iter().find(|(input, _)| input == var)?;
+    if !range.min.is_int(0) || range.extent.as_int().is_some() {
+        return None;
+    }
+    let n = range.extent.clone();
+    let divisor = Expr::int(c, n.dtype());
+    let divides = build::floormod(n.clone(), divisor.clone());
+    if analyzer.can_prove_equal(&divides, &Expr::zero(n.dtype())) {
+        return None;
+    }
+    let negated = build::sub(Expr::zero(n.dtype()), n.clone());
+    let right_pad = analyzer.simplify(&build::floormod(negated, divisor.clone()));
+    let padded = analyzer.simplify(&build::add(n, right_pad));
+    Some(analyzer.simplify(&build::floordiv(padded, divisor)))
 }
 
 /// True when the extents `old` and `new` hold as many points: a bijective
