@@ -1009,6 +1009,14 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
             # init usually writes zero (seed 61 trial 867).
             if "error[E0330]" in output and "without initializing it" in output:
                 return "tirc_refuses_uninitialized_cache"
+            # reindex with another block of the buffer under the same loops:
+            # TVM's copy goes before (after) the whole nest, so that block
+            # reads a buffer not yet written, or its writes are overwritten
+            # (NOTES §15.2). Running cannot always show it, where the stale
+            # values happen to give the same result (seed 51 trial 565, seed
+            # 62 trial 54: an argmax whose first step ignores the index).
+            if "error[E0342]" in output and "under the same loops" in output:
+                return "tirc_refuses_reindex_shared"
             # pad_einsum of a reduction whose padded terms are not zero, with
             # other blocks in the padded loop nest (TVM miscomputes both), or
             # of an iterator bound to a split or fused loop (TVM pads its
