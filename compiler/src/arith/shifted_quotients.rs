@@ -16,28 +16,19 @@
 
 use super::build;
 use super::rewrite_rules::flatten_sum;
-use crate::ir::mutate::{mutate_expr_children, Mutator};
+use crate::ir::mutate::rewrite_post_order;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::{BinaryOp, Expr, ExprKind};
 
 /// `expr` with every difference of shifted quotients folded; the caller
 /// simplifies the result again.
 pub(crate) fn fold_shifted_quotients(expr: &Expr) -> Expr {
-    ShiftedQuotients.mutate_expr(expr)
-}
-
-struct ShiftedQuotients;
-
-impl Mutator for ShiftedQuotients {
-    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
-        let expr = mutate_expr_children(self, expr);
-        match expr.kind() {
-            ExprKind::Binary(BinaryOp::Sub, a, b) if build::is_index_type(expr.dtype()) => {
-                fold_difference(a, b).unwrap_or(expr)
-            }
-            _ => expr,
+    rewrite_post_order(expr, |expr| match expr.kind() {
+        ExprKind::Binary(BinaryOp::Sub, a, b) if build::is_index_type(expr.dtype()) => {
+            fold_difference(a, b).unwrap_or(expr)
         }
-    }
+        _ => expr,
+    })
 }
 
 /// `a - b` folded, through a constant added to `a` (`(x + c) - y` is
@@ -63,51 +54,47 @@ fn fold_difference(a: &Expr, b: &Expr) -> Option<Expr> {
 /// `expr` with `x // d + (x % d + c) // d` merged into `(x + c) // d` in
 /// every sum that adds both, for proofs; the caller simplifies the result.
 pub(crate) fn merge_remainder_quotients(expr: &Expr) -> Expr {
-    RemainderQuotients.mutate_expr(expr)
+    rewrite_post_order(expr, merge_in_sum)
 }
 
-struct RemainderQuotients;
-
-impl Mutator for RemainderQuotients {
-    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
-        let expr = mutate_expr_children(self, expr);
-        let is_sum = matches!(
-            expr.kind(),
-            ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, _, _)
-        );
-        if !is_sum || !build::is_index_type(expr.dtype()) {
-            return expr;
-        }
-        let mut terms = Vec::new();
-        flatten_sum(&expr, &mut terms);
-        let mut merged = false;
-        for i in 0..terms.len() {
-            let Some((x, d, c)) = remainder_quotient(&terms[i]) else {
-                continue;
-            };
-            let partner = terms.iter().position(|(op, term)| {
-                *op == BinaryOp::Add
-                    && matches!(term.kind(), ExprKind::Binary(BinaryOp::FloorDiv, y, e)
-                        if e.as_int() == Some(d) && expr_deep_equal(x, y))
-            });
-            if let Some(j) = partner {
-                let dtype = expr.dtype();
-                let shifted = build::add(x.clone(), build::int(c, dtype));
-                terms[j].1 = build::floordiv(shifted, build::int(d, dtype));
-                terms[i].1 = build::int(0, dtype);
-                merged = true;
-                break;
-            }
-        }
-        if !merged {
-            return expr;
-        }
-        let mut terms = terms.into_iter();
-        let first = terms.next().map(|(_, term)| term);
-        terms.fold(first.unwrap_or(expr), |sum, (op, term)| {
-            build::binary(op, sum, term)
-        })
+/// One sum with its first `x // d + (x % d + c) // d` pair merged.
+fn merge_in_sum(expr: Expr) -> Expr {
+    let is_sum = matches!(
+        expr.kind(),
+        ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, _, _)
+    );
+    if !is_sum || !build::is_index_type(expr.dtype()) {
+        return expr;
     }
+    let mut terms = Vec::new();
+    flatten_sum(&expr, &mut terms);
+    let mut merged = false;
+    for i in 0..terms.len() {
+        let Some((x, d, c)) = remainder_quotient(&terms[i]) else {
+            continue;
+        };
+        let partner = terms.iter().position(|(op, term)| {
+            *op == BinaryOp::Add
+                && matches!(term.kind(), ExprKind::Binary(BinaryOp::FloorDiv, y, e)
+                    if e.as_int() == Some(d) && expr_deep_equal(x, y))
+        });
+        if let Some(j) = partner {
+            let dtype = expr.dtype();
+            let shifted = build::add(x.clone(), build::int(c, dtype));
+            terms[j].1 = build::floordiv(shifted, build::int(d, dtype));
+            terms[i].1 = build::int(0, dtype);
+            merged = true;
+            break;
+        }
+    }
+    if !merged {
+        return expr;
+    }
+    let mut terms = terms.into_iter();
+    let first = terms.next().map(|(_, term)| term);
+    terms.fold(first.unwrap_or(expr), |sum, (op, term)| {
+        build::binary(op, sum, term)
+    })
 }
 
 /// `(x, d, c)` for an added `(x % d + c) // d` with positive `d`.

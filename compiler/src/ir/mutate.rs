@@ -390,3 +390,20 @@ pub fn substitute_stmt(stmt: &Stmt, map: &VarMap<Expr>) -> Stmt {
     }
     Substitute { map }.mutate_stmt(stmt)
 }
+
+/// `expr` rewritten bottom-up: `rewrite` sees each node after its children
+/// were rewritten (the shape of most single-rule rewrites).
+pub fn rewrite_post_order(expr: &Expr, rewrite: impl FnMut(Expr) -> Expr) -> Expr {
+    PostOrder { rewrite }.mutate_expr(expr)
+}
+
+struct PostOrder<F> {
+    rewrite: F,
+}
+
+impl<F: FnMut(Expr) -> Expr> Mutator for PostOrder<F> {
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        let rebuilt = mutate_expr_children(self, expr);
+        (self.rewrite)(rebuilt)
+    }
+}
