@@ -1167,8 +1167,9 @@ def main() -> None:
                         again = subprocess.run([args.tirc, "diff", actual, expected], capture_output=True, text=True)
                         if again.returncode == 0:
                             verdict = "modules differ only in TVM's unsimplified indices:\n" + diff.stdout
-                    # The same init, moved into its own block by decompose_reduction.
-                    init_store = bool(re.search(r"> init > (SeqStmt > )?BufferStore: buffer", verdict)) or ("decompose_reduction" in script and "> Block > BufferStore: buffer" in verdict)
+                    # The same init, as a block of its own (blockize's outer init) or moved
+                    # there by decompose_reduction.
+                    init_store = bool(re.search(r"> init > (SeqStmt > )?(Block > )?(BufferStore|writes): buffer", verdict)) or ("decompose_reduction" in script and "> Block > BufferStore: buffer" in verdict)
                     # TVM's block also lists the buffer its init still stores to.
                     writes = re.search(r"> Block > writes: (\d+) items vs (\d+) items", verdict)
                     init_store = init_store or bool(writes and int(writes.group(2)) == int(writes.group(1)) + 1)

@@ -72,6 +72,53 @@ impl Analyzer {
             .insert(var.clone(), IntSet::from_range(range));
     }
 
+    /// TVM's `MarkGlobalNonNegValue`: `value` (a buffer's extent) is at least
+    /// zero. For `c * n + k` with `c > 0` this sets `n >= -k / c` as a constant
+    /// bound only, not a range, so symbolic-bound proofs keep `n` symbolic
+    /// (`f % n < n` relaxes to `n - (n - 1) >= 1`).
+    pub fn mark_global_non_negative(&mut self, value: &Expr) {
+        let mut terms = Vec::new();
+        rewrite_rules::flatten_sum(value, &mut terms);
+        let mut offset = 0i64;
+        let mut symbols = Vec::new();
+        for (op, term) in terms {
+            let sign = if op == BinaryOp::Sub { -1 } else { 1 };
+            match term.as_int() {
+                Some(v) => offset = offset.saturating_add(sign * v),
+                None => symbols.push((sign, term)),
+            }
+        }
+        let [(1, symbol)] = symbols.as_slice() else {
+            return;
+        };
+        let (var, scale) = match symbol.kind() {
+            ExprKind::Binary(BinaryOp::Mul, a, b) => match (a.as_var(), b.as_int()) {
+                (Some(var), Some(scale)) => (var, scale),
+                _ => match (b.as_var(), a.as_int()) {
+                    (Some(var), Some(scale)) => (var, scale),
+                    _ => return,
+                },
+            },
+            _ => match symbol.as_var() {
+                Some(var) => (var, 1),
+                None => return,
+            },
+        };
+        if scale <= 0 || !build::is_index_type(var.dtype()) {
+            return;
+        }
+        // TVM sets `n >= -k` whatever `c` is; `c * n + k >= 0` only gives
+        // `n >= ceil(-k / c)`, the same for `c == 1` and sound for the rest.
+        let Some(quotient) = floor_div_i64(offset, scale) else {
+            return;
+        };
+        let bound = ConstIntBound {
+            min: quotient.saturating_neg(),
+            max: ConstIntBound::POS_INF,
+        };
+        self.bounds.update(var, bound);
+    }
+
     /// Records that `var` equals `value`: the simplifier substitutes it.
     pub fn bind_value(&mut self, var: &Var, value: &Expr) {
         let simplified = self.simplify(value);

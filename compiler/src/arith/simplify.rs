@@ -1344,6 +1344,11 @@ impl<'a> Simplifier<'a> {
         a: &Expr,
         b: &Expr,
     ) -> Expr {
+        if op == BinaryOp::FloorDiv {
+            if let Some(quotient) = self.floordiv_of_divisor_multiples(&ca, &cb.to_expr()) {
+                return quotient;
+            }
+        }
         let (na, nb) = (ca.to_expr(), cb.to_expr());
         if cb.as_int().is_none() {
             if let Some((lhs, rhs, common)) = cancel_common_factors(&na, &nb) {
@@ -1354,6 +1359,35 @@ impl<'a> Simplifier<'a> {
             }
         }
         rebuild(expr, op, na, nb, a, b)
+    }
+
+    /// TVM's rules `floordiv(x * z + y, z)` to `x + floordiv(y, z)` and
+    /// `floordiv(z + y, z)` to `floordiv(y, z) + 1` for a symbolic `z >= 0`:
+    /// the terms of a sum that are multiples of the divisor leave the quotient
+    /// (`(n * 64 - 1) // n` is `-1 // n + 64` for a buffer extent `n`).
+    fn floordiv_of_divisor_multiples(&mut self, numerator: &Canon, divisor: &Expr) -> Option<Expr> {
+        let Canon::Sum(sum) = numerator else {
+            return None;
+        };
+        if divisor.as_int().is_some() || !self.can_prove_greater_equal(divisor, 0) {
+            return None;
+        }
+        let mut rest = SumForm::constant(sum.base, sum.dtype);
+        let mut quotient = build::int(0, sum.dtype);
+        for arg in &sum.args {
+            let term = arg.to_expr();
+            match cancel_common_factors(&term, divisor) {
+                Some((lhs, rhs, _)) if rhs.as_int() == Some(1) => {
+                    quotient = build::add(quotient, lhs);
+                }
+                _ => rest.args.push(arg.clone()),
+            }
+        }
+        if rest.args.len() == sum.args.len() {
+            return None;
+        }
+        let remainder = build::floordiv(rest.to_expr(), divisor.clone());
+        Some(self.visit(&build::add(remainder, quotient)))
     }
 
     fn canonical_cast(&mut self, dtype: DataType, value: &Expr) -> Canon {

@@ -801,3 +801,39 @@ fn an_offset_on_a_max_moves_across_a_comparison() {
         "T.bool(True)"
     );
 }
+
+/// TVM's `AddShapeVarBounds`: a buffer extent `n` is non-negative as a
+/// constant bound only, so `f % n < n` and `f // n < 64` under
+/// `f < n * 64` are symbolic-bound facts (seed 61 trial 363).
+#[test]
+fn shape_extents_marked_non_negative_bound_fused_quotients() {
+    let (n, f) = (var("n"), var("f"));
+    let mut analyzer = Analyzer::new();
+    analyzer.mark_global_non_negative(&v(&n));
+    analyzer.bind(&f, &Range::new(c(0), mul(v(&n), c(64))));
+    let quotient = super::build::floordiv(v(&f), v(&n));
+    let remainder = super::build::floormod(v(&f), v(&n));
+    assert_eq!(
+        analyzer
+            .simplify(&super::build::floordiv(sub(mul(v(&n), c(64)), c(1)), v(&n)))
+            .to_string(),
+        "-1 // n + 64"
+    );
+    assert!(analyzer.can_prove_with_symbolic_bound(&lt(remainder.clone(), v(&n))));
+    assert!(analyzer.can_prove_with_symbolic_bound(&lt(quotient.clone(), c(64))));
+    assert!(!analyzer.can_prove_with_symbolic_bound(&lt(quotient, c(63))));
+    assert!(!analyzer.can_prove(&lt(remainder, v(&n))));
+}
+
+/// `c * n + k` marks `n >= ceil(-k / c)` (a constant bound, no range); a
+/// sum of two symbols marks nothing, as TVM's `MarkGlobalNonNegValue`.
+#[test]
+fn marking_an_extent_non_negative_bounds_its_one_symbol() {
+    let (n, m) = (var("n"), var("m"));
+    let mut analyzer = Analyzer::new();
+    analyzer.mark_global_non_negative(&sub(mul(v(&n), c(4)), c(2)));
+    assert_eq!(analyzer.const_int_bound(&v(&n)).min, 1);
+    assert!(analyzer.int_set(&v(&n)).is_single_point());
+    analyzer.mark_global_non_negative(&add(v(&m), v(&n)));
+    assert_eq!(analyzer.const_int_bound(&v(&m)).min, i64::from(i32::MIN));
+}

@@ -98,6 +98,7 @@ fn move_under_loop(
     // The loop must sit in the block's scope (only loops between it and the
     // scope root) and must not hold the block already.
     let mut analyzer = Analyzer::new();
+    state.mark_shape_vars_non_negative(scope, &mut analyzer);
     let mut current = Some(loop_id);
     while let Some(id) = current {
         let sref = state.sref(id).ok_or_else(removed)?;

@@ -95,15 +95,34 @@ pub(crate) fn padded_inverse(
                 let factor = Expr::int(f, dtype);
                 inverse.push(Expr::binary(
                     BinaryOp::Add,
-                    Expr::binary(BinaryOp::Mul, new_vars[outer].to_expr(), factor),
+                    Expr::binary(BinaryOp::Mul, new_vars[outer].to_expr(), factor.clone()),
                     new_vars[inner].to_expr(),
                 ));
                 let Some(extent) = extent else {
-                    // A symbolic extent: padding is what lies past it (TVM
-                    // writes the same set as `n % -32 < 0 and axis0 == n // 32
-                    // and n % 32 <= axis1`).
-                    let flat = inverse.last().cloned().unwrap_or_else(|| Expr::zero(dtype));
-                    let here = Expr::binary(BinaryOp::Le, symbolic.clone(), flat);
+                    // A symbolic extent: TVM's padded iterator map pads `n`
+                    // by `(-n) % f` and marks the last outer tile from
+                    // `n % f` on, which its simplifier prints as below.
+                    let n = symbolic.clone();
+                    let not_divisible = Expr::binary(
+                        BinaryOp::Lt,
+                        Expr::binary(BinaryOp::FloorMod, n.clone(), Expr::int(-f, dtype)),
+                        Expr::zero(dtype),
+                    );
+                    let last = Expr::binary(
+                        BinaryOp::Eq,
+                        new_vars[outer].to_expr(),
+                        Expr::binary(BinaryOp::FloorDiv, n.clone(), factor.clone()),
+                    );
+                    let past_end = Expr::binary(
+                        BinaryOp::Le,
+                        Expr::binary(BinaryOp::FloorMod, n, factor),
+                        new_vars[inner].to_expr(),
+                    );
+                    let here = Expr::binary(
+                        BinaryOp::And,
+                        Expr::binary(BinaryOp::And, not_divisible, last),
+                        past_end,
+                    );
                     predicate = Some(match predicate {
                         None => here,
                         Some(before) => Expr::binary(BinaryOp::Or, before, here),

@@ -322,6 +322,19 @@ impl ScheduleState {
         analyzer
     }
 
+    /// TVM's `AddShapeVarBounds`: marks every extent of the parameter
+    /// buffers of `id`'s function non-negative in `analyzer`.
+    pub fn mark_shape_vars_non_negative(&self, id: NodeId, analyzer: &mut Analyzer) {
+        let Some(function) = self.function_of(id) else {
+            return;
+        };
+        for (_, buffer) in &function.buffer_map {
+            for extent in buffer.shape() {
+                analyzer.mark_global_non_negative(extent);
+            }
+        }
+    }
+
     /// The loops between a loop or block and its closest enclosing block,
     /// outermost first (TVM's `GetLoops`).
     pub fn enclosing_loops(&self, id: NodeId) -> Vec<NodeId> {
