@@ -242,6 +242,20 @@ impl SumForm {
         if self.args.is_empty() {
             return build::int(self.base, self.dtype);
         }
+        let (args, base) = fold_shifted_quotient_multiples(self.args.clone(), self.base);
+        if args.is_empty() {
+            return build::int(base, self.dtype);
+        }
+        let folded = SumForm {
+            args,
+            base,
+            dtype: self.dtype,
+        };
+        folded.print()
+    }
+
+    /// [`SumForm::to_expr`] once the shifted quotients are folded.
+    fn print(&self) -> Expr {
         let args = merge_split_terms(self.args.clone());
         // The type's smallest value has no positive counterpart: it is added, as TVM does.
         let subtracted_base = if self.base < 0 && !self.base_is_type_minimum() {
@@ -270,6 +284,87 @@ impl SumForm {
         let bits = u32::from(self.dtype.bits).clamp(1, 64);
         self.base == i64::MIN >> (64 - bits)
     }
+}
+
+/// TVM's rewrite `(x + y) // c * c - x` to `y - (x + y) % c` for a
+/// constant `y`, scaled by `s`: a quotient term whose index is another term
+/// of the sum (at `-s` times its coefficient there) plus a constant. `(n + 15) // 16 * 16 - n + 1` is `16 - (n + 15) % 16`, which
+/// bounds show is positive.
+fn fold_shifted_quotient_multiples(
+    mut args: Vec<SplitTerm>,
+    mut base: i64,
+) -> (Vec<SplitTerm>, i64) {
+    let mut i = 0;
+    while i < args.len() {
+        if let Some((removed, offset)) = shifted_quotient_partners(&args, i) {
+            let quotient = &mut args[i];
+            let s = quotient.scale / quotient.lower_factor;
+            let Some(new_base) = s
+                .checked_mul(offset)
+                .and_then(|v| safe(base.checked_add(v)))
+            else {
+                i += 1;
+                continue;
+            };
+            base = new_base;
+            quotient.upper_factor = quotient.lower_factor;
+            quotient.lower_factor = 1;
+            quotient.scale = -s;
+            let mut index = 0;
+            args.retain(|_| {
+                index += 1;
+                !removed.contains(&(index - 1))
+            });
+            i = 0;
+            continue;
+        }
+        i += 1;
+    }
+    (args, base)
+}
+
+/// For the floor quotient `args[i]` = `(x + y) // c * (c * s)`, the position
+/// of the term `-s * x`, and `y`; `None` when it is not there.
+fn shifted_quotient_partners(args: &[SplitTerm], i: usize) -> Option<(Vec<usize>, i64)> {
+    let quotient = &args[i];
+    let c = quotient.lower_factor;
+    if c <= 1
+        || quotient.upper_factor != NO_UPPER
+        || quotient.div_mode != DivMode::Floor
+        || quotient.scale % c != 0
+    {
+        return None;
+    }
+    let s = quotient.scale / c;
+    let mut terms = Vec::new();
+    super::rewrite_rules::flatten_sum(&quotient.index, &mut terms);
+    let mut offset = 0i64;
+    let mut partners = Vec::new();
+    for (op, term) in terms {
+        let sign = if op == BinaryOp::Sub { -1 } else { 1 };
+        if let Some(value) = term.as_int() {
+            offset = safe(offset.checked_add(sign * value))?;
+            continue;
+        }
+        let (expr, coefficient) = match term.kind() {
+            crate::ir::ExprKind::Binary(BinaryOp::Mul, a, b) if b.as_int().is_some() => {
+                (a.clone(), b.as_int()?)
+            }
+            _ => (term.clone(), 1),
+        };
+        let wanted = safe(s.checked_mul(coefficient * sign))?.checked_neg()?;
+        let position = args.iter().enumerate().position(|(j, arg)| {
+            j != i
+                && !partners.contains(&j)
+                && arg.lower_factor == 1
+                && arg.upper_factor == NO_UPPER
+                && arg.scale == wanted
+                && (arg.index.same_as(&expr) || expr_deep_equal(&arg.index, &expr))
+        })?;
+        partners.push(position);
+    }
+    // TVM's rule matches one term `x` only, not a sum of several.
+    (partners.len() == 1).then_some((partners, offset))
 }
 
 /// `y * s - (y / c) * (s * c)` as the single term `(y % c) * s`, where `y` is

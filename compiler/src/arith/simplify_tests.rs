@@ -837,3 +837,18 @@ fn marking_an_extent_non_negative_bounds_its_one_symbol() {
     analyzer.mark_global_non_negative(&add(v(&m), v(&n)));
     assert_eq!(analyzer.const_int_bound(&v(&m)).min, i64::from(i32::MIN));
 }
+
+/// TVM's `(x + y) // c * c - x` to `y - (x + y) % c`: a padded extent minus
+/// the loop bound it pads is positive (seed 64 trial 477).
+#[test]
+fn a_rounded_up_extent_minus_its_operand_is_the_remainder_short_of_a_tile() {
+    let n = var("n");
+    let rounded = mul(super::build::floordiv(add(v(&n), c(15)), c(16)), c(16));
+    let analyzer = Analyzer::new();
+    let room = analyzer.simplify(&sub(rounded.clone(), sub(v(&n), c(1))));
+    assert_eq!(room.to_string(), "16 - (n + 15) % 16");
+    assert_eq!(analyzer.const_int_bound(&room).min, 1);
+    // Twice the operand is not the quotient's own: nothing folds.
+    let twice = analyzer.simplify(&sub(rounded, mul(v(&n), c(2))));
+    assert_eq!(twice.to_string(), "(n + 15) // 16 * 16 - n * 2");
+}

@@ -474,17 +474,7 @@ pub fn compare_outputs(
         else {
             continue;
         };
-        // A reordered reduction errs by the size of its partial sums, not of
-        // its result (which cancellation can make tiny): the absolute part
-        // scales with the largest magnitude in the expected output.
-        let mut tolerance = Tolerance::for_dtype(got.dtype());
-        let largest = want
-            .to_f64_vec()
-            .map(|values| values.iter().fold(0.0f64, |m, v| m.max(v.abs())))
-            .unwrap_or(1.0);
-        if largest.is_finite() {
-            tolerance.absolute *= largest.max(1.0);
-        }
+        let tolerance = Tolerance::for_output(want);
         let name = func
             .params
             .get(position)

@@ -147,7 +147,7 @@ pub fn run_compiled(module: &IRModule) -> Result<Outputs, NotRun> {
 pub fn same_results(expected: &Outputs, actual: &Outputs) -> Result<(), String> {
     for ((name, wanted), (_, found)) in expected.iter().zip(actual) {
         for (position, (w, f)) in wanted.iter().zip(found).enumerate() {
-            f.check_close(w, Tolerance::for_dtype(w.dtype()))
+            f.check_close(w, Tolerance::for_output(w))
                 .map_err(|e| format!("`{name}` argument {position}: {e}"))?;
         }
     }
