@@ -523,11 +523,17 @@ fn reverse_inline_pattern(
             &Analyzer::new(),
             false,
         );
-        if !detected.is_success() || detected.indices.is_empty() {
-            return None;
-        }
-        for (var, value) in inverse_affine_iter_map(&detected.indices, &producer_store.indices)? {
-            mapping.insert(var, value);
+        if detected.is_success() && !detected.indices.is_empty() {
+            for (var, value) in inverse_affine_iter_map(&detected.indices, &producer_store.indices)?
+            {
+                mapping.insert(var, value);
+            }
+        } else {
+            // TVM pads a split longer than its iterator (`v3 // 10, v3 % 10`
+            // for `v3 < 8`) and inverts it as `v4 + v3 * 10` over the
+            // producer's indices; tirc's maps have no padding, so that one
+            // form is inverted here.
+            padded_split_inverse(first, &producer_store.indices, &domains, &mut mapping)?;
         }
     }
     if consumer
@@ -594,6 +600,47 @@ fn reverse_inline_pattern(
         consumer_store: store.clone(),
         predicate,
     })
+}
+
+/// Inverts loads whose indices are consumer iterators and pairs `x // c`,
+/// `x % c` of one iterator no longer than `c`: `x` is the producer's
+/// `inner + outer * c`, unsimplified as TVM's padded inverse writes it.
+fn padded_split_inverse(
+    indices: &[Expr],
+    producer_indices: &[Expr],
+    domains: &[(Var, Range)],
+    mapping: &mut VarMap<Expr>,
+) -> Option<()> {
+    let split_of = |index: &Expr, op: BinaryOp| match index.kind() {
+        ExprKind::Binary(o, x, c) if *o == op => Some((x.as_var()?.clone(), c.as_int()?)),
+        _ => None,
+    };
+    let consumer_iterator = |var: &Var| domains.iter().find(|(v, _)| v == var).map(|(_, r)| r);
+    let mut found_split = false;
+    for (position, index) in indices.iter().enumerate() {
+        if let Some(var) = index.as_var() {
+            consumer_iterator(var)?;
+            mapping.insert(var.clone(), producer_indices.get(position)?.clone());
+        } else if let Some((var, factor)) = split_of(index, BinaryOp::FloorDiv) {
+            let range = consumer_iterator(&var)?;
+            let short =
+                range.min.as_int() == Some(0) && range.extent.as_int().is_some_and(|e| e <= factor);
+            let inner = indices
+                .iter()
+                .position(|i| split_of(i, BinaryOp::FloorMod) == Some((var.clone(), factor)))?;
+            if factor <= 0 || !short {
+                return None;
+            }
+            let outer = producer_indices.get(position)?.clone();
+            let scaled = build::node(BinaryOp::Mul, outer, Expr::int(factor, var.dtype()));
+            let value = build::node(BinaryOp::Add, producer_indices.get(inner)?.clone(), scaled);
+            mapping.insert(var, value);
+            found_split = true;
+        } else if split_of(index, BinaryOp::FloorMod).is_none() {
+            return None;
+        }
+    }
+    found_split.then_some(())
 }
 
 /// The scope's statement with the leaf block (and the loops that hold only

@@ -13,15 +13,17 @@ use super::primitive::{required, Primitive};
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
-use crate::arith::Analyzer;
+use crate::arith::{build, Analyzer};
 use crate::ir::identity::VarMap;
 use crate::ir::mutate::{
     mutate_block_children, mutate_expr_children, mutate_stmt_children, substitute, Mutator,
 };
 use crate::ir::visit::{expr_uses_var, walk_exprs_in_stmt, walk_stmts};
 use crate::ir::{
-    Block, Buffer, BufferRegion, Expr, ExprKind, IterKind, IterVar, NodeId, Stmt, StmtKind, Var,
+    BinaryOp, Block, Buffer, BufferRegion, Expr, ExprKind, IterKind, IterVar, NodeId, Stmt,
+    StmtKind, Var,
 };
+use crate::printer::expr_to_string;
 use crate::source::Span;
 
 /// `sch.reindex(block, buffer)`: returns the new copy stage.
@@ -64,6 +66,8 @@ pub fn reindex(
             }
         })
         .collect();
+    check_copy_in_bounds(&analyzer, &target, &buffer, &indices)
+        .map_err(|e| e.blame(location, "this block").at_argument(1))?;
     let covered: Vec<&IterVar> = target
         .iter_vars
         .iter()
@@ -108,6 +112,48 @@ pub fn reindex(
     state.replace(scope, new_scope);
     set_stage_flags(state, stage_id);
     Ok(stage_id)
+}
+
+/// Refuses a copy that would leave the buffer: the copy runs over the whole
+/// of the block's iterator domains, but the block may access the buffer only
+/// where an `if_then_else` or its `T.where` holds (a padding stage reading
+/// `A[vi - 1]`). TVM copies out of bounds there; refused only where provably
+/// outside, so symbolic sizes it cannot decide stay accepted.
+fn check_copy_in_bounds(
+    analyzer: &Analyzer,
+    target: &Block,
+    buffer: &Buffer,
+    indices: &[Expr],
+) -> ScheduleResult<()> {
+    for (dim, (index, extent)) in indices.iter().zip(buffer.shape()).enumerate() {
+        let set = analyzer.int_set(index);
+        let (Some(min), Some(max)) = (set.min(), set.max()) else {
+            continue;
+        };
+        let (min, max) = (analyzer.simplify(min), analyzer.simplify(max));
+        let below = analyzer.can_prove(&build::binary(
+            BinaryOp::Lt,
+            min.clone(),
+            Expr::zero(min.dtype()),
+        ));
+        let above = analyzer.can_prove(&build::binary(BinaryOp::Ge, max.clone(), extent.clone()));
+        if below || above {
+            return Err(ScheduleError::new(
+                codes::BAD_REINDEX,
+                format!(
+                    "the copy would access `{}` at `{}`, from {} to {}, outside dimension {dim}'s 0..{}: block `{}` reaches there only where a condition holds, and the copy runs over every iteration",
+                    buffer.name(),
+                    expr_to_string(index),
+                    expr_to_string(&min),
+                    expr_to_string(&max),
+                    expr_to_string(extent),
+                    target.name
+                ),
+                "stage the buffer with `cache_read`/`cache_write`, whose copy covers the buffer, or reindex a block that accesses it unguarded",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn gone() -> ScheduleError {
