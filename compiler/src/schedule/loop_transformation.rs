@@ -139,7 +139,10 @@ pub fn split(
         preserve_unit_iters,
         disable_predication,
     )?;
-    if disable_predication {
+    // An exact split gives every binding the same values as before: only a
+    // split past the extent can push one out of its type (the check below
+    // verifies the function twice, most of a split's cost).
+    if disable_predication || split_is_exact(state, loop_id, factors) {
         state.replace(loop_id, new_stmt);
         return Ok(new_loops);
     }
@@ -175,6 +178,29 @@ pub fn split(
     }
     *state = trial;
     Ok(new_loops)
+}
+
+/// True when the loop's extent is a constant the constant factors multiply
+/// to exactly (a `None` factor is inferred from a product that divides it).
+fn split_is_exact(state: &ScheduleState, loop_id: NodeId, factors: &[Option<Expr>]) -> bool {
+    let Some(extent) = loop_of(state, loop_id)
+        .ok()
+        .and_then(|(_, for_loop)| for_loop.extent.as_int())
+    else {
+        return false;
+    };
+    let mut product = 1i64;
+    for factor in factors.iter().flatten() {
+        match factor.as_int().and_then(|f| product.checked_mul(f)) {
+            Some(p) if p > 0 => product = p,
+            _ => return false,
+        }
+    }
+    match factors.iter().filter(|f| f.is_none()).count() {
+        0 => product == extent,
+        1 => extent % product == 0,
+        _ => false,
+    }
 }
 
 fn plan_split(
