@@ -31,7 +31,8 @@ pub struct BuildArgs {
     /// The `.tir` file (`-` for standard input).
     file: PathBuf,
     /// The target in TVM's syntax (`llvm`, `llvm -mcpu=znver3 -mattr=+avx2`,
-    /// `cuda -arch=sm_90`).
+    /// `cuda -arch=sm_90`) or as TVM 0.27's JSON dict
+    /// (`{"kind": "cuda", "arch": "sm_90"}`).
     #[arg(long, default_value = "llvm")]
     target: String,
     /// What to write (default: `so` for llvm, `ptx` for cuda).

@@ -60,7 +60,8 @@ pub struct RunArgs {
     /// Threads for parallel loops (default: `TIRC_NUM_THREADS`, else every core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// The target in TVM's syntax (`llvm -mcpu=znver3`, `cuda -arch=sm_90`);
+    /// The target in TVM's syntax (`llvm -mcpu=znver3`, `cuda -arch=sm_90`)
+    /// or as TVM 0.27's JSON dict (`{"kind": "cuda", "arch": "sm_90"}`);
     /// default: this machine's CPU.
     #[arg(long, default_value = "llvm")]
     target: String,

@@ -1,5 +1,8 @@
-//! Compilation targets as TVM writes them (`llvm -mcpu=znver3 -mattr=+avx2`,
-//! `cuda -arch=sm_90`), parsed once by the driver and read by every backend.
+//! Compilation targets as TVM writes them, in either of its spellings: the
+//! command-line form (`llvm -mcpu=znver3 -mattr=+avx2`, `cuda -arch=sm_90`)
+//! and the JSON dict TVM 0.27 takes (`{"kind": "cuda", "arch": "sm_80"}`),
+//! parsed once by the driver and read by every backend. A target prints in
+//! the spelling it was written in.
 //! Parsing needs no backend: a string naming a backend this build lacks is
 //! still read, and refused only when something is built for it.
 
@@ -25,6 +28,8 @@ pub struct LlvmTarget {
     pub features: Option<String>,
     /// `-opt-level`: LLVM's optimisation level, 0 to 3.
     pub opt_level: u8,
+    /// Written as a JSON dict (printed back as one).
+    pub json: bool,
 }
 
 /// The options of a `cuda` target.
@@ -32,6 +37,8 @@ pub struct LlvmTarget {
 pub struct CudaTarget {
     /// `-arch`: the compute capability (`sm_90`); `None` for the device's own.
     pub arch: Option<String>,
+    /// Written as a JSON dict (printed back as one).
+    pub json: bool,
 }
 
 impl CudaTarget {
@@ -93,9 +100,22 @@ impl Target {
         })
     }
 
-    /// Parses a TVM target string. `llvm` alone is the host; `cuda` alone is
-    /// the GPU present (else `sm_80`).
+    /// Parses a TVM target string, in the command-line form or as a JSON
+    /// dict. `llvm` alone is the host; `cuda` alone is the GPU present
+    /// (else `sm_80`).
     pub fn parse(text: &str) -> Result<Target, String> {
+        if text.trim_start().starts_with('{') {
+            let (kind, options) = json_options(text)?;
+            let options = options
+                .iter()
+                .map(|(key, value)| (format!("\"{key}\""), key.as_str(), value.as_str()));
+            let mut target = Target::from_options(&kind, options)?;
+            match &mut target {
+                Target::Llvm(llvm) => llvm.json = true,
+                Target::Cuda(cuda) => cuda.json = true,
+            }
+            return Ok(target);
+        }
         let mut words = text.split_whitespace();
         let kind = words
             .next()
@@ -103,8 +123,17 @@ impl Target {
         let options = words.map(|word| {
             let option = word.trim_start_matches('-');
             let (key, value) = option.split_once('=').unwrap_or((option, ""));
-            (word, key, value)
+            (word.to_string(), key, value)
         });
+        Target::from_options(kind, options)
+    }
+
+    /// The target of `kind` with `options` (each as written, its key and
+    /// its value).
+    fn from_options<'a>(
+        kind: &str,
+        options: impl Iterator<Item = (String, &'a str, &'a str)>,
+    ) -> Result<Target, String> {
         match kind {
             "llvm" | "c" => {
                 let mut target = LlvmTarget {
@@ -163,6 +192,17 @@ impl Target {
         }
     }
 
+    /// The command-line spelling, whichever way the target was written
+    /// (what tuning records are keyed by).
+    pub fn command_line(&self) -> String {
+        let mut plain = self.clone();
+        match &mut plain {
+            Target::Llvm(llvm) => llvm.json = false,
+            Target::Cuda(cuda) => cuda.json = false,
+        }
+        plain.to_string()
+    }
+
     /// The backend's name as in target strings (`llvm`, `cuda`).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -180,9 +220,104 @@ fn is_cuda_arch(value: &str) -> bool {
     })
 }
 
+/// The kind and the options of a JSON target, each option's value as the
+/// command-line form writes it (a list of strings joined by commas).
+fn json_options(text: &str) -> Result<(String, Vec<(String, String)>), String> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|error| format!("the target `{}` is not valid JSON: {error}", text.trim()))?;
+    let serde_json::Value::Object(fields) = value else {
+        return Err(format!(
+            "the target `{}` is not a JSON object; write it as TVM does, such as {{\"kind\": \"cuda\", \"arch\": \"sm_80\"}}",
+            text.trim()
+        ));
+    };
+    let mut kind = None;
+    let mut options = Vec::new();
+    for (key, value) in fields {
+        let text_value = match &value {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            serde_json::Value::Bool(b) => Some(b.to_string()),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .map(|items| items.join(",")),
+            // A nested target (`host`) is read by TVM only.
+            _ => Some(String::new()),
+        };
+        let Some(text_value) = text_value else {
+            return Err(format!(
+                "the target option \"{key}\" must be a string, a number or a list of strings, not {value}"
+            ));
+        };
+        if key == "kind" {
+            kind = Some(text_value);
+        } else {
+            options.push((key, text_value));
+        }
+    }
+    let kind = kind.ok_or_else(|| {
+        format!(
+            "the target `{}` has no \"kind\"; add \"kind\": \"llvm\" or \"kind\": \"cuda\"",
+            text.trim()
+        )
+    })?;
+    Ok((kind, options))
+}
+
+/// Writes `fields` as a JSON dict, TVM's spelling of a target, with a
+/// space after each comma as Python's `json.dumps` writes it.
+fn write_json(f: &mut fmt::Formatter<'_>, fields: &[(&str, serde_json::Value)]) -> fmt::Result {
+    let render = |value: &serde_json::Value| match value {
+        serde_json::Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|item| item.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_string(),
+    };
+    f.write_str("{")?;
+    for (position, (key, value)) in fields.iter().enumerate() {
+        if position > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "\"{key}\": {}", render(value))?;
+    }
+    f.write_str("}")
+}
+
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use serde_json::Value;
         match self {
+            Target::Llvm(target) if target.json => {
+                let mut fields = vec![("kind", Value::from("llvm"))];
+                if let Some(triple) = &target.triple {
+                    fields.push(("mtriple", Value::from(triple.as_str())));
+                }
+                if let Some(cpu) = &target.cpu {
+                    fields.push(("mcpu", Value::from(cpu.as_str())));
+                }
+                if let Some(features) = &target.features {
+                    let list: Vec<Value> = features.split(',').map(Value::from).collect();
+                    fields.push(("mattr", Value::Array(list)));
+                }
+                if target.opt_level != 3 {
+                    fields.push(("opt-level", Value::from(target.opt_level)));
+                }
+                write_json(f, &fields)
+            }
+            Target::Cuda(target) if target.json => {
+                let mut fields = vec![("kind", Value::from("cuda"))];
+                if let Some(arch) = &target.arch {
+                    fields.push(("arch", Value::from(arch.as_str())));
+                }
+                write_json(f, &fields)
+            }
             Target::Llvm(target) => {
                 f.write_str("llvm")?;
                 if let Some(triple) = &target.triple {
@@ -234,7 +369,8 @@ mod tests {
         assert_eq!(
             Target::parse("cuda -arch=sm_90").unwrap(),
             Target::Cuda(CudaTarget {
-                arch: Some("sm_90".to_string())
+                arch: Some("sm_90".to_string()),
+                json: false,
             })
         );
         assert_eq!(
@@ -266,5 +402,39 @@ mod tests {
         ] {
             assert_eq!(Target::parse(text).unwrap().to_string(), text);
         }
+    }
+
+    #[test]
+    fn json_targets_as_tvm_writes_them() {
+        let Target::Llvm(llvm) =
+            Target::parse(r#"{"kind": "llvm", "mcpu": "znver3", "mattr": ["+avx2", "+fma"]}"#)
+                .unwrap()
+        else {
+            panic!("an llvm target")
+        };
+        assert_eq!(llvm.cpu.as_deref(), Some("znver3"));
+        assert_eq!(llvm.features.as_deref(), Some("+avx2,+fma"));
+        let cuda =
+            Target::parse(r#"{"kind": "cuda", "arch": "sm_80", "max_num_threads": 1024}"#).unwrap();
+        assert_eq!(cuda.to_string(), r#"{"kind": "cuda", "arch": "sm_80"}"#);
+        assert_eq!(cuda.command_line(), "cuda -arch=sm_80");
+        assert_eq!(
+            Target::parse(&Target::Llvm(llvm).to_string())
+                .unwrap()
+                .to_string(),
+            r#"{"kind": "llvm", "mcpu": "znver3", "mattr": ["+avx2", "+fma"]}"#
+        );
+        assert!(Target::parse(r#"{"kind": "cuda", "arch": "90"}"#)
+            .unwrap_err()
+            .contains("not a CUDA architecture"));
+        assert!(Target::parse(r#"{"arch": "sm_80"}"#)
+            .unwrap_err()
+            .contains("no \"kind\""));
+        assert!(Target::parse(r#"{"kind": "cuda", "arch": "sm_80""#)
+            .unwrap_err()
+            .contains("not valid JSON"));
+        assert!(Target::parse(r#"{"kind": "cuda", "frobnicate": 1}"#)
+            .unwrap_err()
+            .contains("unknown target option"));
     }
 }

@@ -75,7 +75,11 @@ pub fn cpu_target() -> String {
 /// else the GPU's, else `sm_80` (the CUDA backend's default).
 pub fn record_target(target: &crate::codegen::Target, text: &str) -> String {
     match target {
-        crate::codegen::Target::Llvm(_) if text.trim() == "llvm" => cpu_target(),
+        // Both of TVM's spellings of one target share its records.
+        crate::codegen::Target::Llvm(_) if target.command_line() == "llvm" => cpu_target(),
+        crate::codegen::Target::Llvm(_) if text.trim_start().starts_with('{') => {
+            format!("{} [{}]", cpu_target(), target.command_line())
+        }
         crate::codegen::Target::Llvm(_) => format!("{} [{}]", cpu_target(), text.trim()),
         crate::codegen::Target::Cuda(cuda) => {
             #[cfg(feature = "cuda")]
