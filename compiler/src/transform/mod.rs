@@ -87,6 +87,7 @@ pub mod explain;
 pub mod flatten_buffer;
 pub mod inject_virtual_thread;
 pub mod instrument_runtime_checks;
+pub mod launch_threads_as_loops;
 pub mod lower_init_block;
 pub mod lower_intrin;
 pub mod lower_match_buffer;
@@ -238,11 +239,18 @@ pub const PIPELINE: &[Pass] = &[
 ];
 
 /// The passes the CUDA target runs before [`PIPELINE`], on blocks.
-pub const CUDA_PRELUDE: &[Pass] = &[Pass {
-    name: "cross-thread-reduction",
-    summary: "a reduction across the threads of a block: each thread reduces its part, then a tree in shared memory",
-    run: PassRun::Function(cross_thread_reduction::cross_thread_reduction),
-}];
+pub const CUDA_PRELUDE: &[Pass] = &[
+    Pass {
+        name: "launch-threads-as-loops",
+        summary: "each `T.launch_thread` scope of a lowered module becomes a loop bound to its tag",
+        run: PassRun::Function(launch_threads_as_loops::launch_threads_as_loops),
+    },
+    Pass {
+        name: "cross-thread-reduction",
+        summary: "a reduction across the threads of a block: each thread reduces its part, then a tree or warp shuffles, the result reaching every thread",
+        run: PassRun::Function(cross_thread_reduction::cross_thread_reduction),
+    },
+];
 
 /// The passes the CUDA target runs after [`PIPELINE`], in order.
 pub const CUDA_PIPELINE: &[Pass] = &[
