@@ -25,7 +25,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,c
 # One line per run: file, schedule (or -).
 list=$out/cases.txt
 : > "$list"
-for f in tests/codegen/cuda/*.tir; do echo "$f -" >> "$list"; done
+for f in tests/codegen/cuda/*.tir tests/codegen/cuda/dlight/*.tir; do echo "$f -" >> "$list"; done
 for f in examples/*.tir; do
     grep -q 'blockIdx\|threadIdx' "$f" || continue
     # At 1024^3 the interpreter needs minutes: on a GPU, gpu_matmul.py checks

@@ -162,4 +162,36 @@ def main(A: T.Buffer((64,), "float32")):
 "#,
         from_passes_only: true,
     },
+    Explanation {
+        code: "W0620",
+        title: "every thread repeats a store (CUDA emulation)",
+        text: r#"`tirc run --target cuda --emulate` watches every store of a block's threads.
+When a thread stores into an element that another thread of the block wrote
+(or read) since the last `__syncthreads()`, with the very value the element
+already holds, the result is right but the work is repeated: typically a
+`cache_read` into shared memory moved under `blockIdx` with `compute_at`
+and its loops left unbound, so every thread copies the whole tile. The run
+goes on and reports this once per buffer. Bind the loops of the copy to
+`threadIdx` (fuse them, split by the thread count, `bind`) so the threads
+share the copy, a cooperative fetch. A store of a *different* value is a
+data race and stops the run."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    A_shared = T.alloc_buffer((64,), scope="shared")
+    for bx in T.thread_binding(1, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            for i in range(64):
+                A_shared[i] = A[i]
+            B[tx] = A_shared[tx] * T.float32(2.0)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    A_shared = T.alloc_buffer((64,), scope="shared")
+    for bx in T.thread_binding(1, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            A_shared[tx] = A[tx]
+            B[tx] = A_shared[tx] * T.float32(2.0)
+"#,
+        from_passes_only: true,
+    },
 ];

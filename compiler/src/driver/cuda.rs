@@ -18,12 +18,14 @@ use crate::codegen::cuda::emulation::{EmulatedModule, EmulationRunner};
 use crate::codegen::cuda::host::{run_host, KernelRunner, LaunchArg};
 use crate::codegen::cuda::nvrtc::{self, KernelResources, ToolError};
 use crate::codegen::cuda::writer::{write_cuda, WriterOptions};
-use crate::codegen::cuda::CudaModule;
+use crate::codegen::cuda::{codes, CudaModule};
 use crate::codegen::target::CudaTarget;
+use crate::diagnostics::Diagnostic;
 use crate::driver::arguments::AlignedBytes;
 use crate::interp::{Arg, Tensor};
 use crate::ir::identity::VarMap;
 use crate::ir::PrimFunc;
+use crate::source::Span;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -192,14 +194,18 @@ pub fn run_cuda(
         reference_outputs(reference, entry.original, &inputs, request).map_err(failed)?;
 
     let mut timing = Vec::new();
+    let mut notes = Vec::new();
     let runs = 1 + request.bench.unwrap_or(0);
     let mut results = inputs.clone();
     for run in 0..runs {
         let started = Instant::now();
-        let (run_results, gpu_ms) = run_once(&executor, entry.lowered, &module, &inputs)?;
+        let (run_results, gpu_ms, warnings) = run_once(&executor, entry.lowered, &module, &inputs)?;
         let elapsed = gpu_ms.unwrap_or(started.elapsed().as_secs_f64() * 1e3);
         if run == 0 {
             results = run_results;
+            notes.extend(warnings.into_iter().map(|warning| {
+                Diagnostic::warning(codes::EMULATION_REPEATED_STORE, warning, Span::NONE)
+            }));
         } else {
             timing.push(elapsed);
         }
@@ -250,19 +256,22 @@ pub fn run_cuda(
             checks,
             timing,
         },
-        Vec::new(),
+        notes,
         Vec::new(),
     ))
 }
 
-/// One run of the host function on copies of `inputs`: the arguments
-/// after it, and the GPU time in milliseconds when on a GPU.
+/// What one run of the kernels gives: the arguments after it, the GPU time
+/// in milliseconds when on a GPU, and the emulation's warnings.
+type RunOutcome = (Vec<Arg>, Option<f64>, Vec<String>);
+
+/// One run of the host function on copies of `inputs`.
 fn run_once(
     executor: &Executor,
     host: &PrimFunc,
     module: &CudaModule,
     inputs: &[Arg],
-) -> Result<(Vec<Arg>, Option<f64>), DriverError> {
+) -> Result<RunOutcome, DriverError> {
     let shape_values = bind_shape_vars(host, inputs).map_err(failed)?;
     let mut values: VarMap<LaunchArg> = shape_values
         .iter()
@@ -287,13 +296,17 @@ fn run_once(
                 &mut runner as &mut dyn KernelRunner,
             )
             .map_err(failed)?;
+            let warnings = runner.warnings().to_vec();
             let results = read_back(
                 inputs,
                 storage.iter().map(|(p, s)| (*p, s.as_slice().to_vec())),
             )?;
-            Ok((results, None))
+            Ok((results, None, warnings))
         }
-        Executor::Gpu(ptx) => run_on_gpu(ptx, host, module, inputs, values),
+        Executor::Gpu(ptx) => {
+            let (results, gpu_ms) = run_on_gpu(ptx, host, module, inputs, values)?;
+            Ok((results, gpu_ms, Vec::new()))
+        }
     }
 }
 

@@ -12,11 +12,21 @@
 //!   combined in a tree, halving the active threads each round (TVM's
 //!   LowerThreadAllreduce uses warp shuffles first; a shared-memory tree is
 //!   what it does across warps, and `thread-sync` puts the barriers
-//!   between rounds);
-//! - the thread of index 0 writes the result.
+//!   between rounds); the result then reaches every thread of the group
+//!   (a shuffle from the group's first lane, or through shared memory), as
+//!   TVM's allreduce gives it;
+//! - the write-back: the thread of index 0 stores the result, or, when the
+//!   output is a `local` buffer, every thread stores it in its own copy;
+//! - a later block of the kernel that reads the result, writes memory other
+//!   threads see and is not under a loop bound to the reduction's thread
+//!   tag runs in thread 0 only (TVM's cross-thread broadcast rewrite), so
+//!   the threads do not all store one element.
 //!
-//! Handled: one reducer of `+ * min max` (the block `C[i] = C[i] op v` with
-//! its identity as init), one thread tag among its reduction loops with a
+//! Handled: the reducers of TVM's registry, over one buffer (`C[i] = C[i]
+//! op v` with op one of `+ * min max` and its identity as init) or a tuple
+//! of buffers updated together through `T.let`s (argmax and argmin: an
+//! index and a value; each value gets its own accumulator, shuffle and
+//! shared buffer), one thread tag among its reduction loops with a
 //! constant extent, and the reduction loops (thread-bound or not) forming a
 //! chain of loops right above the block. Other forms are refused with the
 //! reason at the bound loop.
@@ -31,7 +41,7 @@ use crate::ir::{
     BinaryOp, Block, BlockRealize, Buffer, BufferRegion, DataType, Expr, For, ForKind, IterKind,
     NodeId, Op, PrimFunc, Range, Stmt, StmtKind, TypeCode, Var,
 };
-use crate::schedule::reducer::{match_reducer, Reducer};
+use crate::schedule::reducer::{match_reduction_update, CommReducer};
 use crate::source::Span;
 
 /// Lowers reductions across the threads of a block.
@@ -43,6 +53,7 @@ pub fn cross_thread_reduction(
         loops: Vec::new(),
         errors: Vec::new(),
         new_buffers: Vec::new(),
+        reduced: Vec::new(),
     };
     let body = lowering.stmt(&func.body);
     if !lowering.errors.is_empty() {
@@ -60,6 +71,9 @@ struct Lowering {
     errors: Vec<Diagnostic>,
     /// Buffers made for reductions not yet attached to an enclosing block.
     new_buffers: Vec<Buffer>,
+    /// The outputs of the cross-thread reductions lowered so far in the
+    /// current kernel, with the thread tag and extent each reduced over.
+    reduced: Vec<(Var, String, i64)>,
 }
 
 fn thread_tag(stmt: &Stmt) -> Option<(&For, &str)> {
@@ -79,6 +93,15 @@ impl Lowering {
                 self.loops.push(stmt.clone());
                 let body = self.stmt(&for_loop.body);
                 self.loops.pop();
+                // A kernel's reductions are not seen by the next kernel.
+                let leaves_kernel = for_loop.kind == ForKind::ThreadBinding
+                    && !self
+                        .loops
+                        .iter()
+                        .any(|l| l.as_for().is_some_and(|f| f.kind == ForKind::ThreadBinding));
+                if leaves_kernel {
+                    self.reduced.clear();
+                }
                 if let Some(replacement) = body_replacement(&body) {
                     return replacement;
                 }
@@ -89,6 +112,9 @@ impl Lowering {
             StmtKind::BlockRealize(realize) => {
                 if let Some(lowered) = self.reduction(stmt, realize) {
                     return lowered;
+                }
+                if let Some(broadcast) = self.broadcast(stmt, realize) {
+                    return broadcast;
                 }
                 let mut realize = realize.clone();
                 let outer_buffers = std::mem::take(&mut self.new_buffers);
@@ -159,10 +185,22 @@ impl Lowering {
             );
             return Some(stmt.clone());
         }
-        let Some((reducer, update, _, rhs)) = match_reducer(block) else {
-            refuse(&mut self.errors, "but it is not `C[i] = C[i] op v` with op one of + * min max and its identity as init");
+        let Some(update) = match_reduction_update(block) else {
+            refuse(&mut self.errors, "but it is not `C[i] = C[i] op v` with op one of + * min max and its identity as init, nor a tuple reduction of TVM's registry (argmax, argmin)");
             return Some(stmt.clone());
         };
+        let outputs_local: Vec<bool> = update
+            .stores
+            .iter()
+            .map(|store| store.buffer.scope() == "local")
+            .collect();
+        if outputs_local.iter().any(|local| *local != outputs_local[0]) {
+            refuse(
+                &mut self.errors,
+                "into some `local` buffers and some other ones; make them all `local` or none (TVM's rule)",
+            );
+            return Some(stmt.clone());
+        }
         let (thread_for, tag) = thread_tag(first)?;
         let Some(threads) = thread_for.extent.as_int() else {
             refuse(
@@ -229,17 +267,22 @@ impl Lowering {
             return Some(stmt.clone());
         }
 
-        let dtype = update.value.dtype();
         let span = stmt.span();
-        let accumulator = Buffer::new(
-            &format!("{}_in_thread_acc", block.name),
-            dtype,
-            vec![Expr::i32(1)],
-            "local",
-            span,
-        );
-        self.new_buffers.push(accumulator.clone());
-        let zero = || vec![Expr::i32(0)];
+        let accumulators: Vec<Buffer> = update
+            .stores
+            .iter()
+            .enumerate()
+            .map(|(position, store)| {
+                Buffer::new(
+                    &value_name(&format!("{}_in_thread_acc", block.name), position, &update),
+                    store.value.dtype(),
+                    vec![Expr::i32(1)],
+                    "local",
+                    span,
+                )
+            })
+            .collect();
+        self.new_buffers.extend(accumulators.iter().cloned());
         let opaque_block =
             |name: String, reads: Vec<BufferRegion>, writes: Vec<BufferRegion>, body: Stmt| {
                 Stmt::new(
@@ -252,33 +295,41 @@ impl Lowering {
                 )
             };
         let full = BufferRegion::full;
+        let all_full = |buffers: &[Buffer]| buffers.iter().map(full).collect::<Vec<_>>();
 
-        // 1. The accumulator starts at the identity.
+        // 1. The accumulators start at the identity.
         let init = opaque_block(
             format!("{}_in_thread_init", block.name),
             Vec::new(),
-            vec![full(&accumulator)],
-            Stmt::store(&accumulator, reducer.identity(dtype), zero()),
+            all_full(&accumulators),
+            Stmt::seq(
+                accumulators
+                    .iter()
+                    .zip(update.reducer.identity())
+                    .map(|(acc, identity)| Stmt::store(acc, identity.clone(), vec![Expr::i32(0)]))
+                    .collect(),
+            ),
         );
-        // 2. Each thread reduces its part: the block, writing the accumulator.
-        let accumulated = Expr::load(&accumulator, zero());
+        // 2. Each thread reduces its part: the block, writing the accumulators.
         let mut in_thread = block.clone();
         in_thread.id = NodeId::fresh();
         in_thread.name = format!("{}_in_thread", block.name);
         in_thread.init = None;
-        in_thread.body = Stmt::store(
-            &accumulator,
-            reducer.combine(accumulated.clone(), rhs.clone()),
-            zero(),
+        in_thread.body = store_values(
+            &accumulators,
+            update
+                .reducer
+                .combine(&element_zero_loads(&accumulators), &update.rhs),
+            span,
         );
         in_thread.reads = block
             .reads
             .iter()
-            .filter(|r| r.buffer != update.buffer)
+            .filter(|r| !update.stores.iter().any(|s| s.buffer == r.buffer))
             .cloned()
-            .chain(std::iter::once(full(&accumulator)))
+            .chain(all_full(&accumulators))
             .collect();
-        in_thread.writes = vec![full(&accumulator)];
+        in_thread.writes = all_full(&accumulators);
         let mut chain = Stmt::new(
             StmtKind::BlockRealize(BlockRealize {
                 block: in_thread,
@@ -326,8 +377,8 @@ impl Lowering {
         let t = Expr::var(&thread);
         let across = Across {
             block_name: &block.name,
-            reducer: &reducer,
-            accumulator: &accumulator,
+            reducer: &update.reducer,
+            accumulators: &accumulators,
             thread: t.clone(),
             threads,
             group: &group,
@@ -336,13 +387,14 @@ impl Lowering {
         let lanes_contiguous = kernel_threads.iter().all(|(other, extent)| {
             thread_dimension(other) >= thread_dimension(tag) || *extent == 1
         });
-        // Every path leaves the group's result where thread 0 reads it.
-        let (mut steps, buffers, result) = match warp_plan(dtype, threads, lanes_contiguous) {
+        // Every path leaves the group's result in each thread's accumulators.
+        let dtypes: Vec<DataType> = accumulators.iter().map(Buffer::dtype).collect();
+        let (mut steps, buffers) = match warp_plan(&dtypes, threads, lanes_contiguous) {
             Some(plan) => across.warp_shuffles(plan),
             None => across.shared_tree(),
         };
-        let mut cross_reads = vec![full(&accumulator)];
-        let mut cross_writes = vec![full(&accumulator)];
+        let mut cross_reads = all_full(&accumulators);
+        let mut cross_writes = all_full(&accumulators);
         for buffer in &buffers {
             cross_reads.push(full(buffer));
             cross_writes.push(full(buffer));
@@ -353,26 +405,44 @@ impl Lowering {
         for (iter, value) in block.iter_vars.iter().zip(&realize.iter_values) {
             bindings.insert(iter.var.clone(), value.clone());
         }
-        let output_indices: Vec<Expr> = update
+        let output_indices: Vec<Expr> = update.stores[0]
             .indices
             .iter()
             .map(|i| substitute(i, &bindings))
             .collect();
-        steps.push(Stmt::new(
-            StmtKind::IfThenElse {
-                condition: Expr::binary(BinaryOp::Eq, t.clone(), Expr::i32(0)),
-                then_case: Stmt::store(&update.buffer, result, output_indices.clone()),
-                else_case: None,
-            },
-            span,
-        ));
-        cross_writes.push(BufferRegion {
-            buffer: update.buffer.clone(),
-            region: output_indices
+        // A `local` output is each thread's own copy: every thread stores
+        // the result in it; memory the threads share is stored once.
+        let write_back = Stmt::seq(
+            update
+                .stores
                 .iter()
-                .map(|i| Range::point(i.clone()))
+                .zip(element_zero_loads(&accumulators))
+                .map(|(store, result)| Stmt::store(&store.buffer, result, output_indices.clone()))
                 .collect(),
-        });
+        );
+        if outputs_local[0] {
+            steps.push(write_back);
+        } else {
+            steps.push(Stmt::new(
+                StmtKind::IfThenElse {
+                    condition: Expr::binary(BinaryOp::Eq, t.clone(), Expr::i32(0)),
+                    then_case: write_back,
+                    else_case: None,
+                },
+                span,
+            ));
+        }
+        for store in &update.stores {
+            self.reduced
+                .push((store.buffer.data().clone(), tag.to_string(), threads));
+            cross_writes.push(BufferRegion {
+                buffer: store.buffer.clone(),
+                region: output_indices
+                    .iter()
+                    .map(|i| Range::point(i.clone()))
+                    .collect(),
+            });
+        }
         let cross = opaque_block(
             format!("{}_cross_thread", block.name),
             cross_reads,
@@ -391,6 +461,48 @@ impl Lowering {
 }
 
 impl Lowering {
+    /// A block that reads the output of a cross-thread reduction of this
+    /// kernel and writes memory the threads share, outside any loop bound
+    /// to the reduction's tag: it runs in the first thread of that tag
+    /// only, under a loop bound to it (TVM's MakeCrossThreadBroadcast).
+    fn broadcast(&self, stmt: &Stmt, realize: &BlockRealize) -> Option<Stmt> {
+        let block = &realize.block;
+        if block.writes.iter().any(|w| w.buffer.scope() == "local") {
+            return None;
+        }
+        let mut free: Vec<(String, i64)> = Vec::new();
+        for (data, tag, extent) in &self.reduced {
+            let read = block.reads.iter().any(|r| r.buffer.data() == data);
+            let bound = self
+                .loops
+                .iter()
+                .any(|l| thread_tag(l).is_some_and(|(_, t)| t == tag));
+            if read && !bound && !free.iter().any(|(t, _)| t == tag) {
+                free.push((tag.clone(), *extent));
+            }
+        }
+        if free.is_empty() {
+            return None;
+        }
+        let mut realize = realize.clone();
+        let mut loops = Vec::new();
+        for (tag, extent) in &free {
+            let letter = tag.trim_start_matches("threadIdx.");
+            let var = Var::new(format!("t{letter}"), DataType::int32(), Span::NONE);
+            realize.predicate = Expr::binary(
+                BinaryOp::And,
+                Expr::binary(BinaryOp::Eq, Expr::var(&var), Expr::i32(0)),
+                realize.predicate.clone(),
+            );
+            loops.push((var, *extent, tag.clone()));
+        }
+        let mut body = stmt.with_kind(StmtKind::BlockRealize(realize));
+        for (var, extent, tag) in loops {
+            body = thread_loop(var, extent, &tag, body);
+        }
+        Some(body)
+    }
+
     /// The `threadIdx` tags bound in the kernel around the current
     /// statement (its outermost thread-bound loop), with their extents,
     /// ordered x, y, z. A tag with a non-constant extent is left out.
@@ -495,17 +607,19 @@ enum WarpPlan {
     AcrossWarps { warps: i64 },
 }
 
-/// Whether a reduction of `dtype` over `threads` threads can use warp
-/// shuffles: a type `__shfl_*_sync` moves (4 or 8 bytes, or half), and the
-/// reducing threads consecutive lanes (`lanes_contiguous`: no lower thread
-/// dimension with more than one thread).
-fn warp_plan(dtype: DataType, threads: i64, lanes_contiguous: bool) -> Option<WarpPlan> {
-    let shuffled_type = dtype.lanes == 1
-        && match dtype.code {
-            TypeCode::Float => matches!(dtype.bits, 16 | 32 | 64),
-            TypeCode::Int | TypeCode::UInt => matches!(dtype.bits, 32 | 64),
-            _ => false,
-        };
+/// Whether a reduction of values of `dtypes` over `threads` threads can
+/// use warp shuffles: types `__shfl_*_sync` moves (4 or 8 bytes, or half),
+/// and the reducing threads consecutive lanes (`lanes_contiguous`: no lower
+/// thread dimension with more than one thread).
+fn warp_plan(dtypes: &[DataType], threads: i64, lanes_contiguous: bool) -> Option<WarpPlan> {
+    let shuffled_type = dtypes.iter().all(|dtype| {
+        dtype.lanes == 1
+            && match dtype.code {
+                TypeCode::Float => matches!(dtype.bits, 16 | 32 | 64),
+                TypeCode::Int | TypeCode::UInt => matches!(dtype.bits, 32 | 64),
+                _ => false,
+            }
+    });
     if !shuffled_type || !lanes_contiguous || threads < 2 {
         return None;
     }
@@ -517,12 +631,82 @@ fn warp_plan(dtype: DataType, threads: i64, lanes_contiguous: bool) -> Option<Wa
         .then_some(WarpPlan::AcrossWarps { warps })
 }
 
+/// The name of the `position`-th value's buffer: `name` itself for a
+/// reduction of one value, `name_0`, `name_1`, ... for a tuple.
+fn value_name(
+    name: &str,
+    position: usize,
+    update: &crate::schedule::reducer::ReductionUpdate,
+) -> String {
+    if update.stores.len() == 1 {
+        name.to_string()
+    } else {
+        format!("{name}_{position}")
+    }
+}
+
+/// `buffer[0]` of each buffer.
+fn element_zero_loads(buffers: &[Buffer]) -> Vec<Expr> {
+    buffers
+        .iter()
+        .map(|b| Expr::load(b, vec![Expr::i32(0)]))
+        .collect()
+}
+
+/// Stores `values[i]` in `buffers[i][0]`. With several values each is
+/// first bound by a `T.let`, so that no store changes what a later value
+/// reads (a tuple reducer's values read every accumulator).
+fn store_values(buffers: &[Buffer], values: Vec<Expr>, span: Span) -> Stmt {
+    store_values_at(buffers, values, &[Expr::i32(0)], span)
+}
+
+/// Stores `values[i]` at `indices` of `buffers[i]`, as [`store_values`].
+fn store_values_at(buffers: &[Buffer], values: Vec<Expr>, indices: &[Expr], span: Span) -> Stmt {
+    if let ([buffer], [value]) = (buffers, values.as_slice()) {
+        return Stmt::store(buffer, value.clone(), indices.to_vec());
+    }
+    let vars: Vec<Var> = buffers
+        .iter()
+        .zip(&values)
+        .map(|(buffer, value)| {
+            Var::new(
+                format!("{}_value", buffer.name()),
+                value.dtype(),
+                Span::NONE,
+            )
+        })
+        .collect();
+    let stores = buffers
+        .iter()
+        .zip(&vars)
+        .map(|(buffer, var)| Stmt::store(buffer, Expr::var(var), indices.to_vec()))
+        .collect();
+    bind_all(&vars, values, Stmt::seq(stores), span)
+}
+
+/// `T.let`s of `vars` to `values`, in order, around `body`.
+fn bind_all(vars: &[Var], values: Vec<Expr>, body: Stmt, span: Span) -> Stmt {
+    vars.iter()
+        .zip(values)
+        .rev()
+        .fold(body, |body, (var, value)| {
+            Stmt::new(
+                StmtKind::LetStmt {
+                    var: var.clone(),
+                    value,
+                    body,
+                },
+                span,
+            )
+        })
+}
+
 /// What the reduction across threads is built from.
 struct Across<'a> {
     block_name: &'a str,
-    reducer: &'a Reducer,
-    /// Each thread's part, then its group's result in thread 0.
-    accumulator: &'a Buffer,
+    reducer: &'a CommReducer,
+    /// Each thread's part, then its group's result, one per value.
+    accumulators: &'a [Buffer],
     /// The reducing thread's index.
     thread: Expr,
     threads: i64,
@@ -531,8 +715,8 @@ struct Across<'a> {
 }
 
 impl Across<'_> {
-    fn accumulated(&self) -> Expr {
-        Expr::load(self.accumulator, vec![Expr::i32(0)])
+    fn accumulated(&self) -> Vec<Expr> {
+        element_zero_loads(self.accumulators)
     }
 
     fn when(&self, condition: Expr, then_case: Stmt) -> Stmt {
@@ -556,95 +740,161 @@ impl Across<'_> {
         )
     }
 
-    /// The accumulator of lane 0 of each group of `width` lanes becomes the
-    /// group's result: `acc = acc op shuffle_down(acc, offset)` for offsets
-    /// halving from `width / 2`, after taking the mask of the active lanes.
+    /// One buffer per value, named `<block>_<suffix>` (`_0`, `_1` for a
+    /// tuple), of `elements` elements of the value's type.
+    fn per_value(&self, suffix: &str, elements: i64, scope: &str) -> Vec<Buffer> {
+        let count = self.accumulators.len();
+        self.accumulators
+            .iter()
+            .enumerate()
+            .map(|(position, acc)| {
+                let suffix = if count == 1 {
+                    suffix.to_string()
+                } else {
+                    format!("{suffix}_{position}")
+                };
+                self.local(&suffix, acc.dtype(), elements, scope)
+            })
+            .collect()
+    }
+
+    /// A warp operation on each accumulator, bound to a `T.let` before any
+    /// value uses it: every lane runs it, even where a select of the
+    /// reducer takes the other operand.
+    fn shuffled(
+        &self,
+        op: &str,
+        mask: &Buffer,
+        argument: i64,
+        width: i64,
+    ) -> (Vec<Var>, Vec<Expr>) {
+        self.accumulators
+            .iter()
+            .map(|acc| {
+                let value = Expr::load(acc, vec![Expr::i32(0)]);
+                let call = Expr::call(
+                    Op::named(op),
+                    vec![
+                        Expr::load(mask, vec![Expr::i32(0)]),
+                        value.clone(),
+                        Expr::i32(argument),
+                        Expr::i32(width),
+                        Expr::i32(WARP_SIZE),
+                    ],
+                    value.dtype(),
+                );
+                let var = Var::new(format!("{}_other", acc.name()), value.dtype(), Span::NONE);
+                (var, call)
+            })
+            .unzip()
+    }
+
+    /// The accumulators of lane 0 of each group of `width` lanes become
+    /// the group's result: `acc = acc op shuffle_down(acc, offset)` for
+    /// offsets halving from `width / 2`, after taking the mask of the
+    /// active lanes.
     fn shuffle_rounds(&self, mask: &Buffer, width: i64, steps: &mut Vec<Stmt>) {
-        let zero = || vec![Expr::i32(0)];
         let active = Expr::call(
             Op::named("tvm_warp_activemask"),
             Vec::new(),
             DataType::uint(32),
         );
-        steps.push(Stmt::store(mask, active, zero()));
+        steps.push(Stmt::store(mask, active, vec![Expr::i32(0)]));
         let mut offset = width / 2;
         while offset >= 1 {
-            let accumulated = self.accumulated();
-            let other = Expr::call(
-                Op::named("tvm_warp_shuffle_down"),
-                vec![
-                    Expr::load(mask, zero()),
-                    accumulated.clone(),
-                    Expr::i32(offset),
-                    Expr::i32(width),
-                    Expr::i32(WARP_SIZE),
-                ],
-                accumulated.dtype(),
-            );
-            steps.push(Stmt::store(
-                self.accumulator,
-                self.reducer.combine(accumulated, other),
-                zero(),
-            ));
+            let (others, calls) = self.shuffled("tvm_warp_shuffle_down", mask, offset, width);
+            steps.push(self.combine_with(others, calls));
             offset /= 2;
         }
     }
 
+    /// The accumulators combined with the warp operations `calls`: one
+    /// value's call goes straight into its combination; a tuple's are
+    /// bound to `others` first (see [`Across::shuffled`]).
+    fn combine_with(&self, others: Vec<Var>, calls: Vec<Expr>) -> Stmt {
+        if self.accumulators.len() == 1 {
+            let combined = self.reducer.combine(&self.accumulated(), &calls);
+            return store_values(self.accumulators, combined, self.span);
+        }
+        let other_values: Vec<Expr> = others.iter().map(Expr::var).collect();
+        let combined = self.reducer.combine(&self.accumulated(), &other_values);
+        let update = store_values(self.accumulators, combined, self.span);
+        bind_all(&others, calls, update, self.span)
+    }
+
     /// Warp shuffles (TVM's LowerThreadAllreduce on CUDA): within a warp,
     /// and across warps through one shared element per warp.
-    fn warp_shuffles(&self, plan: WarpPlan) -> (Vec<Stmt>, Vec<Buffer>, Expr) {
+    fn warp_shuffles(&self, plan: WarpPlan) -> (Vec<Stmt>, Vec<Buffer>) {
         let mask = self.local("mask", DataType::uint(32), 1, "local");
         let mut steps = Vec::new();
         let t = &self.thread;
         match plan {
             WarpPlan::WithinWarp => {
                 self.shuffle_rounds(&mask, self.threads, &mut steps);
-                (steps, vec![mask], self.accumulated())
+                // Lane 0 of each group holds the result; every lane of the
+                // group takes it.
+                let (_, calls) = self.shuffled("tvm_warp_shuffle", &mask, 0, self.threads);
+                steps.push(store_values(self.accumulators, calls, self.span));
+                (steps, vec![mask])
             }
             WarpPlan::AcrossWarps { warps } => {
-                let staging = self.local(
-                    "red_buf_staging",
-                    self.accumulator.dtype(),
-                    warps * self.group.extent(),
-                    "shared",
-                );
+                let staging =
+                    self.per_value("red_buf_staging", warps * self.group.extent(), "shared");
                 self.shuffle_rounds(&mask, WARP_SIZE, &mut steps);
                 let lane = Expr::binary(BinaryOp::FloorMod, t.clone(), Expr::i32(WARP_SIZE));
                 let warp = Expr::binary(BinaryOp::FloorDiv, t.clone(), Expr::i32(WARP_SIZE));
                 steps.push(self.when(
                     Expr::binary(BinaryOp::Eq, lane, Expr::i32(0)),
-                    Stmt::store(
+                    store_values_at(
                         &staging,
                         self.accumulated(),
-                        vec![self.group.element(warps, warp)],
+                        &[self.group.element(warps, warp)],
+                        self.span,
                     ),
                 ));
                 // thread-sync puts the barrier between the staging writes
                 // and these reads.
+                let staged = staging
+                    .iter()
+                    .map(|b| Expr::load(b, vec![self.group.element(warps, t.clone())]))
+                    .collect();
                 steps.push(self.when(
                     Expr::binary(BinaryOp::Lt, t.clone(), Expr::i32(warps)),
-                    Stmt::store(
-                        self.accumulator,
-                        Expr::load(&staging, vec![self.group.element(warps, t.clone())]),
-                        vec![Expr::i32(0)],
-                    ),
+                    store_values(self.accumulators, staged, self.span),
                 ));
                 self.shuffle_rounds(&mask, warps, &mut steps);
-                (steps, vec![mask, staging], self.accumulated())
+                let results = self.publish(&mut steps);
+                let mut buffers = vec![mask];
+                buffers.extend(staging);
+                buffers.extend(results);
+                (steps, buffers)
             }
         }
     }
 
+    /// Thread 0 of each group puts the group's result in shared memory and
+    /// every thread of the group reads it back into its accumulators
+    /// (thread-sync puts the barrier between); returns the shared buffers.
+    fn publish(&self, steps: &mut Vec<Stmt>) -> Vec<Buffer> {
+        let results = self.per_value("red_result", self.group.extent(), "shared");
+        let slot = [self.group.element(1, Expr::i32(0))];
+        steps.push(self.when(
+            Expr::binary(BinaryOp::Eq, self.thread.clone(), Expr::i32(0)),
+            store_values_at(&results, self.accumulated(), &slot, self.span),
+        ));
+        let published = results
+            .iter()
+            .map(|b| Expr::load(b, slot.to_vec()))
+            .collect();
+        steps.push(store_values(self.accumulators, published, self.span));
+        results
+    }
+
     /// A tree in shared memory, halving the active threads each round;
     /// thread-sync puts the barriers between rounds.
-    fn shared_tree(&self) -> (Vec<Stmt>, Vec<Buffer>, Expr) {
+    fn shared_tree(&self) -> (Vec<Stmt>, Vec<Buffer>) {
         let threads = self.threads;
-        let red_buf = self.local(
-            "red_buf",
-            self.accumulator.dtype(),
-            threads * self.group.extent(),
-            "shared",
-        );
+        let red_bufs = self.per_value("red_buf", threads * self.group.extent(), "shared");
         let t = &self.thread;
         let slot = |offset: i64| {
             let thread = if offset == 0 {
@@ -654,7 +904,18 @@ impl Across<'_> {
             };
             vec![self.group.element(threads, thread)]
         };
-        let mut steps = vec![Stmt::store(&red_buf, self.accumulated(), slot(0))];
+        let loads = |offset: i64| -> Vec<Expr> {
+            red_bufs
+                .iter()
+                .map(|b| Expr::load(b, slot(offset)))
+                .collect()
+        };
+        let mut steps = vec![store_values_at(
+            &red_bufs,
+            self.accumulated(),
+            &slot(0),
+            self.span,
+        )];
         let mut width = (threads as u64).next_power_of_two() as i64;
         while width > 1 {
             let half = width / 2;
@@ -663,15 +924,21 @@ impl Across<'_> {
             // whose partner `t + half` exists combine.
             let active = half.min(threads - half);
             let condition = Expr::binary(BinaryOp::Lt, t.clone(), Expr::i32(active));
-            let combined = self.reducer.combine(
-                Expr::load(&red_buf, slot(0)),
-                Expr::load(&red_buf, slot(half)),
-            );
-            steps.push(self.when(condition, Stmt::store(&red_buf, combined, slot(0))));
+            let combined = self.reducer.combine(&loads(0), &loads(half));
+            steps.push(self.when(
+                condition,
+                store_values_at(&red_bufs, combined, &slot(0), self.span),
+            ));
             width = half;
         }
-        let result = Expr::load(&red_buf, slot(0));
-        (steps, vec![red_buf], result)
+        // Every thread reads the group's result from the tree's root.
+        let root = [self.group.element(threads, Expr::i32(0))];
+        let results = red_bufs
+            .iter()
+            .map(|b| Expr::load(b, root.to_vec()))
+            .collect();
+        steps.push(store_values(self.accumulators, results, self.span));
+        (steps, red_bufs)
     }
 }
 

@@ -117,6 +117,25 @@ B[bx * 32 + tx] = S[tx] * T.float32(2.0)
 }
 
 #[test]
+fn an_element_thread_zero_writes_and_every_thread_reads_gets_a_barrier() {
+    // `S[0]` names one element for all threads: the same index is not the
+    // same thread's own element (the reduction result published in shared
+    // memory, as DLight's softmax reads it).
+    let body = kernel_body(&program(
+        r#"
+if tx == 0:
+    S[0] = A[bx * 32]
+B[bx * 32 + tx] = A[bx * 32 + tx] - S[0]
+"#,
+    ));
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(
+        barrier_before(&body, "B[bx * 32 + tx] = A[bx * 32 + tx] - S[0]"),
+        "{body}"
+    );
+}
+
+#[test]
 fn a_write_over_what_another_thread_read_gets_a_barrier() {
     // Write after read: thread tx reads S[31 - tx], then every thread
     // overwrites its own element, which another thread may still read.
@@ -332,7 +351,24 @@ fn a_reduction_over_four_warps_shuffles_then_combines_the_warps_after_one_barrie
         printed.contains("S_red_buf_staging[i_1 * 4 + (k_1 >> 5)]"),
         "{printed}"
     );
-    assert_eq!(barriers(&printed), 1, "{printed}");
+    // The warps' results, then the row's result, which thread 0 publishes
+    // in shared memory for every thread of the row to read (TVM's
+    // allreduce): two barriers.
+    assert!(
+        printed.contains("S_red_result = T.decl_buffer((2,), scope=\"shared\")"),
+        "{printed}"
+    );
+    assert_eq!(barriers(&printed), 2, "{printed}");
+}
+
+#[test]
+fn a_reduction_within_a_warp_gives_every_lane_the_result() {
+    let printed = reduction_kernel(16, "float32", "threadIdx.x", "threadIdx.y", 2);
+    assert_eq!(shuffles(&printed, 16), 4, "{printed}");
+    assert!(
+        printed.contains("T.tvm_warp_shuffle(S_mask[0], S_in_thread_acc[0], 0, 16, 32)"),
+        "{printed}"
+    );
 }
 
 #[test]
@@ -361,8 +397,9 @@ fn reductions_warps_cannot_do_use_a_tree_in_shared_memory() {
             "{printed}"
         );
         let rounds = (threads as u64).next_power_of_two().trailing_zeros() as usize;
-        // A barrier before each round; thread 0 reads its own last write.
-        assert_eq!(barriers(&printed), rounds, "{printed}");
+        // A barrier before each round, and one before every thread reads
+        // the root.
+        assert_eq!(barriers(&printed), rounds + 1, "{printed}");
     }
 }
 

@@ -11,8 +11,10 @@
 //!   the end of iteration `k` touched against what the start of `k + 1`
 //!   touches; a conflict puts a barrier at the start of the body.
 //! - Two accesses conflict when they touch the same buffer, one writes, and
-//!   they are not both one element at the same index (the same thread
-//!   touching what it touched itself). Indices are compared with every loop
+//!   they are not both one element at the same index that depends on the
+//!   innermost thread index around them (the same thread touching what it
+//!   touched itself; `S[0]` written by thread 0 and read by every thread
+//!   is a conflict, as in TVM's planner). Indices are compared with every loop
 //!   bound to a thread tag read as that tag, so a cooperative fetch bound to
 //!   `threadIdx.x` and a read at `threadIdx.x` compare equal; an access
 //!   inside a serial loop of the statement touches a range.
@@ -26,7 +28,7 @@ use crate::diagnostics::Diagnostic;
 use crate::ir::identity::{VarMap, VarSet};
 use crate::ir::mutate::substitute;
 use crate::ir::structural::expr_deep_equal;
-use crate::ir::visit::{expr_uses_var, walk_exprs, walk_stmts};
+use crate::ir::visit::{expr_uses_var, walk_exprs, walk_stmt, walk_stmts, Visitor};
 use crate::ir::{
     BinaryOp, DataType, Expr, ExprKind, ForKind, Op, PrimFunc, Range, Stmt, StmtKind, Var,
 };
@@ -41,6 +43,7 @@ pub fn thread_sync(func: &PrimFunc, _options: &LowerOptions) -> Result<PrimFunc,
         thread_vars: Default::default(),
         canonical: Default::default(),
         analyzer: Analyzer::new(),
+        launched: Default::default(),
     };
     walk_stmts(&func.body, &mut |stmt| {
         if let StmtKind::For(for_loop) = stmt.kind() {
@@ -104,6 +107,10 @@ struct Access {
     /// One element (not a range over a loop inside the statement).
     point: bool,
     write: bool,
+    /// The canonical variable of the innermost thread-bound loop around
+    /// the access: an index that does not use it names an element several
+    /// threads share.
+    innermost_thread: Option<Var>,
 }
 
 /// What a statement does to shared memory, as seen from around it.
@@ -133,6 +140,9 @@ struct Planner {
     canonical: Vec<(String, Var)>,
     /// Knows each tag's variable ranges over its extent.
     analyzer: Analyzer,
+    /// The canonical variables of the thread-bound loops around the
+    /// statement being planned, outermost first.
+    launched: std::cell::RefCell<Vec<Var>>,
 }
 
 fn is_shared(scope: &str) -> bool {
@@ -145,13 +155,19 @@ fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyze
     if a.data != b.data || !(a.write || b.write) {
         return false;
     }
+    // One index names one element per thread only when it moves with the
+    // innermost thread index (TVM's `depends_on_thread_index`).
+    let uses_thread = |index: &Expr| match &b.innermost_thread {
+        Some(thread) => expr_uses_var(index, &mut |v| v == thread),
+        None => true,
+    };
     let same_index = a.point
         && b.point
         && a.indices.len() == b.indices.len()
         && a.indices
             .iter()
             .zip(&b.indices)
-            .all(|(x, y)| expr_deep_equal(x, y));
+            .all(|(x, y)| expr_deep_equal(x, y) && uses_thread(x) && uses_thread(y));
     if !same_index {
         return true;
     }
@@ -285,6 +301,7 @@ impl Planner {
                                     indices: vec![self.canonical_index(offset)],
                                     point: false,
                                     write,
+                                    innermost_thread: self.innermost_thread(),
                                 });
                             }
                         }
@@ -302,10 +319,58 @@ impl Planner {
                             .collect(),
                         point: true,
                         write: false,
+                        innermost_thread: self.innermost_thread(),
                     });
                 }
             }
         });
+    }
+
+    fn innermost_thread(&self) -> Option<Var> {
+        self.launched.borrow().last().cloned()
+    }
+
+    /// The store's own access: a write of one element.
+    fn store_access(&self, store: &crate::ir::BufferStore, accesses: &mut Vec<Access>) {
+        self.reads(&store.value, accesses);
+        for index in &store.indices {
+            self.reads(index, accesses);
+        }
+        if is_shared(store.buffer.scope()) {
+            accesses.push(Access {
+                data: store.buffer.data().clone(),
+                indices: store
+                    .indices
+                    .iter()
+                    .map(|i| self.canonical_index(i))
+                    .collect(),
+                point: true,
+                write: true,
+                innermost_thread: self.innermost_thread(),
+            });
+        }
+    }
+
+    /// Runs `f` with the loop `for_loop` counted as launched when it is
+    /// bound to a thread tag.
+    fn inside<R>(&self, for_loop: &crate::ir::For, f: impl FnOnce() -> R) -> R {
+        let canonical = match (for_loop.kind, &for_loop.thread) {
+            (ForKind::ThreadBinding, Some(tag)) => self
+                .canonical
+                .iter()
+                .find(|(t, _)| t == tag)
+                .map(|(_, v)| v.clone()),
+            _ => None,
+        };
+        let pushed = canonical.is_some();
+        if let Some(var) = canonical {
+            self.launched.borrow_mut().push(var);
+        }
+        let result = f();
+        if pushed {
+            self.launched.borrow_mut().pop();
+        }
+        result
     }
 
     fn depends_on_thread(&self, expr: &Expr) -> bool {
@@ -316,35 +381,12 @@ impl Planner {
 
     /// Every shared access of `stmt`, barriers ignored.
     fn all_accesses(&self, stmt: &Stmt) -> Vec<Access> {
-        let mut accesses = Vec::new();
-        walk_stmts(stmt, &mut |s| match s.kind() {
-            StmtKind::BufferStore(store) => {
-                self.reads(&store.value, &mut accesses);
-                for index in &store.indices {
-                    self.reads(index, &mut accesses);
-                }
-                if is_shared(store.buffer.scope()) {
-                    accesses.push(Access {
-                        data: store.buffer.data().clone(),
-                        indices: store
-                            .indices
-                            .iter()
-                            .map(|i| self.canonical_index(i))
-                            .collect(),
-                        point: true,
-                        write: true,
-                    });
-                }
-            }
-            StmtKind::Evaluate(expr) => self.reads(expr, &mut accesses),
-            StmtKind::IfThenElse { condition, .. } => self.reads(condition, &mut accesses),
-            StmtKind::LetStmt { value, .. } => self.reads(value, &mut accesses),
-            StmtKind::For(for_loop) => {
-                self.reads(&for_loop.min, &mut accesses);
-                self.reads(&for_loop.extent, &mut accesses);
-            }
-            _ => {}
-        });
+        let mut collector = AccessCollector {
+            planner: self,
+            accesses: Vec::new(),
+        };
+        collector.visit_stmt(stmt);
+        let mut accesses = collector.accesses;
         // Accesses inside loops of `stmt` touch ranges, not one element.
         let inner = defined_vars(stmt);
         for access in &mut accesses {
@@ -367,7 +409,7 @@ impl Planner {
                 (Stmt::seq(stmts), summary)
             }
             StmtKind::For(for_loop) if for_loop.kind == ForKind::ThreadBinding => {
-                let (body, summary) = self.plan(&for_loop.body);
+                let (body, summary) = self.inside(for_loop, || self.plan(&for_loop.body));
                 let mut for_loop = for_loop.clone();
                 for_loop.body = body;
                 (stmt.with_kind(StmtKind::For(for_loop)), summary)
@@ -570,4 +612,34 @@ impl Planner {
         };
         (out, summary)
     }
+}
+
+/// Collects the shared accesses of a statement, knowing the thread-bound
+/// loops it enters.
+struct AccessCollector<'a> {
+    planner: &'a Planner,
+    accesses: Vec<Access>,
+}
+
+impl Visitor for AccessCollector<'_> {
+    fn visit_stmt(&mut self, stmt: &Stmt) {
+        let planner = self.planner;
+        match stmt.kind() {
+            StmtKind::BufferStore(store) => planner.store_access(store, &mut self.accesses),
+            StmtKind::Evaluate(expr) => planner.reads(expr, &mut self.accesses),
+            StmtKind::IfThenElse { condition, .. } => planner.reads(condition, &mut self.accesses),
+            StmtKind::LetStmt { value, .. } => planner.reads(value, &mut self.accesses),
+            StmtKind::For(for_loop) => {
+                planner.reads(&for_loop.min, &mut self.accesses);
+                planner.reads(&for_loop.extent, &mut self.accesses);
+                planner.inside(for_loop, || walk_stmt(self, stmt));
+                return;
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    // Reads are collected with the statement that holds them.
+    fn visit_expr(&mut self, _expr: &Expr) {}
 }

@@ -35,8 +35,10 @@ extern "C" __global__ void __launch_bounds__(48) main_kernel(float* __restrict__
   if (k_1_1 < 1) {
     M_red_buf[k_1_1] = max(M_red_buf[k_1_1], M_red_buf[k_1_1 + 1]);
   }
+  __syncthreads();
+  M_in_thread_acc[0] = M_red_buf[0];
   if (k_1_1 == 0) {
-    M[i] = M_red_buf[k_1_1];
+    M[i] = M_in_thread_acc[0];
   }
 }
 

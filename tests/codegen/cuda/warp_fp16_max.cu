@@ -13,6 +13,7 @@ extern "C" __global__ void __launch_bounds__(128) main_kernel(half* __restrict__
   int k_1_1 = ((int)threadIdx.x);
   unsigned int M_mask[1];
   __shared__ __align__(16) half M_red_buf_staging[4];
+  __shared__ __align__(16) half M_red_result[2];
   M_mask[0] = __activemask();
   M_in_thread_acc[0] = ((half)max((float)M_in_thread_acc[0], (float)__shfl_down_sync(M_mask[0], M_in_thread_acc[0], 16, 32)));
   M_in_thread_acc[0] = ((half)max((float)M_in_thread_acc[0], (float)__shfl_down_sync(M_mask[0], M_in_thread_acc[0], 8, 32)));
@@ -28,6 +29,11 @@ extern "C" __global__ void __launch_bounds__(128) main_kernel(half* __restrict__
   }
   M_mask[0] = __activemask();
   M_in_thread_acc[0] = ((half)max((float)M_in_thread_acc[0], (float)__shfl_down_sync(M_mask[0], M_in_thread_acc[0], 1, 2)));
+  if (k_1_1 == 0) {
+    M_red_result[i_1] = M_in_thread_acc[0];
+  }
+  __syncthreads();
+  M_in_thread_acc[0] = M_red_result[i_1];
   if (k_1_1 == 0) {
     M[(i_0 * 2) + i_1] = M_in_thread_acc[0];
   }

@@ -14,6 +14,7 @@ extern "C" __global__ void __launch_bounds__(64) main_kernel(float* __restrict__
   S_in_thread_acc[0] = (S_in_thread_acc[0] + __shfl_down_sync(S_mask[0], S_in_thread_acc[0], 4, 16));
   S_in_thread_acc[0] = (S_in_thread_acc[0] + __shfl_down_sync(S_mask[0], S_in_thread_acc[0], 2, 16));
   S_in_thread_acc[0] = (S_in_thread_acc[0] + __shfl_down_sync(S_mask[0], S_in_thread_acc[0], 1, 16));
+  S_in_thread_acc[0] = __shfl_sync(S_mask[0], S_in_thread_acc[0], 0, 16);
   if (k_1 == 0) {
     S[(i_0 * 4) + i_1] = S_in_thread_acc[0];
   }

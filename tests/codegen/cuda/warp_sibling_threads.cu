@@ -17,6 +17,7 @@ extern "C" __global__ void __launch_bounds__(128) main_kernel(int* __restrict__ 
   S_in_thread_acc[0] = (S_in_thread_acc[0] + __shfl_down_sync(S_mask[0], S_in_thread_acc[0], 4, 32));
   S_in_thread_acc[0] = (S_in_thread_acc[0] + __shfl_down_sync(S_mask[0], S_in_thread_acc[0], 2, 32));
   S_in_thread_acc[0] = (S_in_thread_acc[0] + __shfl_down_sync(S_mask[0], S_in_thread_acc[0], 1, 32));
+  S_in_thread_acc[0] = __shfl_sync(S_mask[0], S_in_thread_acc[0], 0, 32);
   if (tx_1 == 0) {
     S[bx] = S_in_thread_acc[0];
   }

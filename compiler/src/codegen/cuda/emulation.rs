@@ -137,13 +137,14 @@ impl EmulatedModule {
         &self.kernels
     }
 
-    /// Runs `kernel` on `args` with `dims`.
+    /// Runs `kernel` on `args` with `dims`: the warnings of the run (a
+    /// store every thread repeats), one a line, or the error that stopped it.
     pub fn launch(
         &self,
         kernel: &KernelInfo,
         args: &[LaunchArg],
         dims: LaunchDims,
-    ) -> Result<(), String> {
+    ) -> Result<Vec<String>, String> {
         let symbol = format!("tirc_launch_{}\0", kernel.name);
         // SAFETY: every launcher has the `Launcher` signature (see
         // `emulation_source`).
@@ -171,18 +172,19 @@ impl EmulatedModule {
                 message.len() as u64,
             )
         };
-        if status == 0 {
-            return Ok(());
-        }
         let end = message
             .iter()
             .position(|b| *b == 0)
             .unwrap_or(message.len());
-        Err(format!(
-            "kernel `{}`: {}",
-            kernel.name,
-            String::from_utf8_lossy(&message[..end])
-        ))
+        let text = String::from_utf8_lossy(&message[..end]);
+        match status {
+            0 => Ok(Vec::new()),
+            2 => Ok(text
+                .lines()
+                .map(|line| format!("kernel `{}`: {line}", kernel.name))
+                .collect()),
+            _ => Err(format!("kernel `{}`: {text}", kernel.name)),
+        }
     }
 }
 
@@ -211,6 +213,7 @@ fn argument_slot(arg: LaunchArg) -> u64 {
 pub struct EmulationRunner<'m> {
     module: &'m EmulatedModule,
     allocations: Vec<crate::driver::arguments::AlignedBytes>,
+    warnings: Vec<String>,
 }
 
 impl<'m> EmulationRunner<'m> {
@@ -219,7 +222,13 @@ impl<'m> EmulationRunner<'m> {
         EmulationRunner {
             module,
             allocations: Vec::new(),
+            warnings: Vec::new(),
         }
+    }
+
+    /// The warnings of the kernels run so far, each once.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 }
 
@@ -237,6 +246,11 @@ impl KernelRunner for EmulationRunner<'_> {
         args: &[LaunchArg],
         dims: LaunchDims,
     ) -> Result<(), String> {
-        self.module.launch(kernel, args, dims)
+        for warning in self.module.launch(kernel, args, dims)? {
+            if !self.warnings.contains(&warning) {
+                self.warnings.push(warning);
+            }
+        }
+        Ok(())
     }
 }

@@ -1,7 +1,8 @@
 //! Tests of the emulation header's warp operations on hand-written CUDA C:
 //! each shuffle and vote against its CUDA definition, `__activemask()` in a
-//! branch, and the errors that replace a hang or an undefined value (a lane
-//! of the mask that returned, a read from a lane outside the mask).
+//! branch, the errors that replace a hang or an undefined value (a lane
+//! of the mask that returned, a read from a lane outside the mask), and
+//! the race detector's rule for stores of the same value.
 
 use super::emulation::EmulatedModule;
 use super::host::{LaunchArg, LaunchDims};
@@ -11,6 +12,11 @@ use crate::ir::DataType;
 /// Runs `body` as `kernel(int* out)` on one block of `threads` threads and
 /// returns `out` (one element per thread), or the emulator's error.
 fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
+    run_kernel_warned(body, threads).map(|(out, _)| out)
+}
+
+/// [`run_kernel`], with the warnings of the run.
+fn run_kernel_warned(body: &str, threads: u32) -> Result<(Vec<i32>, Vec<String>), String> {
     let source = format!(
         "extern \"C\" __global__ void kernel(int* __restrict__ out) {{\n  int t = threadIdx.x;\n{body}\n}}\n"
     );
@@ -32,7 +38,7 @@ fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
     let emulated = EmulatedModule::compile(&module).unwrap_or_else(|error| panic!("{error}"));
     // 16-byte aligned, as cudaMalloc's memory is (and more).
     let mut storage = vec![u128::MAX; (threads as usize).div_ceil(4)];
-    emulated.launch(
+    let warnings = emulated.launch(
         &emulated.kernels()[0],
         &[LaunchArg::Pointer(storage.as_mut_ptr() as u64)],
         LaunchDims {
@@ -41,7 +47,7 @@ fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
             dynamic_shared_bytes: 0,
         },
     )?;
-    Ok(storage
+    let out = storage
         .iter()
         .flat_map(|word| {
             word.to_le_bytes()
@@ -50,7 +56,8 @@ fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
                 .collect::<Vec<_>>()
         })
         .take(threads as usize)
-        .collect())
+        .collect();
+    Ok((out, warnings))
 }
 
 fn run_ok(body: &str, threads: u32) -> Vec<i32> {
@@ -127,12 +134,12 @@ fn a_shuffle_from_a_lane_outside_the_mask_is_an_error_not_garbage() {
 #[test]
 fn a_misaligned_vector_access_is_an_error_as_on_the_gpu() {
     let out = run_ok(
-        "  if (t < 2) tirc_emu::store_vector<int2>(out, t * 2, make_int2(t, -t));",
+        "  if (t < 2) tirc_emu::store_vector<int2>(out, t * 2, make_int2(t, -t), \"out\");",
         4,
     );
     assert_eq!(out, vec![0, 0, 1, -1]);
     let error = run_kernel(
-        "  if (t == 0) tirc_emu::store_vector<int4>(out, 1, make_int4(1, 2, 3, 4));",
+        "  if (t == 0) tirc_emu::store_vector<int4>(out, 1, make_int4(1, 2, 3, 4), \"out\");",
         4,
     )
     .expect_err("element 1 is not 16-byte aligned");
@@ -175,4 +182,52 @@ fn a_wmma_product_runs_on_whole_tiles_and_each_lane_stores_its_share() {
 fn a_wmma_operation_in_a_block_of_part_of_a_warp_is_an_error() {
     let error = run_kernel(&wmma_kernel("row_major"), 16).expect_err("16 threads");
     assert!(error.contains("every lane of a warp"), "{error}");
+}
+
+#[test]
+fn a_shared_store_of_the_same_value_warns_and_of_another_value_is_a_race() {
+    let (out, warnings) = run_kernel_warned(
+        "  static tirc_emu::Shared<int, 4> S(\"S\");\n  S[1] = 7;\n  __syncthreads();\n  out[t] = S[1];",
+        8,
+    )
+    .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(out, vec![7; 8]);
+    assert_eq!(warnings.len(), 1, "one warning per buffer: {warnings:?}");
+    assert!(
+        warnings[0].contains("every thread repeats the stores to `S`"),
+        "{warnings:?}"
+    );
+    assert!(warnings[0].contains("cooperative fetch"), "{warnings:?}");
+    let error = run_kernel(
+        "  static tirc_emu::Shared<int, 4> S(\"S\");\n  S[1] = t;\n  __syncthreads();\n  out[t] = S[1];",
+        8,
+    )
+    .expect_err("threads store different values");
+    assert!(error.contains("data race on shared memory"), "{error}");
+    assert!(error.contains("writes S[1]"), "{error}");
+}
+
+#[test]
+fn global_stores_of_different_values_from_two_threads_are_a_race() {
+    let error = run_kernel("  tirc_emu::store_global(out, 0, t, \"out\");", 4)
+        .expect_err("every thread stores its own index into out[0]");
+    assert!(error.contains("data race on global memory"), "{error}");
+    assert!(
+        error.contains("writes out[0] after thread (0, 0, 0)"),
+        "{error}"
+    );
+    // The same value from every thread is right: a warning.
+    let (out, warnings) = run_kernel_warned(
+        "  tirc_emu::store_global(out, 0, 5, \"out\");\n  tirc_emu::store_global(out, t, t == 0 ? 5 : t, \"out\");",
+        4,
+    )
+    .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(out, vec![5, 1, 2, 3]);
+    assert!(warnings[0].contains("`out`"), "{warnings:?}");
+    // A barrier between orders the stores.
+    let out = run_ok(
+        "  if (t == 0) tirc_emu::store_global(out, 0, 1, \"out\");\n  __syncthreads();\n  if (t == 1) tirc_emu::store_global(out, 0, 2, \"out\");\n  if (t > 0) tirc_emu::store_global(out, t, t, \"out\");",
+        4,
+    );
+    assert_eq!(out, vec![2, 1, 2, 3]);
 }

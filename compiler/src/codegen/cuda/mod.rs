@@ -21,6 +21,9 @@ use crate::ir::{DataType, IRModule};
 pub mod codes {
     /// A construct the CUDA writer cannot emit.
     pub const CUDA_UNSUPPORTED: &str = "E0610";
+    /// The emulation saw threads of a block store the same value into one
+    /// element with no barrier between: right, but repeated work.
+    pub const EMULATION_REPEATED_STORE: &str = "W0620";
 }
 
 /// A module's kernels as CUDA C.

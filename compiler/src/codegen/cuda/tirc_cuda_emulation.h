@@ -22,9 +22,16 @@
 // waits elsewhere, masks that differ, or a shuffle from a lane outside the
 // mask is reported instead of hanging or reading garbage.
 //
+// A write over an element another thread wrote (or read) in the same
+// epoch with the value it already holds is not a wrong result: it is
+// reported once per buffer as a warning (every thread repeating a copy),
+// and the run goes on. Global memory is checked for write-write conflicts
+// between the threads of a block: two threads storing different values to
+// one element with no barrier between stop the run like a shared race.
+//
 // Not modelled: timing, memory coalescing, bank conflicts, occupancy,
 // shared memory ordered by __syncwarp() alone (reported as a race), and
-// global-memory races.
+// global-memory reads racing with writes.
 #pragma once
 #include <setjmp.h>
 #include <ucontext.h>
@@ -36,6 +43,8 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #define TIRC_EMULATION 1
@@ -84,6 +93,9 @@ inline unsigned current_id = 0;
 inline uint64_t epoch = 1;
 inline uint64_t block_epoch = 1;
 inline std::string error;
+// Warnings of the launch, one per buffer and kind, each ending in a newline.
+inline std::string warnings;
+inline std::unordered_set<std::string> warned;
 inline const std::function<void()>* kernel_body = nullptr;
 
 inline std::string thread_name(unsigned id) {
@@ -101,6 +113,22 @@ inline std::string block_name() {
 [[noreturn]] inline void fail(const std::string& message) {
   if (error.empty()) error = message;
   _longjmp(scheduler_resume, 1);
+}
+
+inline void warn_once(const std::string& key, const std::string& message) {
+  if (warned.insert(key).second) warnings += message + "\n";
+}
+
+// A store of the value the element already holds over another thread's
+// write or read of this epoch: right, but every thread repeats the work.
+inline void repeated_store(const char* buffer, const std::string& element, uint32_t other) {
+  warn_once(std::string("repeat:") + buffer,
+            std::string("every thread repeats the stores to `") + buffer + "`: thread " +
+                thread_name(current_id) + " of block " + block_name() + " writes " + element +
+                " with the value thread " + thread_name(other) +
+                " gave it, with no __syncthreads() between (the result is right; bind the "
+                "loops of the copy to threadIdx, a cooperative fetch, so that the threads "
+                "share the work)");
 }
 
 // Back to the scheduler; returns when the scheduler resumes this thread.
@@ -308,7 +336,39 @@ inline bool complete_warp_operations(std::vector<Fiber>& fibers, unsigned thread
   return progress;
 }
 
-// Runs `body` for every thread of every block; 0, or 1 with `message` set.
+// The last writer of each global element stored in this block.
+struct GlobalCell {
+  uint64_t epoch;
+  uint32_t writer;
+};
+inline std::unordered_map<const void*, GlobalCell> global_cells;
+
+// A store to global memory, checked against the other threads' stores of
+// this epoch.
+template <class T, class V>
+inline void store_global(T* data, long long i, const V& value, const char* buffer) {
+  T stored = value;
+  T* address = data + i;
+  GlobalCell& cell = global_cells[address];
+  if (cell.epoch == epoch && cell.writer != current_id) {
+    std::string element = std::string(buffer) + "[" + std::to_string(i) + "]";
+    if (std::memcmp(address, &stored, sizeof(T)) == 0) {
+      repeated_store(buffer, element, cell.writer);
+    } else {
+      fail(std::string("data race on global memory in block ") + block_name() + ": thread " +
+           thread_name(current_id) + " writes " + element + " after thread " +
+           thread_name(cell.writer) +
+           " wrote another value to it, with no __syncthreads() between (which value stays "
+           "depends on the order the GPU runs them in)");
+    }
+  }
+  cell.epoch = epoch;
+  cell.writer = current_id;
+  std::memcpy(address, &stored, sizeof(T));
+}
+
+// Runs `body` for every thread of every block; 0, 1 with the error in
+// `message`, or 2 with the warnings in `message`.
 inline int launch(const unsigned* dims, char* message, unsigned long message_length,
                   size_t local_bytes, const std::function<void()>& body) {
   const size_t stack_bytes = STACK_BYTES + local_bytes;
@@ -319,11 +379,14 @@ inline int launch(const unsigned* dims, char* message, unsigned long message_len
   for (auto& fiber : fibers) fiber.stack = static_cast<char*>(std::malloc(stack_bytes));
   kernel_body = &body;
   error.clear();
+  warnings.clear();
+  warned.clear();
   for (unsigned bz = 0; bz < grid_dim.z && error.empty(); ++bz)
     for (unsigned by = 0; by < grid_dim.y && error.empty(); ++by)
       for (unsigned bx = 0; bx < grid_dim.x && error.empty(); ++bx) {
         block_index = {bx, by, bz};
         block_epoch = ++epoch;
+        global_cells.clear();
         for (unsigned t = 0; t < threads; ++t) {
           Fiber& fiber = fibers[t];
           getcontext(&fiber.context);
@@ -379,7 +442,11 @@ inline int launch(const unsigned* dims, char* message, unsigned long message_len
         }
       }
   for (auto& fiber : fibers) std::free(fiber.stack);
-  if (error.empty()) return 0;
+  if (error.empty()) {
+    if (warnings.empty()) return 0;
+    std::snprintf(message, message_length, "%s", warnings.c_str());
+    return 2;
+  }
   std::snprintf(message, message_length, "%s", error.c_str());
   return 1;
 }
@@ -427,12 +494,20 @@ struct Shared {
     }
   }
 
-  void write(long long i) {
+  void write(long long i, const T& value) {
     ShadowCell& cell = shadow[i];
-    if (cell.write_epoch == epoch && cell.writer != current_id) race(i, "writes", cell.writer);
+    // The same bits again change nothing another thread saw.
+    bool same = cell.write_epoch >= block_epoch && std::memcmp(&data[i], &value, sizeof(T)) == 0;
+    if (cell.write_epoch == epoch && cell.writer != current_id) {
+      if (!same) race(i, "writes", cell.writer);
+      repeated_store(name, element(i), cell.writer);
+    }
     if (cell.read_epoch == epoch) {
       uint32_t other = cell.reader != current_id ? cell.reader : cell.other_reader;
-      if (other != NO_THREAD) race(i, "overwrites what it read: writes", other);
+      if (other != NO_THREAD) {
+        if (!same) race(i, "overwrites what it read: writes", other);
+        repeated_store(name, element(i), other);
+      }
     }
     cell.write_epoch = epoch;
     cell.writer = current_id;
@@ -451,7 +526,7 @@ struct Shared {
       return U(T(*this));
     }
     Ref& operator=(const T& value) {
-      array->write(index);
+      array->write(index, value);
       array->data[index] = value;
       return *this;
     }
@@ -581,8 +656,12 @@ inline V load_vector(T* data, long long first) {
 }
 
 template <class V, class T>
-inline void store_vector(T* data, long long first, const V& vector) {
-  std::memcpy(vector_address<V>(data, first, "writes"), &vector, sizeof(V));
+inline void store_vector(T* data, long long first, const V& vector, const char* buffer) {
+  constexpr long long lanes = sizeof(V) / sizeof(T);
+  vector_address<V>(data, first, "writes");
+  T parts[lanes];
+  std::memcpy(parts, &vector, sizeof(V));
+  for (long long k = 0; k < lanes; ++k) store_global(data, first + k, parts[k], buffer);
 }
 
 // Shared memory: the alignment, then each element through the race detector.
@@ -607,7 +686,7 @@ inline V load_vector(Shared<T, N>& array, long long first) {
 }
 
 template <class V, class T, long long N>
-inline void store_vector(Shared<T, N>& array, long long first, const V& vector) {
+inline void store_vector(Shared<T, N>& array, long long first, const V& vector, const char*) {
   constexpr long long lanes = sizeof(V) / sizeof(T);
   check_vector_start<V>(array, first);
   T parts[lanes];

@@ -289,8 +289,6 @@ impl KernelWriter {
                     self.data_names.insert(buffer.data().clone(), name.clone());
                     self.data_types
                         .insert(buffer.data().clone(), buffer.dtype());
-                    self.data_types
-                        .insert(buffer.data().clone(), buffer.dtype());
                     let ty = self.type_of(buffer.dtype(), buffer.span());
                     signature.push(format!("{ty}* __restrict__ {name}"));
                     params.push(KernelParam::Buffer {
@@ -397,9 +395,8 @@ impl KernelWriter {
                 self.vector_store(store, stmt.span());
             }
             StmtKind::BufferStore(store) => {
-                let target = self.access(&store.buffer, &store.indices, stmt.span());
                 let value = self.expr(&store.value);
-                self.line(&format!("{target} = {value};"));
+                self.scalar_store(&store.buffer, &store.indices, &value, stmt.span());
             }
             StmtKind::IfThenElse {
                 condition,
@@ -485,6 +482,9 @@ impl KernelWriter {
         }
         let name = self.fresh_name(buffer.name());
         self.data_names.insert(buffer.data().clone(), name.clone());
+        // Views of it (storage reuse) read it with its element type.
+        self.data_types
+            .insert(buffer.data().clone(), buffer.dtype());
         if buffer.scope().starts_with("shared") {
             self.shared_bytes += elements * buffer.dtype().bytes() as i64;
             if let Some(offset) = self.dynamic_shared_offset {
@@ -534,6 +534,20 @@ impl KernelWriter {
     }
 
     fn access(&mut self, buffer: &Buffer, indices: &[Expr], span: Span) -> String {
+        match self.access_parts(buffer, indices, span) {
+            Some((storage, index)) => format!("{storage}[{index}]"),
+            None => "0".to_string(),
+        }
+    }
+
+    /// The storage name and the flat index of an element access, or `None`
+    /// (reported) when the kernel cannot make it.
+    fn access_parts(
+        &mut self,
+        buffer: &Buffer,
+        indices: &[Expr],
+        span: Span,
+    ) -> Option<(String, String)> {
         if self.is_fragment(buffer.data()) {
             self.unsupported(
                 format!(
@@ -542,7 +556,7 @@ impl KernelWriter {
                 ),
                 span,
             );
-            return "0".to_string();
+            return None;
         }
         let Some(storage) = self.data_names.get(buffer.data()).cloned() else {
             self.unsupported(
@@ -552,7 +566,7 @@ impl KernelWriter {
                 ),
                 span,
             );
-            return "0".to_string();
+            return None;
         };
         if indices.len() != 1 {
             self.unsupported(
@@ -563,11 +577,11 @@ impl KernelWriter {
                 ),
                 span,
             );
-            return "0".to_string();
+            return None;
         }
         if indices[0].dtype().lanes != 1 {
             self.unsupported(format!("a vector access to `{}`", buffer.name()), span);
-            return "0".to_string();
+            return None;
         }
         let mut index = self.expr(&indices[0]);
         let offset = &buffer.node().elem_offset;
@@ -575,7 +589,7 @@ impl KernelWriter {
             let offset = self.expr(offset);
             index = format!("({offset} + {index})");
         }
-        format!("{storage}[{}]", strip_parens(&index))
+        Some((storage, strip_parens(&index).to_string()))
     }
 
     /// A store of a vector (a vectorized loop after `vectorize`): whole
@@ -659,8 +673,24 @@ impl KernelWriter {
                 self.unsupported(format!("the vector index `{index}`"), span);
                 return;
             };
-            let target = self.access(&store.buffer, &[index], span);
-            self.line(&format!("{target} = {value};"));
+            self.scalar_store(&store.buffer, &[index], value, span);
+        }
+    }
+
+    /// `buffer[indices] = value;`. In the emulation a store to global
+    /// memory goes through the header's check for two threads of a block
+    /// storing different values to one element.
+    fn scalar_store(&mut self, buffer: &Buffer, indices: &[Expr], value: &str, span: Span) {
+        let Some((storage, index)) = self.access_parts(buffer, indices, span) else {
+            return;
+        };
+        if self.options.emulation && is_global(buffer) {
+            self.line(&format!(
+                "tirc_emu::store_global({storage}, {index}, {value}, \"{}\");",
+                buffer.name()
+            ));
+        } else {
+            self.line(&format!("{storage}[{index}] = {value};"));
         }
     }
 
@@ -692,8 +722,9 @@ impl KernelWriter {
         let first = self.expr(first);
         if self.options.emulation {
             self.line(&format!(
-                "tirc_emu::store_vector<{ty}>({storage}, {}, {value});",
-                strip_parens(&first)
+                "tirc_emu::store_vector<{ty}>({storage}, {}, {value}, \"{}\");",
+                strip_parens(&first),
+                buffer.name()
             ));
         } else {
             self.line(&format!("*({ty}*)({storage} + {first}) = {value};"));
@@ -729,7 +760,21 @@ impl KernelWriter {
                 let (c, a, b) = (self.expr(condition), self.expr(a), self.expr(b));
                 format!("({c} ? {a} : {b})")
             }
-            ExprKind::Load(load) => self.access(&load.buffer, &load.indices, expr.span()),
+            ExprKind::Load(load) => {
+                let access = self.access(&load.buffer, &load.indices, expr.span());
+                let half_in_shared = load.buffer.scope().starts_with("shared")
+                    && matches!(dtype.code, TypeCode::Float | TypeCode::BFloat)
+                    && dtype.bits == 16;
+                if self.options.emulation && half_in_shared {
+                    // The emulation's checked element converts to `half`,
+                    // and `half` to float: C++ takes one of the two
+                    // conversions implicitly, so the first is written.
+                    let ty = self.type_of(dtype, expr.span());
+                    format!("{ty}({access})")
+                } else {
+                    access
+                }
+            }
             ExprKind::Call { op, args } => self.call(op.name(), args, dtype, expr),
             ExprKind::Let { .. } => {
                 self.unsupported("a `T.Let` expression", expr.span());
@@ -1137,4 +1182,9 @@ fn thread_count(body: &Stmt) -> Option<i64> {
         }
     });
     extents.iter().try_fold(1i64, |n, (_, e)| Some(n * (*e)?))
+}
+
+/// Memory every thread of the grid sees: a kernel's buffer parameters.
+fn is_global(buffer: &Buffer) -> bool {
+    matches!(buffer.scope(), "global" | "")
 }
