@@ -1,0 +1,81 @@
+// CUDA C written by tirc.
+
+extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict__ A, float* __restrict__ compute) {
+  int ax0_fused = ((int)blockIdx.x);
+  __shared__ __align__(16) float T_softmax_maxelem_shared[1];
+  __shared__ __align__(16) float compute_1_shared[1];
+  float T_softmax_maxelem_in_thread_acc[1];
+  T_softmax_maxelem_in_thread_acc[0] = (-3.4028235e38f);
+  int ax1_fused_1 = ((int)threadIdx.x);
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], A[(ax0_fused * 512) + ax1_fused_1]);
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], A[((ax0_fused * 512) + ax1_fused_1) + 256]);
+  int ax1_fused_1_1 = ((int)threadIdx.x);
+  unsigned int T_softmax_maxelem_mask[1];
+  __shared__ __align__(16) float T_softmax_maxelem_red_buf_staging[8];
+  __shared__ __align__(16) float T_softmax_maxelem_red_result[1];
+  T_softmax_maxelem_mask[0] = __activemask();
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 16, 32));
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 8, 32));
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 4, 32));
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 2, 32));
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 1, 32));
+  if ((ax1_fused_1_1 & 31) == 0) {
+    T_softmax_maxelem_red_buf_staging[ax1_fused_1_1 >> 5] = T_softmax_maxelem_in_thread_acc[0];
+  }
+  __syncthreads();
+  if (ax1_fused_1_1 < 8) {
+    T_softmax_maxelem_in_thread_acc[0] = T_softmax_maxelem_red_buf_staging[ax1_fused_1_1];
+  }
+  T_softmax_maxelem_mask[0] = __activemask();
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 4, 8));
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 2, 8));
+  T_softmax_maxelem_in_thread_acc[0] = max(T_softmax_maxelem_in_thread_acc[0], __shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 1, 8));
+  if (ax1_fused_1_1 == 0) {
+    T_softmax_maxelem_red_result[0] = T_softmax_maxelem_in_thread_acc[0];
+  }
+  __syncthreads();
+  T_softmax_maxelem_in_thread_acc[0] = T_softmax_maxelem_red_result[0];
+  if (ax1_fused_1_1 == 0) {
+    T_softmax_maxelem_shared[0] = T_softmax_maxelem_in_thread_acc[0];
+  }
+  __syncthreads();
+  float compute_in_thread_acc[1];
+  compute_in_thread_acc[0] = 0.0f;
+  int ax1_fused_1_2 = ((int)threadIdx.x);
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + expf((A[(ax0_fused * 512) + ax1_fused_1_2] - T_softmax_maxelem_shared[0])));
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + expf((A[((ax0_fused * 512) + ax1_fused_1_2) + 256] - T_softmax_maxelem_shared[0])));
+  int ax1_fused_1_3 = ((int)threadIdx.x);
+  unsigned int compute_mask[1];
+  __shared__ __align__(16) float compute_red_buf_staging[8];
+  __shared__ __align__(16) float compute_red_result[1];
+  compute_mask[0] = __activemask();
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 16, 32));
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 8, 32));
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 4, 32));
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 2, 32));
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 1, 32));
+  if ((ax1_fused_1_3 & 31) == 0) {
+    compute_red_buf_staging[ax1_fused_1_3 >> 5] = compute_in_thread_acc[0];
+  }
+  __syncthreads();
+  if (ax1_fused_1_3 < 8) {
+    compute_in_thread_acc[0] = compute_red_buf_staging[ax1_fused_1_3];
+  }
+  compute_mask[0] = __activemask();
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 4, 8));
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 2, 8));
+  compute_in_thread_acc[0] = (compute_in_thread_acc[0] + __shfl_down_sync(compute_mask[0], compute_in_thread_acc[0], 1, 8));
+  if (ax1_fused_1_3 == 0) {
+    compute_red_result[0] = compute_in_thread_acc[0];
+  }
+  __syncthreads();
+  compute_in_thread_acc[0] = compute_red_result[0];
+  if (ax1_fused_1_3 == 0) {
+    compute_1_shared[0] = compute_in_thread_acc[0];
+  }
+  __syncthreads();
+  int ax1_1 = ((int)threadIdx.x);
+  compute[(ax0_fused * 512) + ax1_1] = ((A[(ax0_fused * 512) + ax1_1] - T_softmax_maxelem_shared[0]) - logf(compute_1_shared[0]));
+  compute[((ax0_fused * 512) + ax1_1) + 256] = ((A[((ax0_fused * 512) + ax1_1) + 256] - T_softmax_maxelem_shared[0]) - logf(compute_1_shared[0]));
+}
+

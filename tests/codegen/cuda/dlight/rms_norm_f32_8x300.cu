@@ -1,0 +1,54 @@
+// CUDA C written by tirc.
+
+extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict__ A, float* __restrict__ weight, float* __restrict__ T_cast) {
+  int ax0_fused = ((int)blockIdx.x);
+  __shared__ __align__(16) float T_multiply_red_shared[1];
+  float T_multiply_red_rf_local[256];
+  int ax1_fused_1 = ((int)threadIdx.x);
+  T_multiply_red_rf_local[ax1_fused_1] = 0.0f;
+  T_multiply_red_rf_local[ax1_fused_1] = (T_multiply_red_rf_local[ax1_fused_1] + (A[(ax0_fused * 300) + ax1_fused_1] * A[(ax0_fused * 300) + ax1_fused_1]));
+  if (ax1_fused_1 < 44) {
+    T_multiply_red_rf_local[ax1_fused_1] = (T_multiply_red_rf_local[ax1_fused_1] + (A[((ax0_fused * 300) + ax1_fused_1) + 256] * A[((ax0_fused * 300) + ax1_fused_1) + 256]));
+  }
+  float T_multiply_red_in_thread_acc[1];
+  T_multiply_red_in_thread_acc[0] = 0.0f;
+  int ax0 = ((int)threadIdx.x);
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + T_multiply_red_rf_local[ax0]);
+  int ax0_1 = ((int)threadIdx.x);
+  unsigned int T_multiply_red_mask[1];
+  __shared__ __align__(16) float T_multiply_red_red_buf_staging[8];
+  __shared__ __align__(16) float T_multiply_red_red_result[1];
+  T_multiply_red_mask[0] = __activemask();
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 16, 32));
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 8, 32));
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 4, 32));
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 2, 32));
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 1, 32));
+  if ((ax0_1 & 31) == 0) {
+    T_multiply_red_red_buf_staging[ax0_1 >> 5] = T_multiply_red_in_thread_acc[0];
+  }
+  __syncthreads();
+  if (ax0_1 < 8) {
+    T_multiply_red_in_thread_acc[0] = T_multiply_red_red_buf_staging[ax0_1];
+  }
+  T_multiply_red_mask[0] = __activemask();
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 4, 8));
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 2, 8));
+  T_multiply_red_in_thread_acc[0] = (T_multiply_red_in_thread_acc[0] + __shfl_down_sync(T_multiply_red_mask[0], T_multiply_red_in_thread_acc[0], 1, 8));
+  if (ax0_1 == 0) {
+    T_multiply_red_red_result[0] = T_multiply_red_in_thread_acc[0];
+  }
+  __syncthreads();
+  T_multiply_red_in_thread_acc[0] = T_multiply_red_red_result[0];
+  if (ax0_1 == 0) {
+    T_multiply_red_shared[0] = T_multiply_red_in_thread_acc[0];
+  }
+  __syncthreads();
+  for (int ax0_ax1_fused_0 = 0; ax0_ax1_fused_0 < 2; ++ax0_ax1_fused_0) {
+    int ax0_ax1_fused_1 = ((int)threadIdx.x);
+    if (((ax0_ax1_fused_0 * 256) + ax0_ax1_fused_1) < 300) {
+      T_cast[((ax0_fused * 300) + (ax0_ax1_fused_0 * 256)) + ax0_ax1_fused_1] = (((1.0f / sqrtf(((T_multiply_red_shared[0] / 300.0f) + 1e-5f))) * A[((ax0_fused * 300) + (ax0_ax1_fused_0 * 256)) + ax0_ax1_fused_1]) * weight[(ax0_ax1_fused_0 * 256) + ax0_ax1_fused_1]);
+    }
+  }
+}
+

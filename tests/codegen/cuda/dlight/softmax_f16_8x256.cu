@@ -1,0 +1,79 @@
+// CUDA C written by tirc.
+#include <cuda_fp16.h>
+
+extern "C" __global__ void __launch_bounds__(256) main_kernel(half* __restrict__ A, half* __restrict__ T_softmax_norm) {
+  int ax0_fused = ((int)blockIdx.x);
+  __shared__ __align__(16) half T_softmax_maxelem_shared[1];
+  __shared__ __align__(16) half T_softmax_expsum_shared[1];
+  half T_softmax_maxelem_in_thread_acc[1];
+  T_softmax_maxelem_in_thread_acc[0] = ((half)(-65504.0f));
+  int ax1_fused_1 = ((int)threadIdx.x);
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)A[(ax0_fused * 256) + ax1_fused_1]));
+  int ax1_fused_1_1 = ((int)threadIdx.x);
+  unsigned int T_softmax_maxelem_mask[1];
+  __shared__ __align__(16) half T_softmax_maxelem_red_buf_staging[8];
+  __shared__ __align__(16) half T_softmax_maxelem_red_result[1];
+  T_softmax_maxelem_mask[0] = __activemask();
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 16, 32)));
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 8, 32)));
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 4, 32)));
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 2, 32)));
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 1, 32)));
+  if ((ax1_fused_1_1 & 31) == 0) {
+    T_softmax_maxelem_red_buf_staging[ax1_fused_1_1 >> 5] = T_softmax_maxelem_in_thread_acc[0];
+  }
+  __syncthreads();
+  if (ax1_fused_1_1 < 8) {
+    T_softmax_maxelem_in_thread_acc[0] = T_softmax_maxelem_red_buf_staging[ax1_fused_1_1];
+  }
+  T_softmax_maxelem_mask[0] = __activemask();
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 4, 8)));
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 2, 8)));
+  T_softmax_maxelem_in_thread_acc[0] = ((half)max((float)T_softmax_maxelem_in_thread_acc[0], (float)__shfl_down_sync(T_softmax_maxelem_mask[0], T_softmax_maxelem_in_thread_acc[0], 1, 8)));
+  if (ax1_fused_1_1 == 0) {
+    T_softmax_maxelem_red_result[0] = T_softmax_maxelem_in_thread_acc[0];
+  }
+  __syncthreads();
+  T_softmax_maxelem_in_thread_acc[0] = T_softmax_maxelem_red_result[0];
+  if (ax1_fused_1_1 == 0) {
+    T_softmax_maxelem_shared[0] = T_softmax_maxelem_in_thread_acc[0];
+  }
+  __syncthreads();
+  half T_softmax_expsum_in_thread_acc[1];
+  T_softmax_expsum_in_thread_acc[0] = ((half)0.0f);
+  int ax1_fused_1_2 = ((int)threadIdx.x);
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + ((half)expf((float)(A[(ax0_fused * 256) + ax1_fused_1_2] - T_softmax_maxelem_shared[0]))));
+  int ax1_fused_1_3 = ((int)threadIdx.x);
+  unsigned int T_softmax_expsum_mask[1];
+  __shared__ __align__(16) half T_softmax_expsum_red_buf_staging[8];
+  __shared__ __align__(16) half T_softmax_expsum_red_result[1];
+  T_softmax_expsum_mask[0] = __activemask();
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 16, 32));
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 8, 32));
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 4, 32));
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 2, 32));
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 1, 32));
+  if ((ax1_fused_1_3 & 31) == 0) {
+    T_softmax_expsum_red_buf_staging[ax1_fused_1_3 >> 5] = T_softmax_expsum_in_thread_acc[0];
+  }
+  __syncthreads();
+  if (ax1_fused_1_3 < 8) {
+    T_softmax_expsum_in_thread_acc[0] = T_softmax_expsum_red_buf_staging[ax1_fused_1_3];
+  }
+  T_softmax_expsum_mask[0] = __activemask();
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 4, 8));
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 2, 8));
+  T_softmax_expsum_in_thread_acc[0] = (T_softmax_expsum_in_thread_acc[0] + __shfl_down_sync(T_softmax_expsum_mask[0], T_softmax_expsum_in_thread_acc[0], 1, 8));
+  if (ax1_fused_1_3 == 0) {
+    T_softmax_expsum_red_result[0] = T_softmax_expsum_in_thread_acc[0];
+  }
+  __syncthreads();
+  T_softmax_expsum_in_thread_acc[0] = T_softmax_expsum_red_result[0];
+  if (ax1_fused_1_3 == 0) {
+    T_softmax_expsum_shared[0] = T_softmax_expsum_in_thread_acc[0];
+  }
+  __syncthreads();
+  int ax1_1 = ((int)threadIdx.x);
+  T_softmax_norm[(ax0_fused * 256) + ax1_1] = (((half)expf((float)(A[(ax0_fused * 256) + ax1_1] - T_softmax_maxelem_shared[0]))) / T_softmax_expsum_shared[0]);
+}
+
