@@ -129,6 +129,13 @@ fn long_version() -> String {
 
 /// Runs the command line and returns the process exit code.
 fn main() -> ExitCode {
+    // A closed pipe (`tirc schedule --trace | head`) ends the output quietly,
+    // as it does any Unix filter, instead of panicking in `println!`.
+    #[cfg(unix)]
+    // SAFETY: restores SIGPIPE's default action before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let command = Cli::command()
         .version(format!("{} ({GIT_REVISION})", env!("CARGO_PKG_VERSION")))
         .long_version(long_version());

@@ -63,6 +63,7 @@ TIMEOUT = 120
 
 SCRATCH = re.compile(r"(?:^|_)(?:red_buf\d*|red_buf_staging|red_result)(?:_\d+)?$")
 KERNEL = re.compile(r'__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(')
+DYN_DECL = re.compile(r"[\w: ]+?\s*\*\s*(\w+)\s*=\s*\([\w: ]+?\s*\*\)\s*\(\s*\w*dynamic_shared\w*\s*(?:\+\s*\d+\s*)?\)")
 SHARED_DECL = re.compile(r"__shared__\s+(?:(?:alignas|__align__)\s*\(\s*\d+\s*\)\s*)*[\w:<>, ]*?\b(\w+)\s*\[")
 
 
@@ -163,6 +164,9 @@ def analyse(body: str):
     for text, _ in stmts:
         for m in SHARED_DECL.finditer(text):
             shared.append(m.group(1))
+        m = DYN_DECL.fullmatch(text)
+        if m:
+            shared.append(m.group(1))
     if not shared:
         shared_re = None
     else:
@@ -176,7 +180,7 @@ def analyse(body: str):
             if any(k in ("loop", "if") for k in ctx):
                 in_loop = True
             continue
-        if shared_re is None or "__shared__" in text:
+        if shared_re is None or "__shared__" in text or DYN_DECL.fullmatch(text):
             continue
         split = assignment_split(text)
         lhs, op, rhs = split if split else ("", "", text)

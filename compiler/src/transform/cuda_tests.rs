@@ -136,6 +136,22 @@ B[bx * 32 + tx] = A[bx * 32 + tx] - S[0]
 }
 
 #[test]
+fn a_copy_every_thread_repeats_gets_one_barrier_before_its_readers() {
+    // Every thread stores S[0..4] (an unbound copy loop): two writes at one
+    // index store one value, so no barrier goes into the loop; the read of
+    // an element every thread shares gets one.
+    let body = kernel_body(&program(
+        r#"
+for i in range(4):
+    S[i] = A[bx * 32 + i]
+B[bx * 32 + tx] = S[2]
+"#,
+    ));
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(barrier_before(&body, "B[bx * 32 + tx] = S[2]"), "{body}");
+}
+
+#[test]
 fn a_write_over_what_another_thread_read_gets_a_barrier() {
     // Write after read: thread tx reads S[31 - tx], then every thread
     // overwrites its own element, which another thread may still read.

@@ -10,14 +10,15 @@
 //! - A loop body is also checked against itself across iterations: what
 //!   the end of iteration `k` touched against what the start of `k + 1`
 //!   touches; a conflict puts a barrier at the start of the body.
-//! - Two accesses conflict when they touch the same buffer, one writes, and
-//!   they are not both one element at the same index that depends on the
-//!   innermost thread index around them (the same thread touching what it
-//!   touched itself; `S[0]` written by thread 0 and read by every thread
-//!   is a conflict, as in TVM's planner). Indices are compared with every loop
-//!   bound to a thread tag read as that tag, so a cooperative fetch bound to
-//!   `threadIdx.x` and a read at `threadIdx.x` compare equal; an access
-//!   inside a serial loop of the statement touches a range.
+//! - Two accesses conflict when they touch the same buffer, one writes,
+//!   and they are not both one element at the same index (the same thread
+//!   touching what it touched itself, or threads storing one value). For a
+//!   read and a write the index must also depend on the innermost thread
+//!   index around them: `S[0]` written by thread 0 and read by every thread
+//!   is a conflict, as in TVM's planner. Indices are compared with every
+//!   loop bound to a thread tag read as that tag, so a cooperative fetch
+//!   bound to `threadIdx.x` and a read at `threadIdx.x` compare equal; an
+//!   access inside a serial loop of the statement touches a range.
 //! - No barrier goes inside a condition that depends on the thread: it goes
 //!   before the `if`, which every thread reaches.
 
@@ -155,20 +156,26 @@ fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyze
     if a.data != b.data || !(a.write || b.write) {
         return false;
     }
-    // One index names one element per thread only when it moves with the
-    // innermost thread index (TVM's `depends_on_thread_index`).
-    let uses_thread = |index: &Expr| match &b.innermost_thread {
-        Some(thread) => expr_uses_var(index, &mut |v| v == thread),
-        None => true,
-    };
     let same_index = a.point
         && b.point
         && a.indices.len() == b.indices.len()
         && a.indices
             .iter()
             .zip(&b.indices)
-            .all(|(x, y)| expr_deep_equal(x, y) && uses_thread(x) && uses_thread(y));
-    if !same_index {
+            .all(|(x, y)| expr_deep_equal(x, y));
+    // A read and a write at one index touch one thread's own element only
+    // when the index moves with the innermost thread index (TVM's
+    // `depends_on_thread_index`): `S[0]` is every thread's. Two writes at
+    // one index store what one statement computes: the threads that share
+    // the element store one value there (the emulation stops another value
+    // as a race), and no barrier between orders anything a read sees.
+    let uses_thread = |index: &Expr| match &b.innermost_thread {
+        Some(thread) => expr_uses_var(index, &mut |v| v == thread),
+        None => true,
+    };
+    let own_element =
+        same_index && (a.write && b.write || a.indices.iter().chain(&b.indices).all(uses_thread));
+    if !own_element {
         return true;
     }
     match carried_by {

@@ -321,7 +321,14 @@ pub fn assemble(ptx: &str, arch: &str) -> Result<(Vec<u8>, Vec<KernelResources>)
         message: "ptxas, which assembles PTX for a GPU, is missing".to_string(),
         help: Some("`pip install nvidia-cuda-nvcc-cu12` (no GPU needed), or put the CUDA toolkit's bin/ on PATH".to_string()),
     })?;
-    let directory = std::env::temp_dir().join(format!("tirc-ptxas-{}", std::process::id()));
+    // One directory per call: threads of one process (the golden tests)
+    // assemble at the same time.
+    static NEXT_ASSEMBLY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let directory = std::env::temp_dir().join(format!(
+        "tirc-ptxas-{}-{}",
+        std::process::id(),
+        NEXT_ASSEMBLY.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&directory)
         .map_err(|e| ToolError::failed(format!("cannot create {}: {e}", directory.display())))?;
     let input = directory.join("kernels.ptx");
