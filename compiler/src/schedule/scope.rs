@@ -346,6 +346,12 @@ fn region_cover(
             let consumed_domains = consumer_parent
                 .map(|p| loop_domains(state, Some(p), lca, read.buffer.scope()))
                 .unwrap_or_default();
+            let consumed_sets = consumed_region_upper_bound(
+                &analyzer,
+                read,
+                &consumed_domains,
+                &consumer_realize.predicate,
+            );
             let mut produced_any = false;
             let mut covered = false;
             for &producer in lca_producers {
@@ -394,7 +400,7 @@ fn region_cover(
                             .map(|r| range_set(&analyzer, r, &produced_domains))
                             .collect()
                     };
-                    if covers(&analyzer, write, &produced_sets, read, &consumed_domains) {
+                    if covers(&analyzer, write, &produced_sets, &consumed_sets) {
                         covered = true;
                     }
                 }
@@ -407,21 +413,67 @@ fn region_cover(
     true
 }
 
-/// True when `produced` relaxed over its loops covers `consumed` relaxed over
-/// its loops, within the buffer's bounds.
+/// TVM's `AnalyzeRegionUpperBound` for a consumer: what `read` may touch
+/// over `domains`. A `T.where` over those loops narrows it where the indices
+/// are an iterator map under it (the rows a split's tail guards, read by a
+/// block that the same guard keeps). Conjuncts over loops the indices do
+/// not use (a reduction's tail) are dropped if the map fails with them:
+/// fewer conditions only widen the bound. Otherwise each range is relaxed.
+fn consumed_region_upper_bound(
+    analyzer: &Analyzer,
+    read: &BufferRegion,
+    domains: &VarMap<IntSet>,
+    predicate: &Expr,
+) -> Vec<IntSet> {
+    let relaxed = |e: &Expr| crate::ir::visit::expr_uses_var(e, &mut |v| domains.contains_key(v));
+    let relaxed_ranges = || {
+        read.region
+            .iter()
+            .map(|r| range_set(analyzer, r, domains))
+            .collect()
+    };
+    if predicate.as_int() == Some(1) || !relaxed(predicate) {
+        return relaxed_ranges();
+    }
+    if let Some(sets) = region_strict_bound(analyzer, read, domains, predicate) {
+        return sets;
+    }
+    let in_indices = |v: &crate::ir::Var| {
+        read.region
+            .iter()
+            .any(|r| crate::ir::visit::expr_uses_var(&r.min, &mut |u| u == v))
+    };
+    let all = super::binding::conjuncts(predicate);
+    let count = all.len();
+    let kept: Vec<Expr> = all
+        .into_iter()
+        .filter(|c| {
+            !crate::ir::visit::expr_uses_var(c, &mut |v| domains.contains_key(v) && !in_indices(v))
+        })
+        .collect();
+    if kept.len() == count {
+        return relaxed_ranges();
+    }
+    kept.into_iter()
+        .reduce(|a, b| crate::arith::build::binary(BinaryOp::And, a, b))
+        .filter(|narrowed| relaxed(narrowed))
+        .and_then(|narrowed| region_strict_bound(analyzer, read, domains, &narrowed))
+        .unwrap_or_else(relaxed_ranges)
+}
+
+/// True when the sets `produced` writes cover the sets a consumer reads
+/// (per dimension), within the buffer's bounds.
 fn covers(
     analyzer: &Analyzer,
     produced: &BufferRegion,
     produced_sets: &[IntSet],
-    consumed: &BufferRegion,
-    consumed_domains: &VarMap<IntSet>,
+    consumed_sets: &[IntSet],
 ) -> bool {
     let shape = produced.buffer.shape();
-    for (dim, (p_set, c)) in produced_sets.iter().zip(&consumed.region).enumerate() {
+    for (dim, (p_set, c_set)) in produced_sets.iter().zip(consumed_sets).enumerate() {
         let Some(extent) = shape.get(dim) else {
             return false;
         };
-        let c_set = range_set(analyzer, c, consumed_domains);
         let (Some(p_min), Some(p_max)) = (p_set.min(), p_set.max()) else {
             return false;
         };
@@ -627,6 +679,43 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
             .iter()
             .any(|d| d.kind == DepKind::WriteAfterRead));
         assert!(!s.block_flags(root).unwrap().stage_pipeline);
+    }
+
+    /// DLight's GEMV: a row tail guarded the same way in producer and
+    /// consumer, the consumer also guarding its reduction's tail.
+    fn guarded_rows(producer_rows: i64) -> String {
+        format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((100,), "float32"), C: T.Buffer((100,), "float32")):
+    B = T.alloc_buffer((100,))
+    for i0 in range(7):
+        for i1 in range(16):
+            for u in range(1):
+                with T.block("B"):
+                    vi = T.axis.spatial(100, i0 * 16 + i1 + u)
+                    T.where(i0 * 16 + i1 + u < {producer_rows})
+                    B[vi] = A[vi]
+            for k, u in T.grid(4, 1):
+                with T.block("C"):
+                    vi = T.axis.spatial(100, i0 * 16 + i1 + u)
+                    vk = T.axis.reduce(3, k)
+                    T.where(i0 * 16 + i1 + u < 100 and k < 3)
+                    with T.init():
+                        C[vi] = T.float32(0)
+                    C[vi] = C[vi] + B[vi]
+"#
+        )
+    }
+
+    #[test]
+    fn a_consumer_under_the_producers_tail_guard_is_covered() {
+        let s = state(&guarded_rows(100));
+        let (c, _) = block_and_loops(&s, "C");
+        assert!(s.block_flags(c).unwrap().region_cover);
+        let s = state(&guarded_rows(99));
+        let (c, _) = block_and_loops(&s, "C");
+        assert!(!s.block_flags(c).unwrap().region_cover);
     }
 
     #[test]

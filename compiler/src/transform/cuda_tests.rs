@@ -212,6 +212,31 @@ B[bx * 32 + tx] = S[47 - tx]
 }
 
 #[test]
+fn a_guarded_fetch_whose_iterations_write_their_own_elements_syncs_once_after_it() {
+    // 32 threads, a stride of 24: the guard `tx < 24` keeps iteration k
+    // within S[24k .. 24k + 24) (DLight's GEMV copies 300 of 512 threads).
+    let fetch = |guard: &str| {
+        kernel_body(&program(&format!(
+            r#"
+for k in range(2):
+    if {guard}:
+        S[k * 24 + tx] = A[bx * 32 + tx]
+B[bx * 32 + tx] = S[47 - tx]
+"#
+        )))
+    };
+    let body = fetch("tx < 24");
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(
+        barrier_before(&body, "B[bx * 32 + tx] = S[47 - tx]"),
+        "{body}"
+    );
+    // A guard that lets 25 threads through: iterations overlap.
+    let body = fetch("tx < 25");
+    assert_eq!(barriers(&body), 2, "{body}");
+}
+
+#[test]
 fn a_vectorized_fetch_whose_iterations_write_their_own_elements_syncs_once_after_it() {
     // Each thread stores two floats: iteration k writes within
     // S[32k .. 32k + 32), disjoint from the other iteration's.

@@ -45,6 +45,7 @@ pub fn thread_sync(func: &PrimFunc, _options: &LowerOptions) -> Result<PrimFunc,
         canonical: Default::default(),
         analyzer: Analyzer::new(),
         launched: Default::default(),
+        guards: Default::default(),
     };
     walk_stmts(&func.body, &mut |stmt| {
         if let StmtKind::For(for_loop) = stmt.kind() {
@@ -112,6 +113,8 @@ struct Access {
     /// the access: an index that does not use it names an element several
     /// threads share.
     innermost_thread: Option<Var>,
+    /// The conjuncts of the `if` conditions the access is under.
+    guards: Vec<Expr>,
 }
 
 /// What a statement does to shared memory, as seen from around it.
@@ -144,6 +147,9 @@ struct Planner {
     /// The canonical variables of the thread-bound loops around the
     /// statement being planned, outermost first.
     launched: std::cell::RefCell<Vec<Var>>,
+    /// The conjuncts of the `if` conditions around the statement being
+    /// planned (thread variables as tags).
+    guards: std::cell::RefCell<Vec<Expr>>,
 }
 
 fn is_shared(scope: &str) -> bool {
@@ -189,11 +195,17 @@ fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyze
             // An index that moves with the loop may meet another thread's
             // element in the next iteration, unless every iteration keeps
             // to its own elements.
+            let guards: Vec<Expr> = a
+                .guards
+                .iter()
+                .filter(|g| b.guards.iter().any(|h| expr_deep_equal(g, h)))
+                .cloned()
+                .collect();
             varies
                 && !a
                     .indices
                     .iter()
-                    .any(|index| iterations_disjoint(index, var, analyzer))
+                    .any(|index| iterations_disjoint(index, var, analyzer, &guards))
         }
     }
 }
@@ -201,8 +213,10 @@ fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyze
 /// True when `index` (thread variables as tags) names disjoint elements in
 /// different iterations of `var` whatever the threads: it is
 /// `var * step + rest` and `rest` differs by less than `step` between any
-/// two threads (`S[k * 256 + threadIdx.x]` with 256 threads).
-fn iterations_disjoint(index: &Expr, var: &Var, analyzer: &Analyzer) -> bool {
+/// two threads (`S[k * 256 + threadIdx.x]` with 256 threads), or `guards`
+/// (conditions both accesses are under) keep `rest` in fewer than `step`
+/// values (`S[k * 300 + ty * 32 + tx]` under `ty * 32 + tx < 300`).
+fn iterations_disjoint(index: &Expr, var: &Var, analyzer: &Analyzer, guards: &[Expr]) -> bool {
     // A vector access `T.Ramp(base, stride, lanes)` (a vectorized fetch)
     // spans `(lanes - 1) * |stride|` elements past its base.
     let (index, span) = match index.kind() {
@@ -267,7 +281,42 @@ fn iterations_disjoint(index: &Expr, var: &Var, analyzer: &Analyzer) -> bool {
     ));
     let bound = analyzer.const_int_bound(&difference);
     let reach = step.abs() - span;
-    bound.max < reach && bound.min > -reach
+    if bound.max < reach && bound.min > -reach {
+        return true;
+    }
+    let (low, high) = guarded_bounds(&rest, guards, &analyzer);
+    low != ConstIntBound::NEG_INF && high != ConstIntBound::POS_INF && high - low < reach
+}
+
+/// The bounds of `value`, narrowed by each guard `value + c < d` (or `<=`,
+/// `>`, `>=`) with constants `c` and `d`.
+fn guarded_bounds(value: &Expr, guards: &[Expr], analyzer: &Analyzer) -> (i64, i64) {
+    let bound = analyzer.const_int_bound(value);
+    let (mut low, mut high) = (bound.min, bound.max);
+    for guard in guards {
+        let ExprKind::Binary(op, left, right) = guard.kind() else {
+            continue;
+        };
+        // `left op right` as `value + offset` below (or above) a constant.
+        let (term, limit, upper, strict) = match op {
+            BinaryOp::Lt => (left, right, true, true),
+            BinaryOp::Le => (left, right, true, false),
+            BinaryOp::Gt => (left, right, false, true),
+            BinaryOp::Ge => (left, right, false, false),
+            _ => continue,
+        };
+        let offset = analyzer.simplify(&Expr::binary(BinaryOp::Sub, term.clone(), value.clone()));
+        let (Some(offset), Some(limit)) = (offset.as_int(), limit.as_int()) else {
+            continue;
+        };
+        let strictness = i64::from(strict);
+        if upper {
+            high = high.min(limit - offset - strictness);
+        } else {
+            low = low.max(limit - offset + strictness);
+        }
+    }
+    (low, high)
 }
 
 fn any_conflict(
@@ -309,6 +358,7 @@ impl Planner {
                                     point: false,
                                     write,
                                     innermost_thread: self.innermost_thread(),
+                                    guards: self.guards.borrow().clone(),
                                 });
                             }
                         }
@@ -327,6 +377,7 @@ impl Planner {
                         point: true,
                         write: false,
                         innermost_thread: self.innermost_thread(),
+                        guards: self.guards.borrow().clone(),
                     });
                 }
             }
@@ -354,6 +405,7 @@ impl Planner {
                 point: true,
                 write: true,
                 innermost_thread: self.innermost_thread(),
+                guards: self.guards.borrow().clone(),
             });
         }
     }
@@ -377,6 +429,17 @@ impl Planner {
         if pushed {
             self.launched.borrow_mut().pop();
         }
+        result
+    }
+
+    /// Runs `f` with the conjuncts of `condition` counted as holding.
+    fn guarded<R>(&self, condition: &Expr, f: impl FnOnce() -> R) -> R {
+        let conjuncts =
+            crate::arith::const_int_bound::split_conjunction(&self.canonical_index(condition));
+        let depth = self.guards.borrow().len();
+        self.guards.borrow_mut().extend(conjuncts);
+        let result = f();
+        self.guards.borrow_mut().truncate(depth);
         result
     }
 
@@ -474,7 +537,7 @@ impl Planner {
                 }
                 let mut condition_reads = Vec::new();
                 self.reads(condition, &mut condition_reads);
-                let (then_stmt, then_summary) = self.plan(then_case);
+                let (then_stmt, then_summary) = self.guarded(condition, || self.plan(then_case));
                 let (else_stmt, else_summary) = match else_case {
                     Some(else_case) => {
                         let (s, summary) = self.plan(else_case);
@@ -634,7 +697,18 @@ impl Visitor for AccessCollector<'_> {
         match stmt.kind() {
             StmtKind::BufferStore(store) => planner.store_access(store, &mut self.accesses),
             StmtKind::Evaluate(expr) => planner.reads(expr, &mut self.accesses),
-            StmtKind::IfThenElse { condition, .. } => planner.reads(condition, &mut self.accesses),
+            StmtKind::IfThenElse {
+                condition,
+                then_case,
+                else_case,
+            } => {
+                planner.reads(condition, &mut self.accesses);
+                planner.guarded(condition, || self.visit_stmt(then_case));
+                if let Some(else_case) = else_case {
+                    self.visit_stmt(else_case);
+                }
+                return;
+            }
             StmtKind::LetStmt { value, .. } => planner.reads(value, &mut self.accesses),
             StmtKind::For(for_loop) => {
                 planner.reads(&for_loop.min, &mut self.accesses);

@@ -117,31 +117,9 @@ fn check_cuda_cases(name: &str, cases: &[(std::path::PathBuf, Option<String>)]) 
             Some(name) => ScheduleChoice::Named(name.clone()),
             None => ScheduleChoice::Default,
         };
-        // FIXME: a case TVM builds and tirc refuses today has its refusal's
-        // first line in `<case>.refused.txt`; the test fails once it builds.
-        let refused_today = path.with_extension("refused.txt");
-        let expected_refusal = std::fs::read_to_string(&refused_today).ok();
-        let lowered = match (lower_file_for(&source, &choice, &target), &expected_refusal) {
-            (Ok(_), Some(_)) => {
-                failures.add(
-                    path,
-                    format!(
-                        "{label}: builds now; delete {} and bless its snapshot",
-                        display_path(&refused_today)
-                    ),
-                );
-                continue;
-            }
-            (Ok(lowered), None) => lowered,
-            (Err(error), Some(expected)) => {
-                let rendered = error.render_plain();
-                let first = rendered.lines().next().unwrap_or_default();
-                if first.trim() != expected.trim() {
-                    failures.add(path, format!("{label}: refused otherwise: {rendered}"));
-                }
-                continue;
-            }
-            (Err(error), None) => {
+        let lowered = match lower_file_for(&source, &choice, &target) {
+            Ok(lowered) => lowered,
+            Err(error) => {
                 failures.add(path, format!("{label}: {}", error.render_plain()));
                 continue;
             }
@@ -396,10 +374,6 @@ fn scheduled_cases_run_in_the_interpreter() {
     let mut compared = 0;
     let mut skipped = Vec::new();
     for path in collect(&tests_root().join("codegen/cuda"), ".tir") {
-        // Refused today: `cuda` asserts the refusal.
-        if path.with_extension("refused.txt").exists() {
-            continue;
-        }
         let text = std::fs::read_to_string(&path).expect("readable test file");
         let mut sources = tirc::source::SourceMap::new();
         let (program, diagnostics) =

@@ -43,7 +43,7 @@ pub fn emulation_source(module: &CudaModule) -> String {
             .collect();
         let _ = writeln!(
             text,
-            "extern \"C\" int tirc_launch_{name}(void** args, const unsigned* dims, char* message, unsigned long length) {{\n  return tirc_emu::launch(dims, message, length, {local}, [&]() {{ {name}({}); }});\n}}",
+            "extern \"C\" __attribute__((visibility(\"default\"))) int tirc_launch_{name}(void** args, const unsigned* dims, char* message, unsigned long length) {{\n  return tirc_emu::launch(dims, message, length, {local}, [&]() {{ {name}({}); }});\n}}",
             args.join(", "),
             name = kernel.name,
             local = kernel.local_bytes,
@@ -105,6 +105,9 @@ impl EmulatedModule {
                 "-O2",
                 "-U_FORTIFY_SOURCE",
                 "-fPIC",
+                // The header's inline globals would otherwise be unique
+                // symbols, shared by every emulation loaded in the process.
+                "-fvisibility=hidden",
                 "-shared",
                 "-w",
                 "-o",
