@@ -17,6 +17,11 @@ fn run_kernel(body: &str, threads: u32) -> Result<Vec<i32>, String> {
 
 /// [`run_kernel`], with the warnings of the run.
 fn run_kernel_warned(body: &str, threads: u32) -> Result<(Vec<i32>, Vec<String>), String> {
+    launch_kernel(&compile_kernel(body, threads), threads)
+}
+
+/// `body` as `kernel(int* out)` for blocks of `threads` threads, compiled.
+fn compile_kernel(body: &str, threads: u32) -> EmulatedModule {
     let source = format!(
         "extern \"C\" __global__ void kernel(int* __restrict__ out) {{\n  int t = threadIdx.x;\n{body}\n}}\n"
     );
@@ -35,7 +40,14 @@ fn run_kernel_warned(body: &str, threads: u32) -> Result<(Vec<i32>, Vec<String>)
         }],
     };
     // The emulation needs a C++ compiler, as `--emulate` does.
-    let emulated = EmulatedModule::compile(&module).unwrap_or_else(|error| panic!("{error}"));
+    EmulatedModule::compile(&module).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// Runs a kernel of [`compile_kernel`] on one block: `out` and the warnings.
+fn launch_kernel(
+    emulated: &EmulatedModule,
+    threads: u32,
+) -> Result<(Vec<i32>, Vec<String>), String> {
     // 16-byte aligned, as cudaMalloc's memory is (and more).
     let mut storage = vec![u128::MAX; (threads as usize).div_ceil(4)];
     let warnings = emulated.launch(
@@ -230,4 +242,33 @@ fn global_stores_of_different_values_from_two_threads_are_a_race() {
         4,
     );
     assert_eq!(out, vec![2, 1, 2, 3]);
+}
+
+#[test]
+fn emulations_running_at_once_in_one_process_keep_their_own_state() {
+    // Each emulated module has its own scheduler, fibers and race
+    // detector: test threads (and tools) run several at once.
+    let kernel = |scale: i32| {
+        format!(
+            "  static tirc_emu::Shared<int, 64> S(\"S\");\n  S[t] = t * {scale};\n  __syncthreads();\n  out[t] = S[63 - t] + __shfl_xor_sync(0xffffffffu, t, 1);"
+        )
+    };
+    let start = std::sync::Arc::new(std::sync::Barrier::new(4));
+    let workers: Vec<_> = (1..=4)
+        .map(|scale| {
+            let emulated = compile_kernel(&kernel(scale), 64);
+            let start = start.clone();
+            std::thread::spawn(move || {
+                start.wait();
+                for _ in 0..20 {
+                    let (out, _) = launch_kernel(&emulated, 64).unwrap_or_else(|e| panic!("{e}"));
+                    let expected: Vec<i32> = (0..64).map(|t| (63 - t) * scale + (t ^ 1)).collect();
+                    assert_eq!(out, expected, "scale {scale}");
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().expect("an emulation thread panicked");
+    }
 }
