@@ -38,7 +38,7 @@ pub struct BuildArgs {
     /// What to write (default: `so` for llvm, `ptx` for cuda).
     #[arg(long, value_enum)]
     emit: Option<EmitArg>,
-    /// The output file.
+    /// The output file (`-` writes ll, asm, cu or ptx to standard output).
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
     /// The schedule section to apply (default: the file's only one, or `schedule`).
@@ -69,12 +69,55 @@ pub fn run(args: BuildArgs) -> u8 {
     use super::EXIT_OK;
     use tirc::driver::{ApplicationErrorKind, DriverError, Target};
 
+    // `-o -`: the text forms go to standard output, through a scratch file.
+    let to_stdout = args.output.as_os_str() == "-";
+    let scratch = std::env::temp_dir().join(format!("tirc-build-{}", std::process::id()));
+    let mut args = args;
     let outcome = Target::parse(&args.target)
         .map_err(|message| DriverError::application(ApplicationErrorKind::Usage, message))
-        .and_then(|target| match target {
-            Target::Cuda(target) => build_cuda(&args, &target),
-            Target::Llvm(_) => build_llvm(&args, target),
+        .and_then(|target| {
+            if to_stdout {
+                let emit = args.emit.unwrap_or(match target {
+                    Target::Cuda(_) => EmitArg::Ptx,
+                    Target::Llvm(_) => EmitArg::So,
+                });
+                if !matches!(emit, EmitArg::Ll | EmitArg::Asm | EmitArg::Cu | EmitArg::Ptx) {
+                    return Err(DriverError::application(
+                        ApplicationErrorKind::Usage,
+                        format!("`-o -` writes text to standard output: `--emit {emit:?}` is binary, name a file")
+                            .to_lowercase(),
+                    ));
+                }
+                std::fs::create_dir_all(&scratch).map_err(|e| {
+                    DriverError::application(
+                        ApplicationErrorKind::Io,
+                        format!("cannot create {}: {e}", scratch.display()),
+                    )
+                })?;
+                args.output = scratch.join(format!("out.{}", format!("{emit:?}").to_lowercase()));
+            }
+            match target {
+                Target::Cuda(target) => build_cuda(&args, &target),
+                Target::Llvm(_) => build_llvm(&args, target),
+            }
+        })
+        .and_then(|()| {
+            if !to_stdout {
+                return Ok(());
+            }
+            let text = std::fs::read(&args.output).map_err(|e| {
+                DriverError::application(
+                    ApplicationErrorKind::Io,
+                    format!("cannot read {}: {e}", args.output.display()),
+                )
+            })?;
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(&text);
+            Ok(())
         });
+    if to_stdout {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
     match outcome {
         Ok(()) => EXIT_OK,
         Err(error) => report(error, DiagnosticFormat::Text),

@@ -62,6 +62,33 @@ fn cuda_c_keeps_the_programs_names() {
 }
 
 #[test]
+fn dash_writes_the_cuda_c_to_standard_output_and_refuses_a_binary() {
+    let base = [
+        "build",
+        "examples/vector_add_gpu.tir",
+        "--target",
+        "cuda",
+        "-o",
+        "-",
+    ];
+    let output = run(&[&base[..], &["--emit", "cu"]].concat());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("__global__ void"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("../-").exists());
+    let output = run(&[&base[..], &["--emit", "cubin"]].concat());
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("`--emit cubin` is binary"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
 fn without_a_gpu_the_run_names_emulate_and_emulate_checks() {
     if !has_gpu() {
         let output = run(&["run", "examples/vector_add_gpu.tir", "--target", "cuda"]);
