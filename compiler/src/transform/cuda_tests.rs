@@ -212,6 +212,31 @@ B[bx * 32 + tx] = S[47 - tx]
 }
 
 #[test]
+fn a_fetch_the_loop_and_threads_index_one_to_one_syncs_once_after_it() {
+    // Thread tx writes S[2tx] then S[2tx + 1]: the threads' elements
+    // interleave but no element is written in two iterations.
+    let fetch = |index: &str| {
+        kernel_body(&program(&format!(
+            r#"
+for k in range(2):
+    for j in range(1):
+        S[{index}] = A[bx * 32 + tx]
+B[bx * 32 + tx] = S[63 - tx]
+"#
+        )))
+    };
+    let body = fetch("tx * 2 + k + j");
+    assert_eq!(barriers(&body), 1, "{body}");
+    assert!(
+        barrier_before(&body, "B[bx * 32 + tx] = S[63 - tx]"),
+        "{body}"
+    );
+    // Thread tx + 1's first element is thread tx's second.
+    let body = fetch("tx + k + j");
+    assert_eq!(barriers(&body), 2, "{body}");
+}
+
+#[test]
 fn a_guarded_fetch_whose_iterations_write_their_own_elements_syncs_once_after_it() {
     // 32 threads, a stride of 24: the guard `tx < 24` keeps iteration k
     // within S[24k .. 24k + 24) (DLight's GEMV copies 300 of 512 threads).

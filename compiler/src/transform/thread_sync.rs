@@ -26,7 +26,7 @@ use super::support::defined_vars;
 use super::LowerOptions;
 use crate::arith::{Analyzer, ConstIntBound};
 use crate::diagnostics::Diagnostic;
-use crate::ir::identity::{VarMap, VarSet};
+use crate::ir::identity::VarMap;
 use crate::ir::mutate::substitute;
 use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::{expr_uses_var, walk_exprs, walk_stmt, walk_stmts, Visitor};
@@ -115,6 +115,9 @@ struct Access {
     innermost_thread: Option<Var>,
     /// The conjuncts of the `if` conditions the access is under.
     guards: Vec<Expr>,
+    /// The loops inside the planned statement the indices range over
+    /// (none for a point); `None` where one is not a loop (a `let`).
+    loops: Option<Vec<(Var, Range)>>,
 }
 
 /// What a statement does to shared memory, as seen from around it.
@@ -158,10 +161,21 @@ fn is_shared(scope: &str) -> bool {
 
 /// True when `a` (earlier) and `b` (later) may touch one element from two
 /// threads; `carried_by` is the loop whose next iteration `b` is in.
-fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyzer) -> bool {
+fn conflict(
+    a: &Access,
+    b: &Access,
+    carried_by: Option<(&Var, &Range)>,
+    analyzer: &Analyzer,
+) -> bool {
     if a.data != b.data || !(a.write || b.write) {
         return false;
     }
+    if let Some((var, range)) = carried_by {
+        if iterations_injective(a, b, var, range, analyzer) {
+            return false;
+        }
+    }
+    let carried_by = carried_by.map(|(var, _)| var);
     let same_index = a.point
         && b.point
         && a.indices.len() == b.indices.len()
@@ -206,6 +220,104 @@ fn conflict(a: &Access, b: &Access, carried_by: Option<&Var>, analyzer: &Analyze
                     .indices
                     .iter()
                     .any(|index| iterations_disjoint(index, var, analyzer, &guards))
+        }
+    }
+}
+
+/// True when `a` and `b`, one index over the same loops, name one element
+/// in no two iterations of `var` whatever the threads: the index is a
+/// bijective map of `var`, the loops inside and the thread variables it uses
+/// (`S[k * 8 + tx * 4 + j]`, `j < 4`, two threads).
+fn iterations_injective(
+    a: &Access,
+    b: &Access,
+    var: &Var,
+    range: &Range,
+    analyzer: &Analyzer,
+) -> bool {
+    let (Some(a_loops), Some(b_loops)) = (&a.loops, &b.loops) else {
+        return false;
+    };
+    let same_loops =
+        a_loops.len() == b_loops.len() && a_loops.iter().zip(b_loops).all(|(x, y)| x.0 == y.0);
+    let same_indices = a.indices.len() == b.indices.len()
+        && a.indices
+            .iter()
+            .zip(&b.indices)
+            .all(|(x, y)| expr_deep_equal(x, y));
+    if !same_loops || !same_indices || a.indices.iter().any(|i| i.dtype().lanes != 1) {
+        return false;
+    }
+    let mut iters = vec![(var.clone(), range.clone())];
+    iters.extend(a_loops.iter().cloned());
+    // The thread indices (the tags' variables, which the analyzer bounds)
+    // vary; the block index and the loops outside are the same for both
+    // accesses and stay symbolic.
+    for index in &a.indices {
+        walk_exprs(index, &mut |e| {
+            let ExprKind::Var(v) = e.kind() else {
+                return;
+            };
+            if !v.name().starts_with("threadIdx_") || iters.iter().any(|(known, _)| known == v) {
+                return;
+            }
+            let bound = analyzer.const_int_bound(e);
+            if bound.min != ConstIntBound::NEG_INF && bound.max != ConstIntBound::POS_INF {
+                let range = Range::new(
+                    Expr::int(bound.min, v.dtype()),
+                    Expr::int(bound.max - bound.min + 1, v.dtype()),
+                );
+                iters.push((v.clone(), range));
+            }
+        });
+    }
+    crate::arith::detect_iter_map(
+        &a.indices,
+        &iters,
+        &Expr::bool(true),
+        crate::arith::IterMapLevel::Bijective,
+        analyzer,
+        true,
+    )
+    .is_success()
+}
+
+/// Marks the accesses whose indices use a variable defined in `stmt` as
+/// ranges over the loops of `stmt` they use.
+fn relax_over(accesses: &mut [Access], stmt: &Stmt) {
+    let inner = defined_vars(stmt);
+    let mut loops: Vec<(Var, Range)> = Vec::new();
+    walk_stmts(stmt, &mut |s| {
+        if let StmtKind::For(for_loop) = s.kind() {
+            loops.push((for_loop.loop_var.clone(), for_loop.range()));
+        }
+    });
+    for access in accesses {
+        let mut used: Vec<Var> = Vec::new();
+        for index in &access.indices {
+            walk_exprs(index, &mut |e| {
+                if let ExprKind::Var(v) = e.kind() {
+                    if inner.contains(v) && !used.contains(v) {
+                        used.push(v.clone());
+                    }
+                }
+            });
+        }
+        if used.is_empty() {
+            continue;
+        }
+        access.point = false;
+        if let Some(known) = access.loops.as_mut() {
+            for v in used {
+                match loops.iter().find(|(loop_var, _)| *loop_var == v) {
+                    Some(found) if !known.iter().any(|(k, _)| *k == v) => known.push(found.clone()),
+                    Some(_) => {}
+                    None => {
+                        access.loops = None;
+                        break;
+                    }
+                }
+            }
         }
     }
 }
@@ -322,7 +434,7 @@ fn guarded_bounds(value: &Expr, guards: &[Expr], analyzer: &Analyzer) -> (i64, i
 fn any_conflict(
     earlier: &[Access],
     later: &[Access],
-    carried_by: Option<&Var>,
+    carried_by: Option<(&Var, &Range)>,
     analyzer: &Analyzer,
 ) -> bool {
     later
@@ -359,6 +471,7 @@ impl Planner {
                                     write,
                                     innermost_thread: self.innermost_thread(),
                                     guards: self.guards.borrow().clone(),
+                                    loops: None,
                                 });
                             }
                         }
@@ -378,6 +491,7 @@ impl Planner {
                         write: false,
                         innermost_thread: self.innermost_thread(),
                         guards: self.guards.borrow().clone(),
+                        loops: Some(Vec::new()),
                     });
                 }
             }
@@ -406,6 +520,7 @@ impl Planner {
                 write: true,
                 innermost_thread: self.innermost_thread(),
                 guards: self.guards.borrow().clone(),
+                loops: Some(Vec::new()),
             });
         }
     }
@@ -457,17 +572,7 @@ impl Planner {
         };
         collector.visit_stmt(stmt);
         let mut accesses = collector.accesses;
-        // Accesses inside loops of `stmt` touch ranges, not one element.
-        let inner = defined_vars(stmt);
-        for access in &mut accesses {
-            if access
-                .indices
-                .iter()
-                .any(|index| super::support::uses_any(index, &inner))
-            {
-                access.point = false;
-            }
-        }
+        relax_over(&mut accesses, stmt);
         accesses
     }
 
@@ -489,24 +594,13 @@ impl Planner {
                     StmtKind::Seq(stmts) => stmts.clone(),
                     _ => vec![for_loop.body.clone()],
                 };
-                let (stmts, summary) = self.plan_sequence(&body_stmts, Some(&for_loop.loop_var));
+                let (stmts, summary) =
+                    self.plan_sequence(&body_stmts, Some((&for_loop.loop_var, &for_loop.range())));
                 let mut new_loop = for_loop.clone();
                 new_loop.body = Stmt::seq(stmts);
-                let loop_vars: VarSet = defined_vars(stmt);
-                let relax = |accesses: Vec<Access>| -> Vec<Access> {
+                let relax = |mut accesses: Vec<Access>| -> Vec<Access> {
+                    relax_over(&mut accesses, stmt);
                     accesses
-                        .into_iter()
-                        .map(|mut access| {
-                            if access
-                                .indices
-                                .iter()
-                                .any(|index| super::support::uses_any(index, &loop_vars))
-                            {
-                                access.point = false;
-                            }
-                            access
-                        })
-                        .collect()
                 };
                 // Seen from outside, a loop body with a barrier starts with
                 // its head (first iteration) and ends with its tail (last).
@@ -523,6 +617,7 @@ impl Planner {
                 let mut accesses = self.all_accesses(stmt);
                 for access in &mut accesses {
                     access.point = false;
+                    access.loops = None;
                 }
                 let _ = (condition, body);
                 (stmt.clone(), Summary::flat(accesses))
@@ -633,7 +728,11 @@ impl Planner {
     }
 
     /// A sequence with barriers inserted; `loop_var` when it is a loop body.
-    fn plan_sequence(&self, stmts: &[Stmt], loop_var: Option<&Var>) -> (Vec<Stmt>, Summary) {
+    fn plan_sequence(
+        &self,
+        stmts: &[Stmt],
+        loop_var: Option<(&Var, &Range)>,
+    ) -> (Vec<Stmt>, Summary) {
         let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
         let mut outstanding: Vec<Access> = Vec::new();
         let mut head: Vec<Access> = Vec::new();
@@ -656,9 +755,10 @@ impl Planner {
             }
             out.push(stmt);
         }
-        if let Some(var) = loop_var {
+        if let Some(carried) = loop_var {
             let starts_with_barrier = out.first().is_some_and(is_barrier);
-            if !starts_with_barrier && any_conflict(&outstanding, &head, Some(var), &self.analyzer)
+            if !starts_with_barrier
+                && any_conflict(&outstanding, &head, Some(carried), &self.analyzer)
             {
                 out.insert(0, barrier());
                 return (
