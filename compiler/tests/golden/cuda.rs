@@ -69,10 +69,10 @@ fn gpu_examples() -> Vec<(std::path::PathBuf, String)> {
 }
 
 /// The cases of `tests/codegen/cuda/` (TVM's DLight schedules in `dlight/`
-/// among them), every GPU example and every operator's CUDA schedules. One
-/// test, run in turn: two at once in one process have given a wrong result
-/// once (batch_matmul's reference or kernels, not reproduced alone), which
-/// is left for the parallel runtime's owner to find (see the stop notes).
+/// among them), every GPU example and every operator's CUDA schedules, in
+/// turn. (Two emulations at once once gave a wrong result and later crashed
+/// CI: they shared the header's state, now hidden in each library; see
+/// `emulations_running_at_once_in_one_process_keep_their_own_state`.)
 #[test]
 fn cuda() {
     let cases: Vec<(std::path::PathBuf, Option<String>)> =
