@@ -6,7 +6,6 @@ extern "C" __global__ void __launch_bounds__(64) main_kernel(float* __restrict__
   __shared__ __align__(16) float A_shared[256];
   for (int ax0 = 0; ax0 < 8; ++ax0) {
     for (int ax1 = 0; ax1 < 32; ++ax1) {
-      __syncthreads();
       A_shared[(ax0 * 32) + ax1] = A[((i_0 * 256) + (ax0 * 32)) + ax1];
     }
   }
