@@ -56,7 +56,7 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.filterwarnings("ignore")
 
-from tvm_common import REPO  # noqa: E402
+from tvm_common import REPO, cuda_source_of  # noqa: E402
 
 import tvm  # noqa: E402
 from tvm import s_tir  # noqa: E402
@@ -298,22 +298,6 @@ def tvm_module_and_schedule(tirc: str, path: str, schedule: str | None, no_sched
     sch = s_tir.Schedule(mod)
     namespace[schedule](sch)
     return sch.mod, schedule
-
-
-def cuda_source_of(executable) -> str:
-    """The CUDA C++ source of the device module(s) tvm.compile made."""
-    sources = []
-
-    def visit(m):
-        if m.kind == "cuda":
-            sources.append(m.inspect_source(""))
-        for i in m.imports:
-            visit(i)
-
-    visit(executable.mod)
-    if not sources:
-        raise RuntimeError("tvm.compile produced no CUDA module (no thread bindings?)")
-    return "\n".join(sources)
 
 
 def best_of(runs: int, f, warmup: bool = True):

@@ -34,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tvm_common import REPO, clean_dir, structural_equal, write_text  # noqa: E402
+from tvm_common import REPO, clean_dir, cuda_source_of, structural_equal, write_text  # noqa: E402
 
 import tvm  # noqa: E402
 from tvm import s_tir, te, tirx, topi  # noqa: E402
@@ -153,21 +153,6 @@ def cases():
 
 
 # ============================================================ TVM
-
-def cuda_source_of(executable) -> str:
-    sources = []
-
-    def visit(m):
-        if m.kind == "cuda":
-            sources.append(m.inspect_source(""))
-        for i in m.imports:
-            visit(i)
-
-    visit(executable.mod)
-    if not sources:
-        raise RuntimeError("tvm.compile produced no CUDA module")
-    return "\n".join(sources)
-
 
 def apply_default(func, target):
     """(rule name, Schedule) of the first DLight rule that applies, or (None, None);

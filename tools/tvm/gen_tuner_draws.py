@@ -45,7 +45,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tvm_common import REPO, clean_dir, write_text  # noqa: E402
+from tvm_common import REPO, clean_dir, cuda_source_of, write_text  # noqa: E402
 
 import tvm  # noqa: E402
 from tvm import s_tir  # noqa: E402
@@ -86,21 +86,6 @@ def tvm_error_line(e: Exception) -> str:
         if not l.startswith(("File ", "[bt]", "0x")):
             return f"{type(e).__name__}: {l[:220]}"
     return type(e).__name__
-
-
-def cuda_source_of(executable) -> str:
-    sources = []
-
-    def visit(m):
-        if m.kind == "cuda":
-            sources.append(m.inspect_source(""))
-        for i in m.imports:
-            visit(i)
-
-    visit(executable.mod)
-    if not sources:
-        raise RuntimeError("tvm.compile produced no CUDA module")
-    return "\n".join(sources)
 
 
 def module_only(text: str) -> str:

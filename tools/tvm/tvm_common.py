@@ -178,3 +178,19 @@ def lower_to(mod: tvm.IRModule, kind: str, stop_after: str) -> tvm.IRModule:
             if name == stop_after:
                 return mod
     raise ValueError(stop_after)
+
+
+def cuda_source_of(executable) -> str:
+    """The CUDA C++ source of the device module(s) tvm.compile made."""
+    sources = []
+
+    def visit(m):
+        if m.kind == "cuda":
+            sources.append(m.inspect_source(""))
+        for i in m.imports:
+            visit(i)
+
+    visit(executable.mod)
+    if not sources:
+        raise RuntimeError("tvm.compile produced no CUDA module (no thread bindings?)")
+    return "\n".join(sources)
