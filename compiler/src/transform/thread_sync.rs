@@ -155,27 +155,31 @@ struct Planner {
     guards: std::cell::RefCell<Vec<Expr>>,
 }
 
+/// A loop whose next iteration a conflict test looks into.
+struct Carried {
+    var: Var,
+    range: Range,
+    /// The tags' variables of `threadIdx.*`: what differs between the
+    /// threads of one block.
+    thread_indices: Vec<Var>,
+}
+
 fn is_shared(scope: &str) -> bool {
     scope == "shared" || scope == "shared.dyn"
 }
 
 /// True when `a` (earlier) and `b` (later) may touch one element from two
 /// threads; `carried_by` is the loop whose next iteration `b` is in.
-fn conflict(
-    a: &Access,
-    b: &Access,
-    carried_by: Option<(&Var, &Range)>,
-    analyzer: &Analyzer,
-) -> bool {
+fn conflict(a: &Access, b: &Access, carried_by: Option<&Carried>, analyzer: &Analyzer) -> bool {
     if a.data != b.data || !(a.write || b.write) {
         return false;
     }
-    if let Some((var, range)) = carried_by {
-        if iterations_injective(a, b, var, range, analyzer) {
+    if let Some(carried) = carried_by {
+        if iterations_injective(a, b, carried, analyzer) {
             return false;
         }
     }
-    let carried_by = carried_by.map(|(var, _)| var);
+    let carried_by = carried_by.map(|carried| &carried.var);
     let same_index = a.point
         && b.point
         && a.indices.len() == b.indices.len()
@@ -228,13 +232,7 @@ fn conflict(
 /// in no two iterations of `var` whatever the threads: the index is a
 /// bijective map of `var`, the loops inside and the thread variables it uses
 /// (`S[k * 8 + tx * 4 + j]`, `j < 4`, two threads).
-fn iterations_injective(
-    a: &Access,
-    b: &Access,
-    var: &Var,
-    range: &Range,
-    analyzer: &Analyzer,
-) -> bool {
+fn iterations_injective(a: &Access, b: &Access, carried: &Carried, analyzer: &Analyzer) -> bool {
     let (Some(a_loops), Some(b_loops)) = (&a.loops, &b.loops) else {
         return false;
     };
@@ -248,7 +246,7 @@ fn iterations_injective(
     if !same_loops || !same_indices || a.indices.iter().any(|i| i.dtype().lanes != 1) {
         return false;
     }
-    let mut iters = vec![(var.clone(), range.clone())];
+    let mut iters = vec![(carried.var.clone(), carried.range.clone())];
     iters.extend(a_loops.iter().cloned());
     // The thread indices (the tags' variables, which the analyzer bounds)
     // vary; the block index and the loops outside are the same for both
@@ -258,7 +256,7 @@ fn iterations_injective(
             let ExprKind::Var(v) = e.kind() else {
                 return;
             };
-            if !v.name().starts_with("threadIdx_") || iters.iter().any(|(known, _)| known == v) {
+            if !carried.thread_indices.contains(v) || iters.iter().any(|(known, _)| known == v) {
                 return;
             }
             let bound = analyzer.const_int_bound(e);
@@ -434,7 +432,7 @@ fn guarded_bounds(value: &Expr, guards: &[Expr], analyzer: &Analyzer) -> (i64, i
 fn any_conflict(
     earlier: &[Access],
     later: &[Access],
-    carried_by: Option<(&Var, &Range)>,
+    carried_by: Option<&Carried>,
     analyzer: &Analyzer,
 ) -> bool {
     later
@@ -733,6 +731,16 @@ impl Planner {
         stmts: &[Stmt],
         loop_var: Option<(&Var, &Range)>,
     ) -> (Vec<Stmt>, Summary) {
+        let carried = loop_var.map(|(var, range)| Carried {
+            var: var.clone(),
+            range: range.clone(),
+            thread_indices: self
+                .canonical
+                .iter()
+                .filter(|(tag, _)| tag.starts_with("threadIdx."))
+                .map(|(_, var)| var.clone())
+                .collect(),
+        });
         let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
         let mut outstanding: Vec<Access> = Vec::new();
         let mut head: Vec<Access> = Vec::new();
@@ -755,7 +763,7 @@ impl Planner {
             }
             out.push(stmt);
         }
-        if let Some(carried) = loop_var {
+        if let Some(carried) = &carried {
             let starts_with_barrier = out.first().is_some_and(is_barrier);
             if !starts_with_barrier
                 && any_conflict(&outstanding, &head, Some(carried), &self.analyzer)
