@@ -62,6 +62,7 @@ pub fn run(args: ScheduleArgs) -> u8 {
                 &ApplyOptions {
                     stop_after: args.stop_after,
                     seed: args.seed,
+                    machine_sections: None,
                 },
             )
         });

@@ -191,7 +191,7 @@ pub fn run(args: TuneArgs) -> u8 {
         runner.measure("def apply_trace(sch: T.Schedule):\n  pass")
     };
     runner.runs = runs;
-    let baseline = measure_own_schedule(&mut runner, &source.text, cuda);
+    let baseline = measure_own_schedule(&mut runner, &source.text, &codegen_target);
 
     let started = Instant::now();
     let seen: HashSet<String> = known
@@ -462,42 +462,27 @@ fn install_interrupt_handler() {
 fn measure_own_schedule(
     runner: &mut ProcessRunner,
     text: &str,
-    cuda: bool,
+    target: &tirc::codegen::Target,
 ) -> Option<(String, Measurement)> {
+    let cuda = matches!(target, tirc::codegen::Target::Cuda(_));
     let checked = check(
         &SourceFile::new("own.tir".to_string(), text.to_string()),
         &CheckOptions::default(),
     )
     .ok()?;
-    // `schedule`, the only one, or the stdlib's section for this CPU.
-    let avx512 = tirc::driver::toolchain::probe_cpu()
-        .features
-        .iter()
-        .any(|(name, present)| name == "AVX-512F" && *present);
-    let for_this_cpu: &[&str] = if cuda {
-        &["schedule_cuda"]
-    } else if avx512 {
-        &["schedule_x86_avx512", "schedule_avx2"]
-    } else {
-        &["schedule_avx2"]
+    // The section `tirc run` would apply for this target; on a GPU only a
+    // schedule that binds threads runs.
+    let options = tirc::schedule::ApplyOptions {
+        machine_sections: Some(tirc::driver::toolchain::schedule_sections_for(target)),
+        ..Default::default()
     };
-    // On a GPU only a schedule that binds threads runs.
-    let schedules: Vec<_> = checked
-        .program
-        .schedules
-        .iter()
-        .filter(|s| !cuda || s.text.contains("bind("))
-        .collect();
-    let own = schedules
-        .iter()
-        .copied()
-        .find(|s| s.name == "schedule")
-        .or_else(|| (schedules.len() == 1).then(|| schedules[0]))
-        .or_else(|| {
-            for_this_cpu
-                .iter()
-                .find_map(|name| schedules.iter().copied().find(|s| s.name == *name))
-        })?;
+    let binds = |s: &&tirc::frontend::ScheduleDef| !cuda || s.text.contains("bind(");
+    let binding: Vec<_> = checked.program.schedules.iter().filter(binds).collect();
+    let own = tirc::schedule::select_schedule(&checked.program, None, &options)
+        .ok()
+        .flatten()
+        .filter(binds)
+        .or_else(|| (binding.len() == 1).then(|| binding[0]))?;
     let trace_like = format!(
         "def apply_trace(sch: T.Schedule):\n{}",
         own.text

@@ -160,6 +160,8 @@ fn a_program_not_bound_to_threads_is_refused_at_a_place_in_the_file() {
     let output = run(&[
         "run",
         "examples/matmul.tir",
+        "--schedule",
+        "schedule_avx2",
         "--target",
         "cuda",
         "--emulate",

@@ -252,8 +252,9 @@ pub fn check(source: &SourceFile, options: &CheckOptions) -> Result<CheckedProgr
 /// Which schedule section a later stage applies.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum ScheduleChoice {
-    /// The file's only section, or the one named `schedule`; none when the
-    /// file has no section.
+    /// The section written for the machine (`schedule_avx2`, see
+    /// [`toolchain::schedule_sections_for`]), the one named `schedule`, or
+    /// the file's only section; none when the file has no section.
     #[default]
     Default,
     /// The section of this name.
@@ -500,8 +501,12 @@ pub fn lower_file_for(
     choice: &ScheduleChoice,
     target: &Target,
 ) -> Result<LoweredProgram, DriverError> {
+    let options = ApplyOptions {
+        machine_sections: Some(toolchain::schedule_sections_for(target)),
+        ..ApplyOptions::default()
+    };
     check(source, &CheckOptions::default())?
-        .schedule(choice, &ApplyOptions::default())?
+        .schedule(choice, &options)?
         .lower_for(target)
 }
 

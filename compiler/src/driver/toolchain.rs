@@ -256,6 +256,35 @@ pub fn probe_cuda_device() -> Probe {
     }
 }
 
+/// The schedule sections written for a machine of `target`'s kind, most
+/// specific first: `schedule_cuda` for a GPU; for a CPU, by its vector
+/// registers (read from the host, or from `-mcpu=`/`-mattr=`):
+/// `schedule_x86_avx512` then `schedule_avx2` with AVX-512,
+/// `schedule_avx2` with AVX2, `schedule_neon` on an Arm core.
+pub fn schedule_sections_for(target: &crate::codegen::Target) -> Vec<String> {
+    let names: &[&str] = match target {
+        crate::codegen::Target::Cuda(_) => &["schedule_cuda"],
+        crate::codegen::Target::Llvm(llvm) => {
+            let machine = crate::tune::machine::CpuMachine::for_target(llvm);
+            match (machine.vector_bits, machine.vector_registers) {
+                (512, _) => &["schedule_x86_avx512", "schedule_avx2"],
+                (256, _) => &["schedule_avx2"],
+                (128, 32) => &["schedule_neon"],
+                _ => &[],
+            }
+        }
+    };
+    names.iter().map(|name| name.to_string()).collect()
+}
+
+/// [`schedule_sections_for`] this host's CPU (probed once).
+pub fn host_schedule_sections() -> Vec<String> {
+    static SECTIONS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SECTIONS
+        .get_or_init(|| schedule_sections_for(&crate::codegen::Target::Llvm(Default::default())))
+        .clone()
+}
+
 /// The host CPU's model and the features in [`CPU_FEATURES`].
 pub fn probe_cpu() -> CpuInfo {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -292,5 +321,29 @@ pub fn probe_cpu() -> CpuInfo {
         model,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         features,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::target::{CudaTarget, LlvmTarget};
+
+    #[test]
+    fn each_kind_of_machine_has_its_schedule_sections() {
+        let cpu = |name: &str| {
+            schedule_sections_for(&crate::codegen::Target::Llvm(LlvmTarget {
+                cpu: Some(name.to_string()),
+                ..LlvmTarget::default()
+            }))
+        };
+        assert_eq!(cpu("znver3"), ["schedule_avx2"]);
+        assert_eq!(
+            cpu("sapphirerapids"),
+            ["schedule_x86_avx512", "schedule_avx2"]
+        );
+        assert_eq!(cpu("neoverse-n1"), ["schedule_neon"]);
+        let gpu = crate::codegen::Target::Cuda(CudaTarget::default());
+        assert_eq!(schedule_sections_for(&gpu), ["schedule_cuda"]);
     }
 }

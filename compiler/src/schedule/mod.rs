@@ -174,6 +174,11 @@ pub struct ApplyOptions {
     pub stop_after: Option<usize>,
     /// The seed sampling instructions draw from ([`state::DEFAULT_SEED`] when `None`).
     pub seed: Option<u64>,
+    /// When no section is named: the names of the sections written for the
+    /// machine the program is for, most specific first (`schedule_avx2`,
+    /// `schedule_cuda`); `None` means this host CPU's
+    /// ([`crate::driver::toolchain::host_schedule_sections`]).
+    pub machine_sections: Option<Vec<String>>,
 }
 
 /// Runs a schedule section of a program: the one named `schedule`, or, when
@@ -199,7 +204,7 @@ pub fn apply_schedule_with(
         trace: Trace::default(),
         handles: Vec::new(),
     };
-    let def = match select_schedule(program, schedule) {
+    let def = match select_schedule(program, schedule, options) {
         Ok(Some(def)) => def,
         Ok(None) => return run,
         Err(diagnostic) => {
@@ -221,12 +226,30 @@ pub fn apply_schedule_with(
     run
 }
 
-/// The schedule `def` to run: the one named, the only one, or the one named
-/// `schedule`.
-fn select_schedule<'p>(
+/// The schedule `def` to run: the one named; else the first section written
+/// for the machine (`schedule_x86_avx512` before `schedule_avx2` on an
+/// AVX-512 CPU), the one named `schedule`, or the only one.
+pub fn select_schedule<'p>(
     program: &'p Program,
     name: Option<&str>,
+    options: &ApplyOptions,
 ) -> Result<Option<&'p ScheduleDef>, Box<Diagnostic>> {
+    if name.is_none() && program.schedules.len() > 1 {
+        let host;
+        let sections = match &options.machine_sections {
+            Some(sections) => sections,
+            None => {
+                host = crate::driver::toolchain::host_schedule_sections();
+                &host
+            }
+        };
+        let for_machine = sections
+            .iter()
+            .find_map(|wanted| program.schedules.iter().find(|s| s.name == *wanted));
+        if for_machine.is_some() {
+            return Ok(for_machine);
+        }
+    }
     let file_start = Span::new(program.file, 0, 0);
     let names: Vec<String> = program
         .schedules
@@ -425,6 +448,43 @@ mod tests {
         let none = program(MATMUL);
         let run = apply_schedule(&none, None);
         assert!(run.schedule.is_none() && run.diagnostics.is_empty() && run.steps.is_empty());
+    }
+
+    #[test]
+    fn without_a_name_the_section_for_the_machine_is_chosen_first() {
+        let sections = with_schedule(
+            "def schedule_avx2(sch):\n    sch.get_block(\"C\")\n\ndef schedule_x86_avx512(sch):\n    sch.get_block(\"C\")\n\ndef schedule_cuda(sch):\n    sch.get_block(\"C\")\n",
+        );
+        let for_machine = |names: &[&str]| {
+            let options = ApplyOptions {
+                machine_sections: Some(names.iter().map(|n| n.to_string()).collect()),
+                ..ApplyOptions::default()
+            };
+            apply_schedule_with(&sections, None, &options)
+        };
+        let avx512 = for_machine(&["schedule_x86_avx512", "schedule_avx2"]);
+        assert_eq!(avx512.schedule.as_deref(), Some("schedule_x86_avx512"));
+        let avx2 = for_machine(&["schedule_avx2"]);
+        assert_eq!(avx2.schedule.as_deref(), Some("schedule_avx2"));
+        assert_eq!(
+            for_machine(&["schedule_cuda"]).schedule.as_deref(),
+            Some("schedule_cuda")
+        );
+        // A machine with no section of its own: as before, a name is needed.
+        let neon = for_machine(&["schedule_neon"]);
+        assert_eq!(neon.diagnostics[0].code, codes::NO_SCHEDULE);
+        // A section named `schedule` is the fallback, and a name asked for wins.
+        let with_default = with_schedule(
+            "def schedule(sch):\n    sch.get_block(\"C\")\n\ndef schedule_cuda(sch):\n    sch.get_block(\"C\")\n",
+        );
+        let options = ApplyOptions {
+            machine_sections: Some(vec!["schedule_neon".to_string()]),
+            ..ApplyOptions::default()
+        };
+        let run = apply_schedule_with(&with_default, None, &options);
+        assert_eq!(run.schedule.as_deref(), Some("schedule"));
+        let run = apply_schedule_with(&sections, Some("schedule_cuda"), &options);
+        assert_eq!(run.schedule.as_deref(), Some("schedule_cuda"));
     }
 
     #[test]

@@ -2,19 +2,26 @@
 //! features of the loop nest its schedule produces (after MetaSchedule's
 //! per-store features, reduced to what a CPU kernel's speed turns on:
 //! parallel extent, vector lanes, unrolling, the accumulator tile, and the
-//! bytes that must come from beyond each level of the cache).
+//! bytes that must come from beyond each level of the cache) and measured
+//! against the machine: the registers the accumulator tile needs out of the
+//! register file, how full its vectors are, and the traffic beyond each of
+//! the machine's caches.
 
+use super::machine::CpuMachine;
 use crate::ir::{AttrValue, ForKind, IRModule, NodeId};
 use crate::schedule::region::relax_region;
 use crate::schedule::state::ScheduleState;
 
-/// Cache sizes the traffic features are computed for: a first-level data
-/// cache, a per-core second level, and a last level (bytes). The exact sizes
-/// of this CPU do not matter much: the model learns the thresholds that do.
-const CACHE_BYTES: [f64; 3] = [32.0 * 1024.0, 1024.0 * 1024.0, 32.0 * 1024.0 * 1024.0];
+/// The cache levels whose traffic is a feature.
+const CACHE_LEVELS: usize = 3;
+
+/// The slot of [`loop_nest_features`] that holds the vector registers the
+/// kernel's accumulator tile and its operands need, over those the machine
+/// has: above 1, the tile spills (or stays in memory).
+pub const REGISTER_PRESSURE: usize = 8 + CACHE_LEVELS;
 
 /// The number of [`loop_nest_features`].
-pub const LOOP_NEST_FEATURES: usize = 8 + CACHE_BYTES.len();
+pub const LOOP_NEST_FEATURES: usize = REGISTER_PRESSURE + 2;
 
 /// The decisions of a trace as numbers, in trace order: the base-2
 /// logarithm of every tile factor, every categorical choice and compute
@@ -57,8 +64,13 @@ fn extent_of(state: &ScheduleState, loop_id: NodeId) -> f64 {
 
 /// Features of the loop nest of `entry` in a scheduled module, for the leaf
 /// block that runs the most iterations (the kernel; the others are copies,
-/// packs and epilogues, counted together). Logarithms base 2 throughout.
-pub fn loop_nest_features(module: &IRModule, entry: Option<&str>) -> Vec<f64> {
+/// packs and epilogues, counted together), on `machine`. Logarithms base 2,
+/// but for the register pressure and the vector fill (ratios).
+pub fn loop_nest_features(
+    module: &IRModule,
+    entry: Option<&str>,
+    machine: &CpuMachine,
+) -> Vec<f64> {
     let mut features = vec![0.0; LOOP_NEST_FEATURES];
     let state = ScheduleState::new(module.clone());
     let Ok(function) = crate::schedule::get_block_loop::resolve_function(&state, entry) else {
@@ -134,9 +146,25 @@ pub fn loop_nest_features(module: &IRModule, entry: Option<&str>) -> Vec<f64> {
     features[6] = accumulators.log2();
     features[7] = (accumulators / lanes).max(1.0).log2();
     let footprints = footprints_under_each_loop(&state, block, &loops, root);
-    for (slot, cache) in CACHE_BYTES.iter().enumerate() {
+    for (slot, cache) in machine.cache_bytes.iter().enumerate() {
         features[8 + slot] = traffic_beyond(&state, &loops, &footprints, *cache).log2();
     }
+    // Registers, as a BLAS micro-kernel uses them: every accumulator, the
+    // vectors of the row of inputs loaded for one step, and one broadcast.
+    let bits = state
+        .sref(block)
+        .and_then(|s| s.as_block())
+        .and_then(|b| b.writes.first())
+        .map_or(32, |w| u32::from(w.buffer.dtype().bits));
+    let vectors_a_row = machine.vectors_for(lanes, bits);
+    let rows = (accumulators / lanes).max(1.0);
+    let needed = rows * vectors_a_row + vectors_a_row + 1.0;
+    features[REGISTER_PRESSURE] = needed / f64::from(machine.vector_registers);
+    features[REGISTER_PRESSURE + 1] = if lanes > 1.0 {
+        lanes * f64::from(bits) / (vectors_a_row * f64::from(machine.vector_bits))
+    } else {
+        0.0
+    };
     features
 }
 
@@ -207,6 +235,8 @@ mod tests {
         assert_eq!(trace_decisions(trace), vec![2.0, 4.0, 1.0, -1.0]);
     }
 
+    const CACHES: [f64; 3] = [32768.0, 524288.0, 33554432.0];
+
     fn features_of(schedule: &str) -> Vec<f64> {
         let source = format!(
             r#"@T.prim_func
@@ -227,7 +257,7 @@ def schedule(sch: T.Schedule):
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let run = apply_schedule_with(&program.unwrap(), None, &ApplyOptions::default());
         assert!(run.diagnostics.is_empty(), "{:?}", run.diagnostics);
-        loop_nest_features(run.module(), None)
+        loop_nest_features(run.module(), None, &CpuMachine::avx2(CACHES))
     }
 
     #[test]
@@ -244,6 +274,16 @@ def schedule(sch: T.Schedule):
         assert_eq!(tiled[3], 4.0, "16 lanes");
         assert_eq!(tiled[6], 7.0, "an 8x16 accumulator tile");
         assert_eq!(tiled[7], 3.0, "eight vectors of accumulators");
+        // 8 rows of two ymm accumulators, the two vectors of B and a
+        // broadcast: 19 registers of AVX2's 16.
+        assert!(tiled[REGISTER_PRESSURE] > 1.0, "{tiled:?}");
+        assert_eq!(tiled[REGISTER_PRESSURE + 1], 1.0, "full vectors");
+        let fitting = features_of(
+            "    i0, i1 = sch.split(i, factors=[None, 4])\n    j0, j1 = sch.split(j, factors=[None, 12])\n    sch.reorder(i0, j0, k, i1, j1)\n    sch.vectorize(j1)\n",
+        );
+        // 4 rows of 12 lanes (two ymm, the second half full): 8 + 2 + 1 registers.
+        assert_eq!(fitting[REGISTER_PRESSURE], 11.0 / 16.0, "{fitting:?}");
+        assert_eq!(fitting[REGISTER_PRESSURE + 1], 0.75);
         // The tiled nest reuses B's rows from the cache: less traffic
         // beyond the first level than the plain nest, which walks all of B
         // for every element of C.

@@ -9,7 +9,8 @@
 //! takes tirc down.
 
 use super::cost_model::CostModel;
-use super::features::{loop_nest_features, trace_decisions};
+use super::features::{loop_nest_features, trace_decisions, REGISTER_PRESSURE};
+use super::machine::CpuMachine;
 use crate::frontend::{parse_program, Program};
 use crate::schedule::sampling::{sample_perfect_tile, RandomState};
 use crate::schedule::{apply_schedule_with, ApplyOptions};
@@ -55,6 +56,9 @@ pub struct Candidate {
     pub trace: String,
     /// The loop-nest features of the scheduled program, then the decisions.
     pub features: Vec<f64>,
+    /// On a CPU: its accumulator tile needs more vector registers than the
+    /// machine has, so it spills (or stays in memory).
+    pub spills: bool,
 }
 
 /// Draws and replays candidates: the program with the design space beside it.
@@ -64,6 +68,9 @@ pub struct Sampler {
     entry: Option<String>,
     /// For a GPU: the target candidates must compile for.
     cuda: Option<crate::codegen::Target>,
+    /// For a CPU: the machine whose registers and caches candidates are
+    /// measured against.
+    machine: CpuMachine,
 }
 
 /// Parses `text` (a program with schedule sections) or says why not.
@@ -91,6 +98,7 @@ impl Sampler {
             source: source.to_string(),
             entry: entry.map(str::to_string),
             cuda: None,
+            machine: CpuMachine::host(),
         })
     }
 
@@ -98,9 +106,25 @@ impl Sampler {
     /// compile to CUDA C (too many threads or too much shared memory for a
     /// block, a vector access the backend cannot write) is rejected as it
     /// is drawn, as MetaSchedule's `VerifyGPUCode` rejects it, not measured.
+    /// For a CPU named by the target (`-mcpu=znver3`), candidates are
+    /// measured against that CPU's register file and caches.
     pub fn for_target(self, target: &crate::codegen::Target) -> Sampler {
-        let cuda = matches!(target, crate::codegen::Target::Cuda(_)).then(|| target.clone());
-        Sampler { cuda, ..self }
+        match target {
+            crate::codegen::Target::Cuda(_) => Sampler {
+                cuda: Some(target.clone()),
+                ..self
+            },
+            crate::codegen::Target::Llvm(llvm) => Sampler {
+                machine: CpuMachine::for_target(llvm),
+                ..self
+            },
+        }
+    }
+
+    /// The sampler with candidates measured against `machine` instead of
+    /// the host.
+    pub fn with_machine(self, machine: CpuMachine) -> Sampler {
+        Sampler { machine, ..self }
     }
 
     /// The schedule `seed` draws, every decision in its trace.
@@ -152,9 +176,14 @@ impl Sampler {
             compiles_for_cuda(run.module(), target)?;
         }
         let trace = run.trace.to_python();
-        let mut features = loop_nest_features(run.module(), self.entry.as_deref());
+        let mut features = loop_nest_features(run.module(), self.entry.as_deref(), &self.machine);
+        let spills = self.cuda.is_none() && features[REGISTER_PRESSURE] > 1.0;
         features.extend(trace_decisions(&trace));
-        Ok(Candidate { trace, features })
+        Ok(Candidate {
+            trace,
+            features,
+            spills,
+        })
     }
 }
 
@@ -255,20 +284,32 @@ impl EvolutionarySearch {
         }
     }
 
-    /// Up to `count` fresh draws from the space not seen before.
+    /// Up to `count` fresh draws from the space not seen before. A draw
+    /// whose accumulator tile spills is set aside, as MetaSchedule's
+    /// postprocessors reject a candidate before measuring it; only when
+    /// every draw spills are those measured.
     fn draw(&mut self, count: usize) -> Vec<Candidate> {
-        let mut drawn = Vec::new();
+        let mut drawn: Vec<Candidate> = Vec::new();
+        let mut spilling: Vec<Candidate> = Vec::new();
         let mut tries = 0;
         while drawn.len() < count && tries < count * 20 + 20 {
             tries += 1;
             self.next_seed += 1;
             if let Ok(candidate) = self.sampler.sample(self.next_seed - 1) {
-                if !self.seen.contains(&candidate.trace)
-                    && !drawn.iter().any(|d: &Candidate| d.trace == candidate.trace)
-                {
+                let known = |list: &[Candidate]| list.iter().any(|d| d.trace == candidate.trace);
+                if self.seen.contains(&candidate.trace) || known(&drawn) || known(&spilling) {
+                    continue;
+                }
+                if candidate.spills {
+                    spilling.push(candidate);
+                } else {
                     drawn.push(candidate);
                 }
             }
+        }
+        if drawn.is_empty() {
+            spilling.truncate(count);
+            return spilling;
         }
         drawn
     }
@@ -284,7 +325,11 @@ impl EvolutionarySearch {
                 mutate_trace(parent, &mut self.random)
             })
             .collect();
-        self.sampler.replay_all(&traces)
+        let children = self.sampler.replay_all(&traces);
+        if children.iter().all(|c| c.spills) {
+            return children;
+        }
+        children.into_iter().filter(|c| !c.spills).collect()
     }
 
     /// The next `count` candidates to measure, given every measurement so
@@ -754,7 +799,10 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: 
         let space =
             crate::tune::space::cpu_design_space(&program.unwrap().module, None, SPACE_NAME)
                 .unwrap();
-        let sampler = Sampler::new(source, &space, None).unwrap();
+        // Thirty-two registers: the fastest tile (8x16) fits.
+        let sampler = Sampler::new(source, &space, None)
+            .unwrap()
+            .with_machine(CpuMachine::avx512(CACHES));
         let mut search = EvolutionarySearch::new(sampler, 1, HashSet::new());
         let time =
             |c: &Candidate| 1.0 + (c.features[3] - 4.0).abs() + (c.features[6] - 7.0).abs() / 2.0;
@@ -776,6 +824,45 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: 
         let warm_up = (batches[0] + batches[1]) / 2.0;
         let guided = (batches[2] + batches[3]) / 2.0;
         assert!(guided < warm_up * 0.8, "{batches:?}");
+    }
+
+    const CACHES: [f64; 3] = [32768.0, 524288.0, 33554432.0];
+
+    /// On an AVX2 core (16 registers) draws whose accumulator tile does not
+    /// fit are drawn by the space but never proposed for measurement.
+    #[test]
+    fn draws_whose_accumulators_spill_are_not_proposed() {
+        let source = r#"@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    for i, j, k in T.grid(64, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+"#;
+        let mut sources = SourceMap::new();
+        let (program, _) = parse_program(&mut sources, "t.tir", source);
+        let space =
+            crate::tune::space::cpu_design_space(&program.unwrap().module, None, SPACE_NAME)
+                .unwrap();
+        let sampler = || {
+            Sampler::new(source, &space, None)
+                .unwrap()
+                .with_machine(CpuMachine::avx2(CACHES))
+        };
+        let spilling = (1..=40)
+            .filter_map(|seed| sampler().sample(seed).ok())
+            .filter(|c| c.spills)
+            .count();
+        assert!(spilling > 0, "the space draws tiles that spill");
+        let mut search = EvolutionarySearch::new(sampler(), 1, HashSet::new());
+        let batch = search.next_batch(&[], 16);
+        assert_eq!(batch.len(), 16);
+        for candidate in &batch {
+            assert!(!candidate.spills, "{}", candidate.trace);
+            assert!(candidate.features[REGISTER_PRESSURE] <= 1.0);
+        }
     }
 
     #[test]
