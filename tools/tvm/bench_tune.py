@@ -42,6 +42,8 @@ import tvm
 from tvm.s_tir import meta_schedule as ms
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tools", "bench"))
+from numpy_workloads import blas_kernels, numpy_workload, time_numpy  # noqa: E402
 
 
 def tvm_module(tirc: str, path: str) -> tvm.IRModule:
@@ -49,45 +51,6 @@ def tvm_module(tirc: str, path: str) -> tvm.IRModule:
                           capture_output=True, text=True).stdout
     cut = text.find("\ndef ")
     return tvm.script.from_source(text if cut < 0 else text[:cut])
-
-
-def numpy_workload(name: str):
-    """numpy's version of a workload (the function to time), where it has one:
-    matmul as one BLAS call, conv2d NCHW as im2col plus one BLAS call,
-    softmax row by row in float32."""
-    rng = np.random.default_rng(0)
-    if name in ("matmul.tir", "matmul_fp32.tir"):
-        a = rng.random((1024, 1024), dtype=np.float32)
-        b = rng.random((1024, 1024), dtype=np.float32)
-        return lambda: a @ b
-    if name == "conv2d_nchw.tir":
-        from numpy.lib.stride_tricks import sliding_window_view
-        x = rng.random((1, 64, 58, 58), dtype=np.float32)
-        w = rng.random((64, 64 * 9), dtype=np.float32)
-
-        def conv():
-            cols = np.ascontiguousarray(sliding_window_view(x[0], (3, 3), axis=(1, 2)).transpose(0, 3, 4, 1, 2))
-            return w @ cols.reshape(64 * 9, 56 * 56)
-        return conv
-    if name == "softmax.tir":
-        x = rng.random((1024, 1024), dtype=np.float32)
-
-        def softmax():
-            e = np.exp(x - x.max(axis=1, keepdims=True))
-            return e / e.sum(axis=1, keepdims=True)
-        return softmax
-    return None
-
-
-def time_numpy(function, runs: int) -> float:
-    """The median milliseconds of `runs` calls after a warm-up."""
-    function()
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return float(np.median(times)) * 1e3
 
 
 def param_buffers(prim) -> list:
@@ -115,8 +78,7 @@ def main() -> int:
                         help="time numpy's version of each workload, no tuning")
     args = parser.parse_args()
     if args.numpy_only:
-        from threadpoolctl import threadpool_info
-        blas = [(i.get("internal_api"), i.get("architecture"), i.get("num_threads")) for i in threadpool_info()]
+        blas = blas_kernels()
         for path in args.files:
             function = numpy_workload(os.path.basename(path))
             if function is None:
