@@ -96,7 +96,17 @@ pub fn run(args: TuneArgs) -> u8 {
     } else {
         SpaceTarget::Cpu
     };
-    let space = match design_space(module, args.entry.as_deref(), space_name, space_target) {
+    let machine = match &codegen_target {
+        tirc::codegen::Target::Llvm(llvm) => tirc::tune::machine::CpuMachine::for_target(llvm),
+        tirc::codegen::Target::Cuda(_) => tirc::tune::machine::CpuMachine::host(),
+    };
+    let space = match design_space(
+        module,
+        args.entry.as_deref(),
+        space_name,
+        space_target,
+        &machine,
+    ) {
         Ok(space) => space,
         Err(message) => return report_application(ApplicationErrorKind::Usage, message),
     };

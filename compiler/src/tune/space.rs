@@ -27,6 +27,7 @@
 //! The space prints as a readable `def` (`tirc tune --print-space`); every
 //! seed, or every set of decisions, gives one schedule of it.
 
+use super::machine::CpuMachine;
 use crate::ir::{IRModule, IterKind, NodeId};
 use crate::schedule::scope::LoopIterUse;
 use crate::schedule::state::ScheduleState;
@@ -127,23 +128,26 @@ fn kept_from_inlining(state: &ScheduleState, block: NodeId) -> bool {
     found
 }
 
-/// The design space of the entry function of `module` for a CPU, as the
-/// text of a schedule `def` named `name`.
+/// The design space of the entry function of `module` for a CPU `machine`,
+/// as the text of a schedule `def` named `name`.
 pub fn cpu_design_space(
     module: &IRModule,
     entry: Option<&str>,
     name: &str,
+    machine: &CpuMachine,
 ) -> Result<String, String> {
-    design_space(module, entry, name, SpaceTarget::Cpu)
+    design_space(module, entry, name, SpaceTarget::Cpu, machine)
 }
 
 /// The design space of the entry function of `module` for `target`, as the
-/// text of a schedule `def` named `name`.
+/// text of a schedule `def` named `name`; on a CPU, the micro-kernel tiles
+/// are drawn for `machine`'s vector registers.
 pub fn design_space(
     module: &IRModule,
     entry: Option<&str>,
     name: &str,
     target: SpaceTarget,
+    machine: &CpuMachine,
 ) -> Result<String, String> {
     let mut state = ScheduleState::new(module.clone());
     let function = crate::schedule::get_block_loop::resolve_function(&state, entry)
@@ -287,7 +291,15 @@ pub fn design_space(
                 &[],
             )
             .is_ok();
-            let outer = multi_level_tiling(&mut text, &mut fresh, &block_var, &loops, cache_write);
+            let kernel = MicroKernel::for_block(&state, block, &loops, machine);
+            let outer = multi_level_tiling(
+                &mut text,
+                &mut fresh,
+                &block_var,
+                &loops,
+                cache_write,
+                &kernel,
+            );
             if cache_write {
                 pack_reused_inputs(&mut text, &mut fresh, &state, block, &block_var);
             }
@@ -345,13 +357,88 @@ pub fn design_space(
     Ok(text)
 }
 
-/// `SSRSRS` tiling of a reduction block; the name of its outer (parallel) loop.
+/// The innermost tile a CPU micro-kernel may have, as a BLAS library
+/// shapes it: the columns (the last spatial loop, vectorized) a whole
+/// number of vector registers wide, the rows few enough that one row of
+/// accumulators per row, the row of inputs and a broadcast fit the
+/// register file. Candidates divide the loops' extents; a tile of both
+/// that still does not fit is set aside by the search (it spills).
+struct MicroKernel {
+    /// (loop position, candidate innermost factors) for the rows and the columns.
+    choices: Vec<(usize, Vec<i64>)>,
+}
+
+impl MicroKernel {
+    fn for_block(
+        state: &ScheduleState,
+        block: NodeId,
+        loops: &[NamedLoop],
+        machine: &CpuMachine,
+    ) -> MicroKernel {
+        let extents: Vec<Option<i64>> = state
+            .enclosing_loops(block)
+            .iter()
+            .map(|l| {
+                state
+                    .sref(*l)
+                    .and_then(|s| s.as_for())
+                    .and_then(|f| f.extent.as_int())
+            })
+            .collect();
+        let bits = state
+            .sref(block)
+            .and_then(|s| s.as_block())
+            .and_then(|b| b.writes.first())
+            .map_or(32, |w| i64::from(w.buffer.dtype().bits));
+        let lanes = (i64::from(machine.vector_bits) / bits.max(1)).max(1);
+        let registers = i64::from(machine.vector_registers);
+        let spatial: Vec<usize> = (0..loops.len())
+            .filter(|k| loops[*k].role == LoopRole::Spatial && loops[*k].constant)
+            .collect();
+        let divisors = |extent: i64, keep: &dyn Fn(i64) -> bool| -> Vec<i64> {
+            (1..=extent.min(MAX_INNERMOST_FACTOR))
+                .filter(|d| extent % d == 0 && keep(*d))
+                .collect()
+        };
+        let mut choices = Vec::new();
+        let Some((&columns, rest)) = spatial.split_last() else {
+            return MicroKernel { choices };
+        };
+        // One row of `v` vectors: v accumulators, v inputs and a broadcast.
+        let widths = divisors(extents[columns].unwrap_or(1), &|d| {
+            d % lanes == 0 && 2 * (d / lanes) < registers
+        });
+        if widths.is_empty() {
+            return MicroKernel { choices };
+        }
+        if let Some(&rows) = rest.last() {
+            // Rows of one vector each, with one input vector and a broadcast.
+            let heights = divisors(extents[rows].unwrap_or(1), &|d| d + 2 <= registers);
+            choices.push((rows, heights));
+        }
+        choices.push((columns, widths));
+        MicroKernel { choices }
+    }
+
+    fn candidates_for(&self, position: usize) -> Option<&[i64]> {
+        self.choices
+            .iter()
+            .find(|(at, _)| *at == position)
+            .map(|(_, candidates)| candidates.as_slice())
+    }
+}
+
+/// `SSRSRS` tiling of a reduction block; the name of its outer (parallel)
+/// loop. The innermost factors of the micro-kernel's rows and columns are
+/// drawn from `kernel`'s candidates, the outer levels with
+/// `sample_perfect_tile`.
 fn multi_level_tiling(
     text: &mut String,
     fresh: &mut impl FnMut(String) -> String,
     block_var: &str,
     loops: &[NamedLoop],
     cache_write: bool,
+    kernel: &MicroKernel,
 ) -> String {
     // levels[k]: the loops of tiling level k, in the loops' order.
     let structure = [
@@ -363,7 +450,7 @@ fn multi_level_tiling(
         LoopRole::Spatial,
     ];
     let mut levels: Vec<Vec<String>> = vec![Vec::new(); structure.len()];
-    for named in loops {
+    for (position, named) in loops.iter().enumerate() {
         let my_levels: Vec<usize> = (0..structure.len())
             .filter(|k| structure[*k] == named.role)
             .collect();
@@ -375,17 +462,30 @@ fn multi_level_tiling(
             .map(|k| fresh(format!("{}_{k}", named.name)))
             .collect();
         let tiles = fresh(format!("{}_tiles", named.name));
+        let mut tiled = named.name.clone();
+        let mut outer_parts = &parts[..];
+        if let Some(candidates) = kernel.candidates_for(position) {
+            let choice = fresh(format!("{}_kernel", named.name));
+            let outer = fresh(format!("{}_outer", named.name));
+            sample_uniform(text, &choice, candidates);
+            let (innermost, rest) = parts.split_last().expect("a spatial loop has four levels");
+            let _ = writeln!(
+                text,
+                "    {outer}, {innermost} = sch.split({}, factors=[None, {choice}])",
+                named.name
+            );
+            tiled = outer;
+            outer_parts = rest;
+        }
         let _ = writeln!(
             text,
-            "    {tiles} = sch.sample_perfect_tile({}, n={}, max_innermost_factor={MAX_INNERMOST_FACTOR})",
-            named.name,
-            parts.len()
+            "    {tiles} = sch.sample_perfect_tile({tiled}, n={}, max_innermost_factor={MAX_INNERMOST_FACTOR})",
+            outer_parts.len()
         );
         let _ = writeln!(
             text,
-            "    {} = sch.split({}, factors={tiles})",
-            parts.join(", "),
-            named.name
+            "    {} = sch.split({tiled}, factors={tiles})",
+            outer_parts.join(", ")
         );
         for (level, part) in my_levels.iter().zip(parts) {
             levels[*level].push(part);
@@ -655,6 +755,13 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
             C[vi, vj] = C[vi, vj] + 1
 "#;
 
+    /// The machine the spaces of these tests are for: an AVX2 core.
+    pub(in crate::tune) const AVX2: CpuMachine = CpuMachine {
+        vector_bits: 256,
+        vector_registers: 16,
+        cache_bytes: [32768.0, 524288.0, 33554432.0],
+    };
+
     fn space_of(source: &str) -> (String, String) {
         space_for(source, SpaceTarget::Cpu)
     }
@@ -665,7 +772,7 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
         let mut sources = SourceMap::new();
         let (program, diagnostics) = parse_program(&mut sources, "space.tir", source);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        let space = design_space(&program.unwrap().module, None, "space", target).unwrap();
+        let space = design_space(&program.unwrap().module, None, "space", target, &AVX2).unwrap();
         (format!("{source}\n{space}"), space)
     }
 
@@ -680,6 +787,24 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
             space.contains(
                 "sch.reorder(C_i_0, C_j_0, C_i_1, C_j_1, C_k_0, C_i_2, C_j_2, C_k_1, C_i_3, C_j_3)"
             ),
+            "{space}"
+        );
+        // The micro-kernel on an AVX2 core (int32: 8 lanes a register): 40
+        // columns in whole registers (8 or 40: 5 vectors, 5 inputs and a
+        // broadcast fit 16), rows that fit with one vector each; the outer
+        // levels of each tiled by `sample_perfect_tile`.
+        assert!(
+            space.contains("    C_i_kernel = sch.sample_categorical([1, 2, 3, 4, 6, 8, 12], ")
+                && space.contains("    C_i_outer, C_i_3 = sch.split(C_i, factors=[None, C_i_kernel])\n    C_i_tiles = sch.sample_perfect_tile(C_i_outer, n=3, max_innermost_factor=64)\n    C_i_0, C_i_1, C_i_2 = sch.split(C_i_outer, factors=C_i_tiles)"),
+            "{space}"
+        );
+        assert!(
+            space.contains("    C_j_kernel = sch.sample_categorical([8, 40], [0.5, 0.5])"),
+            "{space}"
+        );
+        // The reduction has no micro-kernel factor.
+        assert!(
+            space.contains("C_k_tiles = sch.sample_perfect_tile(C_k, n=2,"),
             "{space}"
         );
         // C has a second writer (D, in place): no cache stage.
@@ -917,7 +1042,7 @@ def main(A: T.Buffer((8,), "float32")):
 "#;
         let mut sources = SourceMap::new();
         let (program, _) = parse_program(&mut sources, "space.tir", source);
-        let error = cpu_design_space(&program.unwrap().module, None, "space").unwrap_err();
+        let error = cpu_design_space(&program.unwrap().module, None, "space", &AVX2).unwrap_err();
         assert!(
             error.contains("no rule applies") || error.contains("no blocks"),
             "{error}"

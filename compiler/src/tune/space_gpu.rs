@@ -536,8 +536,10 @@ def main(A: T.Buffer((16, 16), "int32")):
         let mut sources = crate::source::SourceMap::new();
         let (program, _) = crate::frontend::parse_program(&mut sources, "in_place.tir", in_place);
         let module = program.unwrap().module;
-        let error = super::super::space::design_space(&module, None, "space", SpaceTarget::Cuda)
-            .expect_err("an in-place update has no GPU rule");
+        let machine = super::super::space::tests::AVX2;
+        let error =
+            super::super::space::design_space(&module, None, "space", SpaceTarget::Cuda, &machine)
+                .expect_err("an in-place update has no GPU rule");
         assert!(
             error.contains("block `A`") && error.contains("in place"),
             "{error}"
