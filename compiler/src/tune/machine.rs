@@ -48,24 +48,15 @@ impl VectorKind {
     }
 }
 
-/// `-mcpu` names with AVX-512 (LLVM 14's x86 CPU names).
-const AVX512_CPUS: &[&str] = &[
-    "skylake-avx512",
-    "skx",
-    "cascadelake",
-    "cooperlake",
-    "cannonlake",
-    "icelake-client",
-    "icelake-server",
-    "tigerlake",
-    "sapphirerapids",
+/// `-mcpu` names with AVX-512 that LLVM 14 does not know but TVM targets
+/// name (beside LLVM 14's, in `codegen::llvm::target_intrinsics`).
+const NEWER_AVX512_CPUS: &[&str] = &[
     "graniterapids",
     "emeraldrapids",
     "znver4",
     "znver5",
     "knl",
     "knm",
-    "x86-64-v4",
 ];
 
 /// `-mcpu` names with AVX2 and no AVX-512.
@@ -120,7 +111,9 @@ impl CpuMachine {
         let kind = if attributes.contains("+avx512f") {
             Some(VectorKind::Avx512)
         } else if let Some(cpu) = named {
-            if AVX512_CPUS.contains(&cpu) {
+            if crate::codegen::llvm::target_intrinsics::AVX512_CPUS.contains(&cpu)
+                || NEWER_AVX512_CPUS.contains(&cpu)
+            {
                 Some(VectorKind::Avx512)
             } else if AVX2_CPUS.contains(&cpu) {
                 Some(VectorKind::Avx2)

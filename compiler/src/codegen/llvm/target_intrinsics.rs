@@ -63,7 +63,7 @@ const REQUIRED_FEATURES: &[(&str, &[&[&str]])] = &[
 
 /// LLVM 14's x86 CPUs with AVX-512 (F, BW, VL), for a target named by
 /// `-mcpu` alone: tirc has no feature list to read then.
-const AVX512_CPUS: &[&str] = &[
+pub(crate) const AVX512_CPUS: &[&str] = &[
     "skylake-avx512",
     "skx",
     "cascadelake",
