@@ -64,6 +64,22 @@ impl CudaTarget {
 /// The architecture a `cuda` target without `-arch` means where no GPU is.
 pub const DEFAULT_CUDA_ARCH: &str = "sm_80";
 
+/// LLVM 14's x86 CPUs with AVX-512 (F, BW, VL), for a target named by
+/// `-mcpu` alone: tirc has no feature list to read then.
+pub const AVX512_CPUS: &[&str] = &[
+    "skylake-avx512",
+    "skx",
+    "cascadelake",
+    "cooperlake",
+    "cannonlake",
+    "icelake-client",
+    "icelake-server",
+    "rocketlake",
+    "tigerlake",
+    "sapphirerapids",
+    "x86-64-v4",
+];
+
 /// Options TVM's `llvm` target accepts that do not change code here.
 const IGNORED_LLVM_OPTIONS: &[&str] = &[
     "keys",

@@ -4,7 +4,7 @@
 //! or, for an `llvm` target naming another CPU (`-mcpu=`, `-mattr=`), the
 //! values of that CPU kind.
 
-use crate::codegen::target::LlvmTarget;
+use crate::codegen::target::{LlvmTarget, AVX512_CPUS};
 
 /// A CPU's vector registers and data caches.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,7 +49,7 @@ impl VectorKind {
 }
 
 /// `-mcpu` names with AVX-512 that LLVM 14 does not know but TVM targets
-/// name (beside LLVM 14's, in `codegen::llvm::target_intrinsics`).
+/// name (beside LLVM 14's, in `codegen::target`).
 const NEWER_AVX512_CPUS: &[&str] = &[
     "graniterapids",
     "emeraldrapids",
@@ -111,9 +111,7 @@ impl CpuMachine {
         let kind = if attributes.contains("+avx512f") {
             Some(VectorKind::Avx512)
         } else if let Some(cpu) = named {
-            if crate::codegen::llvm::target_intrinsics::AVX512_CPUS.contains(&cpu)
-                || NEWER_AVX512_CPUS.contains(&cpu)
-            {
+            if AVX512_CPUS.contains(&cpu) || NEWER_AVX512_CPUS.contains(&cpu) {
                 Some(VectorKind::Avx512)
             } else if AVX2_CPUS.contains(&cpu) {
                 Some(VectorKind::Avx2)

@@ -61,22 +61,6 @@ const REQUIRED_FEATURES: &[(&str, &[&[&str]])] = &[
     ("llvm.aarch64.neon.", &[&["neon"]]),
 ];
 
-/// LLVM 14's x86 CPUs with AVX-512 (F, BW, VL), for a target named by
-/// `-mcpu` alone: tirc has no feature list to read then.
-pub(crate) const AVX512_CPUS: &[&str] = &[
-    "skylake-avx512",
-    "skx",
-    "cascadelake",
-    "cooperlake",
-    "cannonlake",
-    "icelake-client",
-    "icelake-server",
-    "rocketlake",
-    "tigerlake",
-    "sapphirerapids",
-    "x86-64-v4",
-];
-
 /// LLVM 14's x86 CPUs with AVX-512 VNNI.
 const AVX512_VNNI_CPUS: &[&str] = &[
     "cascadelake",
@@ -150,7 +134,7 @@ fn intrinsic_architecture(name: &str) -> Option<&str> {
 fn has_feature(target: &TargetSpec, feature: &str) -> bool {
     if target.features.is_empty() {
         let cpu = target.cpu.as_str();
-        let avx512 = AVX512_CPUS.contains(&cpu);
+        let avx512 = crate::codegen::target::AVX512_CPUS.contains(&cpu);
         return match feature {
             "avx512f" | "avx512bw" | "avx512vl" => avx512,
             "avx512vnni" => AVX512_VNNI_CPUS.contains(&cpu),
