@@ -37,6 +37,10 @@ use std::fmt::Write as _;
 /// CPU default).
 pub const MAX_INNERMOST_FACTOR: i64 = 64;
 
+/// The shallowest reduction depth drawn beside 1 (see [`MicroKernel`]):
+/// shallower ones reload the accumulators every few steps.
+const MIN_REDUCTION_DEPTH: i64 = 8;
+
 /// The unroll depths the space draws from (MetaSchedule's CPU defaults).
 pub const UNROLL_CANDIDATES: [i64; 4] = [0, 16, 64, 512];
 
@@ -417,6 +421,26 @@ impl MicroKernel {
             choices.push((rows, heights));
         }
         choices.push((columns, widths));
+        // The depth of each reduction: how many steps the accumulators stay
+        // in registers between the cache's loads and stores. A BLAS runs the
+        // whole panel (kc in the hundreds) while one vector column of B over
+        // it stays within half the L2; sample_perfect_tile rarely draws such
+        // depths (1024 = 1 x 1024 is one draw in 2^10), so they are drawn
+        // uniformly here, 1 (the whole reduction at the outer level) included.
+        let bytes = (bits.max(8) / 8) as f64;
+        for (position, named) in loops.iter().enumerate() {
+            if named.role != LoopRole::Reduction || !named.constant {
+                continue;
+            }
+            let extent = extents[position].unwrap_or(1);
+            let depths: Vec<i64> = (1..=extent)
+                .filter(|d| extent % d == 0 && (*d == 1 || *d >= MIN_REDUCTION_DEPTH.min(extent)))
+                .filter(|d| (*d * lanes) as f64 * bytes <= machine.cache_bytes[1] / 2.0)
+                .collect();
+            if depths.len() > 1 {
+                choices.push((position, depths));
+            }
+        }
         MicroKernel { choices }
     }
 
@@ -465,28 +489,40 @@ fn multi_level_tiling(
         let mut tiled = named.name.clone();
         let mut outer_parts = &parts[..];
         if let Some(candidates) = kernel.candidates_for(position) {
-            let choice = fresh(format!("{}_kernel", named.name));
-            let outer = fresh(format!("{}_outer", named.name));
+            let kind = match named.role {
+                LoopRole::Reduction => "depth",
+                _ => "kernel",
+            };
+            let choice = fresh(format!("{}_{kind}", named.name));
             sample_uniform(text, &choice, candidates);
-            let (innermost, rest) = parts.split_last().expect("a spatial loop has four levels");
+            let (innermost, rest) = parts
+                .split_last()
+                .expect("a tiled loop has two levels or more");
+            // With one level left outside the kernel, the split makes it.
+            let outer = match rest {
+                [only] => only.clone(),
+                _ => fresh(format!("{}_outer", named.name)),
+            };
             let _ = writeln!(
                 text,
                 "    {outer}, {innermost} = sch.split({}, factors=[None, {choice}])",
                 named.name
             );
             tiled = outer;
-            outer_parts = rest;
+            outer_parts = if rest.len() == 1 { &[] } else { rest };
         }
-        let _ = writeln!(
-            text,
-            "    {tiles} = sch.sample_perfect_tile({tiled}, n={}, max_innermost_factor={MAX_INNERMOST_FACTOR})",
-            outer_parts.len()
-        );
-        let _ = writeln!(
-            text,
-            "    {} = sch.split({tiled}, factors={tiles})",
-            outer_parts.join(", ")
-        );
+        if !outer_parts.is_empty() {
+            let _ = writeln!(
+                text,
+                "    {tiles} = sch.sample_perfect_tile({tiled}, n={}, max_innermost_factor={MAX_INNERMOST_FACTOR})",
+                outer_parts.len()
+            );
+            let _ = writeln!(
+                text,
+                "    {} = sch.split({tiled}, factors={tiles})",
+                outer_parts.join(", ")
+            );
+        }
         for (level, part) in my_levels.iter().zip(parts) {
             levels[*level].push(part);
         }
@@ -802,9 +838,10 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
             space.contains("    C_j_kernel = sch.sample_categorical([8, 40], [0.5, 0.5])"),
             "{space}"
         );
-        // The reduction has no micro-kernel factor.
+        // The reduction's depth under the micro-kernel: 1 or 8 steps and
+        // more, up to all 32, drawn uniformly; the rest is the outer level.
         assert!(
-            space.contains("C_k_tiles = sch.sample_perfect_tile(C_k, n=2,"),
+            space.contains("    C_k_depth = sch.sample_categorical([1, 8, 16, 32], [0.25, 0.25, 0.25, 0.25])\n    C_k_0, C_k_1 = sch.split(C_k, factors=[None, C_k_depth])\n    sch.reorder("),
             "{space}"
         );
         // C has a second writer (D, in place): no cache stage.
@@ -814,6 +851,32 @@ def main(A: T.Buffer((24, 32), "int32"), B: T.Buffer((32, 40), "int32"), C: T.Bu
         // D updates C in place: neither a complete nor a reduction block, so
         // no rule applies to it.
         assert!(!space.contains("b_D"), "{space}");
+    }
+
+    /// Deeper reductions are drawn only while one vector column of the
+    /// second input over the depth fits half the machine's L2.
+    #[test]
+    fn the_reduction_depth_is_bounded_by_the_l2() {
+        let mut sources = SourceMap::new();
+        let (program, diagnostics) = parse_program(&mut sources, "space.tir", MATMUL);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        // 8 int32 lanes of 4 bytes: 16 steps are 512 bytes, half of 1 KiB.
+        let small_l2 = CpuMachine {
+            cache_bytes: [512.0, 1024.0, 4096.0],
+            ..AVX2
+        };
+        let space = design_space(
+            &program.unwrap().module,
+            None,
+            "space",
+            SpaceTarget::Cpu,
+            &small_l2,
+        )
+        .unwrap();
+        assert!(
+            space.contains("    C_k_depth = sch.sample_categorical([1, 8, 16], "),
+            "{space}"
+        );
     }
 
     #[test]
