@@ -144,11 +144,25 @@ pub fn append_record(path: &Path, record: &Record) -> Result<(), String> {
     writeln!(file, "{line}").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// The fastest record of a workload on a target.
+/// The fastest record of a workload on a target. A trace measured again
+/// counts by its latest record: `tirc tune` re-times its fastest candidates
+/// with more runs, and the first, shorter timing of the winner is the one
+/// most likely flattered by noise.
 pub fn best<'a>(records: &'a [Record], workload: &str, target: &str) -> Option<&'a Record> {
-    records
+    let mut latest: std::collections::HashMap<&str, &Record> = std::collections::HashMap::new();
+    for record in records
         .iter()
         .filter(|r| r.workload == workload && r.target == target)
+    {
+        latest.insert(record.trace.as_str(), record);
+    }
+    records
+        .iter()
+        .filter(|r| {
+            latest
+                .get(r.trace.as_str())
+                .is_some_and(|l| std::ptr::eq(*l, *r))
+        })
         .filter(|r| r.error.is_none())
         .filter_map(|r| r.median_ms.map(|ms| (ms, r)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
@@ -199,6 +213,31 @@ mod tests {
         assert_eq!(
             best(&records, &fast.workload, "llvm -model=\"other\""),
             None
+        );
+    }
+
+    #[test]
+    fn a_trace_timed_again_counts_by_its_latest_time() {
+        let flattered = record("b0 = sch.get_sblock(\"C\")", Some(1.0));
+        let steady = record("b0 = sch.get_sblock(\"D\")", Some(2.0));
+        let retimed = record("b0 = sch.get_sblock(\"C\")", Some(3.0));
+        let records = vec![flattered, steady.clone(), retimed];
+        assert_eq!(
+            best(&records, &steady.workload, &steady.target),
+            Some(&records[1])
+        );
+        // A re-run that failed takes the trace out.
+        let mut failed = record("b0 = sch.get_sblock(\"D\")", None);
+        failed.error = Some("timed out".to_string());
+        let records = vec![
+            records[0].clone(),
+            steady.clone(),
+            records[2].clone(),
+            failed,
+        ];
+        assert_eq!(
+            best(&records, &steady.workload, &steady.target),
+            Some(&records[2])
         );
     }
 
