@@ -149,20 +149,12 @@ pub fn append_record(path: &Path, record: &Record) -> Result<(), String> {
 /// with more runs, and the first, shorter timing of the winner is the one
 /// most likely flattered by noise.
 pub fn best<'a>(records: &'a [Record], workload: &str, target: &str) -> Option<&'a Record> {
-    let mut latest: std::collections::HashMap<&str, &Record> = std::collections::HashMap::new();
-    for record in records
-        .iter()
-        .filter(|r| r.workload == workload && r.target == target)
-    {
-        latest.insert(record.trace.as_str(), record);
-    }
+    let mut seen = std::collections::HashSet::new();
     records
         .iter()
-        .filter(|r| {
-            latest
-                .get(r.trace.as_str())
-                .is_some_and(|l| std::ptr::eq(*l, *r))
-        })
+        .rev()
+        .filter(|r| r.workload == workload && r.target == target)
+        .filter(|r| seen.insert(r.trace.as_str()))
         .filter(|r| r.error.is_none())
         .filter_map(|r| r.median_ms.map(|ms| (ms, r)))
         .min_by(|a, b| a.0.total_cmp(&b.0))

@@ -366,9 +366,11 @@ pub fn design_space(
 /// number of vector registers wide, the rows few enough that one row of
 /// accumulators per row, the row of inputs and a broadcast fit the
 /// register file. Candidates divide the loops' extents; a tile of both
-/// that still does not fit is set aside by the search (it spills).
+/// that still does not fit is set aside by the search (it spills). Each
+/// constant reduction also gets its depth under the kernel.
 struct MicroKernel {
-    /// (loop position, candidate innermost factors) for the rows and the columns.
+    /// (loop position, candidate innermost factors) for the rows, the
+    /// columns and the reductions' depths.
     choices: Vec<(usize, Vec<i64>)>,
 }
 

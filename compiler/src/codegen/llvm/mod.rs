@@ -31,7 +31,7 @@ mod raw;
 pub mod remarks;
 mod stmt;
 pub mod target;
-pub(crate) mod target_intrinsics;
+mod target_intrinsics;
 mod types;
 
 #[cfg(feature = "llvm14")]
