@@ -1,7 +1,8 @@
 //! Buffer annotations of a block: `storage_align` (padding a buffer's
-//! strides, TVM's `buffer_dim_align` block annotation) and `set_scope`
-//! (moving an allocated buffer to another storage scope), after TVM's
-//! `block_annotate.cc`.
+//! strides, TVM's `buffer_dim_align` block annotation), `set_scope`
+//! (moving an allocated buffer to another storage scope) and
+//! `unsafe_set_dtype` (storing an allocated buffer in another type), after
+//! TVM's `block_annotate.cc`.
 
 use super::access::{
     check_storage_scope, nth_access_buffer, require_allocated, AccessKind, ReplaceBuffer,
@@ -11,8 +12,14 @@ use super::primitive::{required, typed, Primitive};
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::ScheduleState;
 use super::trace::{Outputs, TraceArg};
-use crate::ir::mutate::Mutator;
-use crate::ir::{AttrValue, Block, BlockRealize, NodeId, StmtKind};
+use crate::ir::identity::BufferMap;
+use crate::ir::mutate::{
+    mutate_block_children, mutate_expr_children, mutate_stmt_children, Mutator,
+};
+use crate::ir::{
+    AttrValue, Block, BlockRealize, Buffer, DataType, Expr, ExprKind, MatchBufferRegion, NodeId,
+    Stmt, StmtKind, Var,
+};
 
 /// The block annotation `storage_align` writes.
 pub const BUFFER_DIM_ALIGN: &str = "buffer_dim_align";
@@ -129,6 +136,117 @@ pub fn set_scope(
     Ok(())
 }
 
+/// `sch.unsafe_set_dtype(block, buffer_index, dtype)`: the block's
+/// `buffer_index`-th written buffer, which a block must allocate, holds
+/// `dtype`: every store into it converts to `dtype` and every load converts
+/// back to the old type, as TVM does. Unsafe: a narrower type loses what
+/// it cannot hold.
+pub fn unsafe_set_dtype(
+    state: &mut ScheduleState,
+    block: NodeId,
+    buffer_index: i64,
+    dtype: &str,
+) -> ScheduleResult<()> {
+    let buffer = nth_access_buffer(state, block, buffer_index, AccessKind::Write)
+        .map_err(|e| e.at_argument(1))?;
+    let target = dtype.parse::<DataType>().map_err(|_| {
+        ScheduleError::new(
+            codes::BAD_DTYPE,
+            format!("`{dtype}` is not a data type"),
+            "pass a type such as \"float16\", \"bfloat16\", \"int8\" or \"float32\"",
+        )
+        .at_argument(2)
+    })?;
+    if target == buffer.dtype() {
+        return Ok(());
+    }
+    let site = require_allocated(state, block, &buffer).map_err(|e| e.at_argument(1))?;
+    let mut mutator = ChangeDType {
+        source: buffer.dtype(),
+        target,
+        replaced: BufferMap::default(),
+    };
+    mutator
+        .replaced
+        .insert(buffer.clone(), with_dtype(&buffer, target));
+    let site_stmt = state.sref(site).expect("a live block").stmt.clone();
+    let new_stmt = mutator.mutate_stmt(&site_stmt);
+    state.replace(site, new_stmt);
+    Ok(())
+}
+
+/// The buffer holding `dtype` instead (the same name, a new data pointer).
+fn with_dtype(buffer: &Buffer, dtype: DataType) -> Buffer {
+    buffer.with(|node| {
+        node.data = Var::pointer(&node.name, dtype, &node.scope, node.span);
+        node.dtype = dtype;
+    })
+}
+
+/// Replaces a buffer (and the buffers matched on it) by ones of another
+/// type, converting what is stored and loaded (TVM's `DTypeMutator`).
+struct ChangeDType {
+    source: DataType,
+    target: DataType,
+    replaced: BufferMap<Buffer>,
+}
+
+impl Mutator for ChangeDType {
+    fn mutate_buffer(&mut self, buffer: &Buffer) -> Buffer {
+        self.replaced
+            .get(buffer)
+            .cloned()
+            .unwrap_or_else(|| buffer.clone())
+    }
+
+    fn mutate_expr(&mut self, expr: &Expr) -> Expr {
+        let new_expr = mutate_expr_children(self, expr);
+        match new_expr.kind() {
+            ExprKind::Load(load) if self.replaced.values().any(|b| *b == load.buffer) => {
+                let lanes = new_expr.dtype().lanes;
+                Expr::cast(self.source.with_lanes(lanes), new_expr)
+            }
+            _ => new_expr,
+        }
+    }
+
+    fn mutate_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        let new_stmt = mutate_stmt_children(self, stmt);
+        match new_stmt.kind() {
+            StmtKind::BufferStore(store) if self.replaced.values().any(|b| *b == store.buffer) => {
+                let lanes = store.value.dtype().lanes;
+                let mut store = store.clone();
+                store.value = Expr::cast(self.target.with_lanes(lanes), store.value);
+                new_stmt.with_kind(StmtKind::BufferStore(store))
+            }
+            _ => new_stmt,
+        }
+    }
+
+    fn mutate_block(&mut self, block: &Block) -> Block {
+        // A buffer matched on a replaced one holds the new type too.
+        for matched in &block.match_buffers {
+            if self.replaced.contains_key(&matched.source.buffer) {
+                let new_matched = with_dtype(&matched.buffer, self.target);
+                self.replaced.insert(matched.buffer.clone(), new_matched);
+            }
+        }
+        let mut new_block = mutate_block_children(self, block);
+        new_block.match_buffers = new_block
+            .match_buffers
+            .iter()
+            .map(|m| MatchBufferRegion {
+                buffer: self.mutate_buffer(&m.buffer),
+                source: m.source.clone(),
+            })
+            .collect();
+        for allocated in &mut new_block.alloc_buffers {
+            *allocated = self.mutate_buffer(allocated);
+        }
+        new_block
+    }
+}
+
 /// The buffer-annotation primitives' descriptors.
 pub(crate) const PRIMITIVES: &[Primitive] = &[
     Primitive {
@@ -158,6 +276,19 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         keyword_only: &[],
         doc: "Moves the block's `buffer_index`-th written buffer, which a block must allocate, to `storage_scope` (renamed `NAME_scope`, as TVM does).",
         apply: apply_set_scope,
+    },
+    Primitive {
+        name: "unsafe_set_dtype",
+        aliases: &[],
+        params: &[
+            required("block"),
+            typed("buffer_index", "int"),
+            typed("dtype", "str"),
+        ],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Stores the block's `buffer_index`-th written buffer, which a block must allocate, in `dtype`: each store into it converts to `dtype` and each load converts back, as TVM does. Unsafe: a narrower type (`float16` for a `float32` sum) loses what it cannot hold.",
+        apply: apply_unsafe_set_dtype,
     },
 ];
 
@@ -194,6 +325,23 @@ fn apply_set_scope(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> 
             (Some("block"), TraceArg::Rv(block_rv)),
             (Some("buffer_index"), TraceArg::Int(buffer_index)),
             (Some("storage_scope"), TraceArg::Str(scope)),
+        ],
+        Outputs::Nothing,
+    );
+    Ok(Value::None)
+}
+
+fn apply_unsafe_set_dtype(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let buffer_index = run.int_arg(bound, 1, "buffer_index", None)?;
+    let dtype = run.expect_str(bound, 2, "dtype")?;
+    unsafe_set_dtype(run.state, block, buffer_index, &dtype).map_err(|e| run.refused(bound, e))?;
+    run.record(
+        "unsafe_set_dtype",
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("buffer_index"), TraceArg::Int(buffer_index)),
+            (Some("dtype"), TraceArg::Str(dtype)),
         ],
         Outputs::Nothing,
     );

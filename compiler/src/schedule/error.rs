@@ -100,6 +100,13 @@ pub mod codes {
     pub const BAD_SAMPLE: &str = "E0344";
     /// `pad_einsum` of a block it cannot pad.
     pub const BAD_PAD_EINSUM: &str = "E0345";
+    /// `reorder_block_iter_var` with an order that is not a permutation.
+    pub const BAD_ITER_ORDER: &str = "E0346";
+    /// `annotate_buffer_access` or `unsafe_hide_buffer_access` with a buffer
+    /// kind, index or region it cannot use.
+    pub const BAD_BUFFER_ACCESS: &str = "E0347";
+    /// `unsafe_set_dtype` with a type tirc does not know.
+    pub const BAD_DTYPE: &str = "E0348";
 }
 
 /// A program location a refusal is about.

@@ -1773,4 +1773,120 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0346",
+        title: "the new order of the block's iterators is not a permutation",
+        text: r#"`reorder_block_iter_var(block, new_order)` puts the block's iterators, and
+their bindings, in a new order: the `k`-th iterator becomes the one at
+position `new_order[k]`. `new_order` must name every position from 0 to the
+number of iterators minus one exactly once."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+def schedule(sch: T.Schedule):
+    b = sch.get_block("C")
+    sch.reorder_block_iter_var(b, [0, 2, 2])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+def schedule(sch: T.Schedule):
+    b = sch.get_block("C")
+    sch.reorder_block_iter_var(b, [0, 2, 1])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0347",
+        title: "the declared access to change does not exist or cannot be written so",
+        text: r#"`unsafe_hide_buffer_access(block, buf_type, buf_index_array)` drops regions
+from the block's `T.reads` (`buf_type="read"`) or `T.writes` (`"write"`);
+each index must be the position of one of them.
+`annotate_buffer_access(block, buffer_index, buf_type, gen_new_ranges)`
+replaces one region by what a `lambda` of the block's iterators gives: one
+index or `(begin, end)` pair per dimension of the buffer. TVM asks for as many
+ranges as the block has iterators, so tirc takes it only where that is also
+the buffer's rank (a region of another rank would be malformed)."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    B = T.alloc_buffer((64, 64))
+    for i, j in T.grid(64, 64):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(64, 64):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("C")
+    sch.unsafe_hide_buffer_access(b, "read", [1])
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    B = T.alloc_buffer((64, 64))
+    for i, j in T.grid(64, 64):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(64, 64):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("C")
+    sch.annotate_buffer_access(b, 0, "read", lambda vi, vj: ((vi - 1, vi + 2), vj))
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0348",
+        title: "`unsafe_set_dtype` names a type tirc does not know",
+        text: r#"`unsafe_set_dtype(block, buffer_index, dtype)` stores a buffer a block
+allocates in `dtype`, converting what is stored into it and what is loaded
+from it. `dtype` must be one of TVMScript's types: `float16`, `bfloat16`,
+`float32`, `float64`, `int8` ... `int64`, `uint8` ... `uint64` or `bool`
+(TVM also takes widths no backend has, such as `float17`)."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    B = T.alloc_buffer((64, 64))
+    for i, j in T.grid(64, 64):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(64, 64):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.unsafe_set_dtype(b, 0, "half")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    B = T.alloc_buffer((64, 64))
+    for i, j in T.grid(64, 64):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(64, 64):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.unsafe_set_dtype(b, 0, "float16")
+"#,
+        from_passes_only: false,
+    },
 ];

@@ -148,6 +148,28 @@ pub fn get_consumers(state: &ScheduleState, block: NodeId) -> ScheduleResult<Vec
         .unwrap_or_default())
 }
 
+/// `sch.get_output_blocks(scope_block)`: the blocks under `scope_block`,
+/// nested ones included and in program order, that write a buffer their
+/// own scope does not allocate (TVM's `GetOutputBlocks`).
+pub fn get_output_blocks(state: &ScheduleState, scope_block: NodeId) -> Vec<NodeId> {
+    state
+        .descendant_blocks(scope_block)
+        .into_iter()
+        .filter(|&block| {
+            let allocated = state
+                .scope_root(block)
+                .and_then(|scope| state.sref(scope))
+                .and_then(|scope| scope.as_block())
+                .map(|scope| scope.alloc_buffers.as_slice())
+                .unwrap_or_default();
+            state
+                .sref(block)
+                .and_then(|sref| sref.as_block())
+                .is_some_and(|b| b.writes.iter().any(|w| !allocated.contains(&w.buffer)))
+        })
+        .collect()
+}
+
 /// True when the sref is a loop.
 pub fn is_loop(state: &ScheduleState, id: NodeId) -> bool {
     state.sref(id).map(|s| s.kind) == Some(SRefKind::Loop)
@@ -200,6 +222,25 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         doc: "Returns handles to the blocks of the scope that read or overwrite what this block writes.",
         apply: apply_get_consumers,
     },
+    Primitive {
+        name: "get_output_blocks",
+        aliases: &[],
+        // TVM's Python API calls it `scope_block`; its traces, `block`.
+        params: &[required("block")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Returns handles to the blocks under a block (the root block for the whole function), nested ones included, that write a buffer their scope does not allocate: the function's outputs, or a nested scope's.",
+        apply: apply_get_output_blocks,
+    },
+    Primitive {
+        name: "work_on",
+        aliases: &[],
+        params: &[typed("func_name", "str")],
+        varargs: None,
+        keyword_only: &[],
+        doc: "Makes `func_name` the function that `get_block` searches when it is given no `func_name=`. The trace does not record it: each `get_block` there names its function.",
+        apply: apply_work_on,
+    },
 ];
 
 fn apply_get_block(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
@@ -213,6 +254,25 @@ fn apply_get_block(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> 
         .get_block(&name, func_name.as_deref())
         .map_err(|e| run.refused(bound, e))?;
     Ok(Value::Block(rv))
+}
+
+fn apply_work_on(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let name = run.expect_str(bound, 0, "func_name")?;
+    resolve_function(run.state, Some(&name)).map_err(|e| run.refused(bound, e.at_argument(0)))?;
+    run.working_on = Some(name);
+    Ok(Value::None)
+}
+
+fn apply_get_output_blocks(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (scope_rv, scope) = run.block_arg(bound, 0, "block", true)?;
+    let blocks = get_output_blocks(run.state, scope);
+    let (rvs, value) = run.new_rvs(SRefKind::Block, &blocks);
+    run.record(
+        "get_output_blocks",
+        vec![(Some("block"), TraceArg::Rv(scope_rv))],
+        Outputs::List(rvs),
+    );
+    Ok(value)
 }
 
 fn apply_get_loops(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
@@ -300,6 +360,15 @@ mod tests {
         assert!(get_producers(&s, c).unwrap().is_empty());
         assert_eq!(get_producers(&s, root).unwrap_err().code, codes::ROOT_BLOCK);
         assert!(is_loop(&s, c_loops[0]) && !is_loop(&s, c));
+    }
+
+    #[test]
+    fn output_blocks_write_what_their_scope_does_not_allocate() {
+        let s = state(MATMUL_RELU);
+        let (d, _) = block_and_loops(&s, "D");
+        let root = s.root_block(0).unwrap();
+        assert_eq!(get_output_blocks(&s, root), vec![d]);
+        assert!(get_output_blocks(&s, d).is_empty());
     }
 
     #[test]

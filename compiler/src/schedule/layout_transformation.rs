@@ -155,7 +155,13 @@ pub fn index_map_from_lambda(
     Ok(IndexMap { initial, outputs })
 }
 
-fn index_expr(expr: &ast::Expr, params: &[Var], dtype: DataType) -> Result<Expr, String> {
+/// An index expression of a script `lambda` over `params`: parameters,
+/// integers (`T.int64(8)` too) and `+ - * // %`.
+pub(crate) fn index_expr(
+    expr: &ast::Expr,
+    params: &[Var],
+    dtype: DataType,
+) -> Result<Expr, String> {
     let operator_error = |e: crate::ir::operators::OperatorError| e.0;
     match &expr.kind {
         ast::ExprKind::Name(name) => params

@@ -17,6 +17,7 @@ pub mod annotate;
 mod binding;
 pub mod block_annotate;
 pub mod blockize;
+pub mod buffer_access;
 pub mod cache_read_write;
 pub mod check_each;
 pub mod compute_at;
@@ -36,6 +37,7 @@ pub mod reducer;
 pub mod reduction;
 pub mod region;
 pub mod reindex;
+pub mod reorder_block_iter_var;
 pub mod report;
 pub mod rfactor;
 pub mod sampling;
@@ -142,17 +144,35 @@ impl ScheduleRun {
     /// The verifier codes the modules of this run may show on purpose: with
     /// `disable_predication=True`, block iterators bound outside their
     /// domains and, inside a block made by `blockize`, accesses outside the
-    /// region it declares.
+    /// region it declares; after `annotate_buffer_access` or
+    /// `unsafe_hide_buffer_access`, accesses outside the declared regions.
     pub fn tolerated_verifier_codes(&self) -> &'static [&'static str] {
+        use crate::verify::codes::{
+            BINDING_OUT_OF_DOMAIN, LOAD_OUTSIDE_READS, STORE_OUTSIDE_WRITES,
+        };
         if self.disabled_predication() {
             &[
-                crate::verify::codes::BINDING_OUT_OF_DOMAIN,
-                crate::verify::codes::LOAD_OUTSIDE_READS,
-                crate::verify::codes::STORE_OUTSIDE_WRITES,
+                BINDING_OUT_OF_DOMAIN,
+                LOAD_OUTSIDE_READS,
+                STORE_OUTSIDE_WRITES,
             ]
+        } else if self.declared_accesses_by_hand() {
+            &[LOAD_OUTSIDE_READS, STORE_OUTSIDE_WRITES]
         } else {
             &[]
         }
+    }
+
+    /// True when a step replaced or dropped declared regions
+    /// (`annotate_buffer_access`, `unsafe_hide_buffer_access`): the body may
+    /// then access outside them, as the user asked.
+    pub fn declared_accesses_by_hand(&self) -> bool {
+        self.trace.instructions.iter().any(|i| {
+            matches!(
+                i.method,
+                "annotate_buffer_access" | "unsafe_hide_buffer_access"
+            )
+        })
     }
 
     /// True when a step split a loop with `disable_predication=True`, which

@@ -585,19 +585,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
 
 fn apply_pad_einsum(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
     let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
-    let expected = "a list of integers";
-    let padding_arg = bound.get(1).cloned();
-    let Some(Value::List(items)) = padding_arg.as_ref().map(|a| &a.value) else {
-        let found = padding_arg.map(|a| a.value).unwrap_or(Value::None);
-        return Err(run.wrong_kind(bound, 1, "padding", expected, &found));
-    };
-    let mut padding = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            Value::Int(v) | Value::Sampled(_, v) => padding.push(*v),
-            other => return Err(run.wrong_kind(bound, 1, "padding", expected, other)),
-        }
-    }
+    let padding = run.int_list_arg(bound, 1, "padding")?;
     pad_einsum(run.state, block, &padding).map_err(|e| run.refused(bound, e))?;
     run.record(
         "pad_einsum",

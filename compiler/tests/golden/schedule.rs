@@ -7,6 +7,8 @@
 //! blessed): tirc's module must be structurally equal to it always, and equal
 //! byte for byte unless the schedule section says
 //! `# test: tvm text differs: <why>`; a case whose schedule section says
+//! `# test: results change: <why>` (a narrower `unsafe_set_dtype`) is not
+//! compared with the program's results; a case whose schedule section says
 //! `# test: FIXME tvm differs: <why>` is a known difference, reported on
 //! every run and compared only with its blessed expectation. A case whose schedule section says
 //! `# test: steps` also has `NAME.steps.txt`, the `--steps` output.
@@ -156,6 +158,14 @@ fn check_steps(run: &ScheduleRun, program: &Program) -> Result<Option<String>, S
     for step in &run.steps {
         step_check::check_module(&step.module, program.dialect, &tolerated)
             .map_err(|problem| format!("after step {} ({}): {problem}", step.number, step.text))?;
+    }
+    if let Some(why) = directives
+        .iter()
+        .find_map(|d| d.strip_prefix("results change: "))
+    {
+        return Ok(Some(format!(
+            "the schedule changes results on purpose: {why}"
+        )));
     }
     if !tolerated.is_empty() {
         return Ok(Some(format!(

@@ -95,6 +95,23 @@ impl Interpreter<'_> {
         }
     }
 
+    /// A required list (or tuple) of integers, sampled ones as their values.
+    pub(crate) fn int_list_arg(&self, bound: &Bound, index: usize, param: &str) -> Eval<Vec<i64>> {
+        let expected = "a list of integers";
+        let items = match bound.get(index).map(|a| &a.value) {
+            Some(Value::List(items)) => items,
+            Some(other) => return Err(self.wrong_kind(bound, index, param, expected, other)),
+            None => return Err(self.wrong_kind(bound, index, param, expected, &Value::None)),
+        };
+        items
+            .iter()
+            .map(|item| match item {
+                Value::Int(v) | Value::Sampled(_, v) => Ok(*v),
+                other => Err(self.wrong_kind(bound, index, param, expected, other)),
+            })
+            .collect()
+    }
+
     /// An optional list of block handles (`consumer_blocks=[b1, b2]`), with
     /// its trace form; an empty list when not given or `None`.
     pub(crate) fn block_list_arg(

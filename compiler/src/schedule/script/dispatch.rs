@@ -61,8 +61,10 @@ impl Interpreter<'_> {
         name: &str,
         func_name: Option<&str>,
     ) -> Result<(Rv, NodeId), ScheduleError> {
+        let explicit = func_name.is_some();
+        let func_name = func_name.or(self.working_on.as_deref());
         let function = get_block_loop::resolve_function(self.state, func_name)
-            .map_err(|e| e.at_argument(if func_name.is_some() { 1 } else { 0 }))?;
+            .map_err(|e| e.at_argument(if explicit { 1 } else { 0 }))?;
         let function_name = self.state.module().functions[function].name.clone();
         let block = get_block_loop::get_block(self.state, name, Some(&function_name))?;
         let rv = self.new_rv(SRefKind::Block, block);

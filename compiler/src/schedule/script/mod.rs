@@ -72,6 +72,7 @@ pub(crate) fn run(
         stop_after,
         handles: Vec::new(),
         random: super::sampling::RandomState::new(state_seed),
+        working_on: None,
     };
     if let Some(first) = def.def.params.first() {
         interpreter
@@ -115,6 +116,8 @@ pub(crate) struct Interpreter<'a> {
     handles: Vec<HandleBinding>,
     /// What sampling instructions draw from.
     random: super::sampling::RandomState,
+    /// The function `work_on` chose, which `get_block` searches by default.
+    pub(crate) working_on: Option<String>,
 }
 
 /// The result of evaluating script: a value, or why the run stops.
