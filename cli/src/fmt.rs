@@ -60,6 +60,18 @@ pub fn run(args: FmtArgs) -> u8 {
                 continue;
             }
         };
+        // Only the source can hold these fields (no step adds them).
+        let dropped: Vec<&str> = ["buffer_type=", "axis_separators="]
+            .into_iter()
+            .filter(|field| source.text.contains(field))
+            .collect();
+        if matches!(args.dialect, DialectArg::Tirx) && !dropped.is_empty() {
+            eprintln!(
+                "warning: {}: the tirx form leaves out {}: TVM 0.26 and later have no such buffer field",
+                source.name,
+                dropped.join(" and ")
+            );
+        }
         if args.check {
             if formatted != source.text {
                 println!("{}", source.name);

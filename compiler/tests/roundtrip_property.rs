@@ -561,6 +561,17 @@ fn round_trips(seed: u64) -> Result<(), String> {
         }
         let program = program.ok_or("no program")?;
         let parsed = &program.module.functions[0];
+        // TVM 0.26 dropped `buffer_type`: the tirx form leaves it out.
+        if dialect == Dialect::Tirx
+            && print_function(&func, &PrintOptions::new(Dialect::Classic)).contains("buffer_type=")
+        {
+            if text.contains("buffer_type=") {
+                return Err(format!(
+                    "seed {seed}: the tirx form holds `buffer_type=`\n{text}"
+                ));
+            }
+            continue;
+        }
         if let Err(difference) = tirc::ir::structural::func_equal(&func, parsed) {
             return Err(format!("seed {seed} ({dialect}): {difference}\n{text}"));
         }

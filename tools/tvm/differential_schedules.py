@@ -9,7 +9,8 @@ annotate, unannotate, add_unit_loop, the getters; compute_inline,
 reverse_compute_inline, cache_read, cache_write, storage_align, set_scope,
 decompose_reduction, compute_at, reverse_compute_at, rfactor,
 transform_layout with and without pad_value, reindex, transform_block_layout,
-blockize, pad_einsum), with arguments
+blockize, pad_einsum, reorder_block_iter_var, unsafe_set_dtype,
+annotate_buffer_access, unsafe_hide_buffer_access, get_output_blocks), with arguments
 that are mostly valid (a block's real buffer indices, a consumer's loop for
 compute_at, a reduction loop for rfactor) and sometimes wrong (indices out of
 range, misspelt scopes, loops of unrelated blocks, spatial loops for rfactor),
@@ -263,9 +264,9 @@ class Trial:
             return lambda n: bool(self.regions(n, kind))
         if op in ("transform_layout", "reindex"):
             return lambda n: bool(self.regions(n, "reads") or self.regions(n, "writes"))
-        if op in ("transform_block_layout", "blockize", "pad_einsum"):
+        if op in ("transform_block_layout", "blockize", "pad_einsum", "reorder_block_iter_var", "annotate_buffer_access"):
             return lambda n: self.info(n) is not None and bool(self.info(n).iter_vars)
-        if op in ("storage_align", "set_scope"):
+        if op in ("storage_align", "set_scope", "unsafe_set_dtype"):
             allocated = self.allocated()
             return lambda n: any(b in allocated for b, _ in self.regions(n, "writes"))
         return self.has_init  # decompose_reduction, rfactor
@@ -451,6 +452,8 @@ class Trial:
             + ["transform_block_layout"] * 2
             + ["blockize"] * 2
             + ["pad_einsum"] * 2
+            + ["reorder_block_iter_var", "unsafe_set_dtype", "annotate_buffer_access"]
+            + ["unsafe_hide_buffer_access", "get_output_blocks"]
         )
         if op in DATAFLOW:
             return self.dataflow(op)
@@ -676,7 +679,48 @@ class Trial:
             if ok:
                 self.register(target)
             return ok
-        if op in ("storage_align", "set_scope"):
+        if op == "reorder_block_iter_var":
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            count = len(self.info(name).iter_vars) if self.info(name) is not None else 2
+            order = list(range(count))
+            rng.shuffle(order)
+            if rng.random() < 0.08:
+                order = order[:-1] if order and rng.random() < 0.5 else order + [rng.choice([0, count])]
+            return self.run(f"sch.reorder_block_iter_var({block}, {order})")
+        if op == "unsafe_hide_buffer_access":
+            name, block = self.pick()
+            if block is None:
+                return name is None and not self.refused
+            kind = rng.choice(["reads", "writes"]) if rng.random() < 0.95 else "both"
+            count = len(self.regions(name, kind)) if kind != "both" else 1
+            indices = sorted({self.index(count) for _ in range(rng.choice([1, 1, 2]))})
+            buf_type = kind[:-1] if kind != "both" else "both"
+            return self.run(f'sch.unsafe_hide_buffer_access({block}, "{buf_type}", {indices})')
+        if op == "annotate_buffer_access":
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            kind = rng.choice(["reads", "writes"])
+            regions = self.regions(name, kind)
+            index = self.index(len(regions))
+            info = self.info(name)
+            names = [str(v.var.name) for v in info.iter_vars] if info is not None else ["vi"]
+            rank = regions[index][1] if 0 <= index < len(regions) else len(names)
+            if rng.random() < 0.9:
+                rank = len(names)  # TVM wants one range per iterator
+            ranges = []
+            for k in range(rank):
+                v = names[k % len(names)]
+                ranges.append(rng.choice([v, f"({v}, {v} + 1)", f"({v} - 1, {v} + 2)", f"({v} // 4 * 4, {v} // 4 * 4 + 4)"]))
+            return self.run(f'sch.annotate_buffer_access({block}, {index}, "{kind[:-1]}", lambda {", ".join(names)}: ({", ".join(ranges)},))')
+        if op == "get_output_blocks":
+            name, block = self.pick()
+            if block is None:
+                return name is None and not self.refused
+            return self.run(f"_ = sch.get_output_blocks({block})")
+        if op in ("storage_align", "set_scope", "unsafe_set_dtype"):
             name, block = self.pick(liked=liked)
             if block is None:
                 return name is None and not self.refused
@@ -684,6 +728,9 @@ class Trial:
             index = self.index(len(writes))
             if op == "set_scope":
                 return self.run(f'sch.set_scope({block}, {index}, "{self.scope()}")')
+            if op == "unsafe_set_dtype":
+                dtype = rng.choice(["float64", "float16", "float32", "int32", "float64"])
+                return self.run(f'sch.unsafe_set_dtype({block}, {index}, "{dtype}")')
             rank = writes[index][1] if 0 <= index < len(writes) else 2
             if rank and rng.random() < 0.92:
                 axis = rng.randrange(rank)
@@ -789,6 +836,11 @@ DATAFLOW = (
     "transform_block_layout",
     "blockize",
     "pad_einsum",
+    "reorder_block_iter_var",
+    "unsafe_set_dtype",
+    "annotate_buffer_access",
+    "unsafe_hide_buffer_access",
+    "get_output_blocks",
 )
 
 

@@ -2,7 +2,7 @@
 //! `T.match_buffer` and `T.decl_buffer`, printing only non-default fields.
 
 use super::expr::{quote, write_quoted};
-use super::Printer;
+use super::{Dialect, Printer};
 use crate::ir::buffer::DEFAULT_ALIGNMENT;
 use crate::ir::identity::VarSet;
 use crate::ir::visit::walk_exprs;
@@ -195,10 +195,13 @@ impl Printer {
         if needs_offset_factor || node.offset_factor != 1 {
             let _ = write!(args, ", offset_factor={}", node.offset_factor);
         }
-        if node.buffer_type == BufferType::AutoBroadcast {
+        // TVM 0.26 dropped both fields: its parser refuses them, so the tirx
+        // form leaves them out (`tirc fmt --dialect tirx` warns).
+        let classic = self.options.dialect == Dialect::Classic;
+        if classic && node.buffer_type == BufferType::AutoBroadcast {
             args.push_str(", buffer_type=\"auto\"");
         }
-        if !node.axis_separators.is_empty() {
+        if classic && !node.axis_separators.is_empty() {
             args.push_str(", axis_separators=[");
             self.write_separated(&mut args, &node.axis_separators, |_, args, separator| {
                 let _ = write!(args, "{separator}");

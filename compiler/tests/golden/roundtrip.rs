@@ -80,7 +80,18 @@ fn roundtrip() {
             }
         };
         let via_tirx = print_program(&classic_program, Some(Dialect::Tirx));
+        // TVM 0.26 dropped `buffer_type` and `axis_separators`: the tirx form
+        // leaves them out, so it parses but is not the same module.
+        let tirx_drops_fields =
+            classic.contains("buffer_type=") || classic.contains("axis_separators=");
+        if via_tirx.contains("buffer_type=") || via_tirx.contains("axis_separators=") {
+            failures.add(
+                path,
+                "the tirx form holds `buffer_type=` or `axis_separators=`, which TVM 0.26+ cannot read",
+            );
+        }
         match parse(&name, &via_tirx) {
+            Ok(_) if tirx_drops_fields => {}
             Ok(back) => {
                 let classic_again = print_program(&back, Some(Dialect::Classic));
                 if classic_again != classic {

@@ -646,7 +646,7 @@ impl Interpreter<'_> {
             .with_label("unknown primitive")
         };
         let help = match (
-            te_era_spelling(method),
+            retired_spelling(method),
             crate::frontend::suggest(method, known.iter().copied()),
         ) {
             (Some(hint), _) => hint.to_string(),
@@ -899,9 +899,10 @@ fn plural(count: usize) -> &'static str {
     }
 }
 
-/// What TensorIR calls a schedule method of TVM's tensor-expression era
-/// (`te.create_schedule`), which tutorials still show.
-fn te_era_spelling(method: &str) -> Option<&'static str> {
+/// What to write instead of a schedule method TVM no longer has: one of
+/// the tensor-expression era (`te.create_schedule`), which tutorials still
+/// show, or one TensorIR dropped.
+fn retired_spelling(method: &str) -> Option<&'static str> {
     Some(match method {
         "get_axes" | "axis" | "op" | "leaf_iter_vars" => {
             "this is the TE schedule's spelling: TensorIR gets a block's loops with `sch.get_loops(block)`, the block from `sch.get_block(\"name\")`"
@@ -912,6 +913,10 @@ fn te_era_spelling(method: &str) -> Option<&'static str> {
         "pragma" => "TensorIR writes a pragma as an annotation: `sch.annotate(loop, ann_key=\"pragma_...\", ann_val=...)`",
         "create_group" | "compute_root" => {
             "TE stages have no TensorIR counterpart here: a TensorIR block is computed where its loops are; move it with `sch.compute_at`"
+        }
+        // Gone from TVM since 0.26, with buffers' axis separators.
+        "set_axis_separator" => {
+            "TVM 0.26 removed `set_axis_separator` (buffers no longer have axis separators); drop the call, or reshape the buffer with `sch.transform_layout`"
         }
         _ => return None,
     })
