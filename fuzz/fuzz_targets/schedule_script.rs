@@ -50,6 +50,46 @@ const INDEX_MAPS: &[&str] = &[
     "T.index_map(lambda i, j: (j, i))",
 ];
 
+/// Iterator orders for `reorder_block_iter_var`: permutations of the seed
+/// blocks' one to four iterators, and ones that are not.
+const ITER_ORDERS: &[&str] = &[
+    "[1, 0]",
+    "[0, 1]",
+    "[2, 0, 1]",
+    "[1, 2, 0]",
+    "[0, 2, 1]",
+    "[3, 2, 1, 0]",
+    "[0, 1, 3, 2]",
+    "[0]",
+    "[]",
+    "[0, 0]",
+    "[0, 1, 5]",
+];
+
+/// Region maps for `annotate_buffer_access`: points, halos, tiles, wrong
+/// arities and a pair of three.
+const RANGE_MAPS: &[&str] = &[
+    "lambda i, j: (i, j)",
+    "lambda i, j: ((i - 1, i + 2), j)",
+    "lambda i, j: ((i // 4 * 4, i // 4 * 4 + 4), (j, j + 8))",
+    "lambda i, j, k: (i, (j, j + 1), k)",
+    "lambda i, j, k: ((i, i + 2), j, (k - 1, k))",
+    "lambda i: ((i, i + 1),)",
+    "lambda n, c, h, w: (n, c, (h, h + 3), (w, w + 3))",
+    "lambda i, j: ((i, i + 1, i + 2), j)",
+];
+
+/// Types for `unsafe_set_dtype`, and names that are not types.
+const DTYPES: &[&str] = &[
+    "\"float16\"",
+    "\"float64\"",
+    "\"float32\"",
+    "\"int32\"",
+    "\"bfloat16\"",
+    "\"int8\"",
+    "\"half\"",
+];
+
 /// Buffer names for `transform_layout`: the seed programs' and a made-up one.
 const BUFFER_NAMES: &[&str] = &["\"A\"", "\"B\"", "\"C\"", "\"D\"", "\"pad\"", "\"X\"", "\"Y\"", "\"nope\""];
 
@@ -461,6 +501,21 @@ impl Generator<'_, '_> {
                 }
             }
             "index_map" => return self.input.pick(INDEX_MAPS).to_string(),
+            "new_order" => return self.input.pick(ITER_ORDERS).to_string(),
+            "gen_new_ranges" => return self.input.pick(RANGE_MAPS).to_string(),
+            "dtype" => return self.input.pick(DTYPES).to_string(),
+            "buf_type" => {
+                return self
+                    .input
+                    .pick(&["\"read\"", "\"write\"", "\"read\"", "\"both\""])
+                    .to_string()
+            }
+            "buf_index_array" => {
+                return self
+                    .input
+                    .pick(&["[0]", "[1]", "[0, 1]", "[]", "[1, 0, 1]", "[3]", "[-1]"])
+                    .to_string()
+            }
             "buffer" => {
                 return match self.input.below(3) {
                     0 => format!("(\"read\", {})", self.int()),
@@ -590,7 +645,8 @@ impl Generator<'_, '_> {
             "fuse" | "add_unit_loop" => Some(Kind::Loop),
             "get_sblock" | "cache_read" | "cache_write" | "rfactor" | "blockize"
             | "decompose_reduction" => Some(Kind::Block(None)),
-            "get_loops" | "get_child_blocks" | "get_producers" | "get_consumers" => {
+            "get_loops" | "get_child_blocks" | "get_producers" | "get_consumers"
+            | "get_output_blocks" => {
                 Some(Kind::List)
             }
             _ => Some(Kind::Other),

@@ -3,7 +3,7 @@
 //! They read the state and never change the program.
 
 use super::error::{codes, ScheduleError, ScheduleResult};
-use super::primitive::{optional, required, typed, Primitive};
+use super::primitive::{optional, required, traced_as, typed, Primitive};
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
@@ -225,11 +225,10 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
     Primitive {
         name: "get_output_blocks",
         aliases: &[],
-        // TVM's Python API calls it `scope_block`; its traces, `block`.
-        params: &[required("block")],
+        params: &[traced_as("scope_block", "block")],
         varargs: None,
         keyword_only: &[],
-        doc: "Returns handles to the blocks under a block (the root block for the whole function), nested ones included, that write a buffer their scope does not allocate: the function's outputs, or a nested scope's.",
+        doc: "Returns handles to the blocks under a block (the root block for the whole function), nested ones included, that write a buffer their scope does not allocate: the function's outputs, or a nested scope's. TVM's traces name the argument `block=`, which works too.",
         apply: apply_get_output_blocks,
     },
     Primitive {
@@ -264,12 +263,14 @@ fn apply_work_on(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
 }
 
 fn apply_get_output_blocks(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
-    let (scope_rv, scope) = run.block_arg(bound, 0, "block", true)?;
+    let (scope_rv, scope) = run.block_arg(bound, 0, "scope_block", true)?;
     let blocks = get_output_blocks(run.state, scope);
     let (rvs, value) = run.new_rvs(SRefKind::Block, &blocks);
+    // TVM prints `block=`, which its own Python API does not take: the
+    // argument goes by position so that both replay the trace.
     run.record(
         "get_output_blocks",
-        vec![(Some("block"), TraceArg::Rv(scope_rv))],
+        vec![(None, TraceArg::Rv(scope_rv))],
         Outputs::List(rvs),
     );
     Ok(value)
@@ -369,6 +370,21 @@ mod tests {
         let root = s.root_block(0).unwrap();
         assert_eq!(get_output_blocks(&s, root), vec![d]);
         assert!(get_output_blocks(&s, d).is_empty());
+    }
+
+    /// TVM's traces print `get_output_blocks(block=...)`, its Python API
+    /// takes `scope_block=`: both are read, and the trace passes it by
+    /// position, which both replay.
+    #[test]
+    fn output_blocks_take_the_trace_keyword_and_the_api_keyword() {
+        let program = crate::schedule::testing::program(&format!(
+            "{MATMUL_RELU}\ndef schedule(sch: T.Schedule):\n    a, = sch.get_output_blocks(block=sch.get_block(\"root\"))\n    b, = sch.get_output_blocks(scope_block=\"root\")\n"
+        ));
+        let run = crate::schedule::apply_schedule(&program, None);
+        assert!(run.succeeded(), "{:?}", run.diagnostics);
+        let trace = run.trace.to_python();
+        assert_eq!(trace.matches("sch.get_output_blocks(b0)").count(), 1, "{trace}");
+        assert_eq!(trace.matches("sch.get_output_blocks(b2)").count(), 1, "{trace}");
     }
 
     #[test]

@@ -18,6 +18,10 @@ pub struct Param {
     pub default: Option<&'static str>,
     /// What it takes, for documentation (`int`, `list`, `str`).
     pub kind: Option<&'static str>,
+    /// The keyword TVM's traces print for it, where that is not the Python
+    /// API's name (`get_output_blocks(block=...)` for `scope_block`); a
+    /// call may use either.
+    pub trace_keyword: Option<&'static str>,
 }
 
 impl Param {
@@ -37,6 +41,7 @@ pub const fn required(name: &'static str) -> Param {
         name,
         default: None,
         kind: None,
+        trace_keyword: None,
     }
 }
 
@@ -46,6 +51,7 @@ pub const fn typed(name: &'static str, kind: &'static str) -> Param {
         name,
         default: None,
         kind: Some(kind),
+        trace_keyword: None,
     }
 }
 
@@ -55,6 +61,17 @@ pub const fn optional(name: &'static str, default: &'static str) -> Param {
         name,
         default: Some(default),
         kind: None,
+        trace_keyword: None,
+    }
+}
+
+/// A required parameter that TVM's traces name differently.
+pub const fn traced_as(name: &'static str, trace_keyword: &'static str) -> Param {
+    Param {
+        name,
+        default: None,
+        kind: None,
+        trace_keyword: Some(trace_keyword),
     }
 }
 

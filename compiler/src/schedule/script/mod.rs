@@ -699,7 +699,11 @@ impl Interpreter<'_> {
         for (keyword, arg) in named {
             let name = keyword.name.as_str();
             let span = self.span(keyword.span);
-            if let Some(index) = signature.params.iter().position(|p| p.name == name) {
+            if let Some(index) = signature
+                .params
+                .iter()
+                .position(|p| p.name == name || p.trace_keyword == Some(name))
+            {
                 if bound.slots[index].is_some() {
                     return Err(bad(
                         format!("argument `{name}` of `sch.{method}` is given twice"),
