@@ -10,7 +10,7 @@ reverse_compute_inline, cache_read, cache_write, storage_align, set_scope,
 decompose_reduction, compute_at, reverse_compute_at, rfactor,
 transform_layout with and without pad_value, reindex, transform_block_layout,
 blockize, pad_einsum, reorder_block_iter_var, unsafe_set_dtype,
-annotate_buffer_access, unsafe_hide_buffer_access, get_output_blocks), with arguments
+annotate_buffer_access, unsafe_hide_buffer_access, get_output_blocks, merge), with arguments
 that are mostly valid (a block's real buffer indices, a consumer's loop for
 compute_at, a reduction loop for rfactor) and sometimes wrong (indices out of
 range, misspelt scopes, loops of unrelated blocks, spatial loops for rfactor),
@@ -454,9 +454,29 @@ class Trial:
             + ["pad_einsum"] * 2
             + ["reorder_block_iter_var", "unsafe_set_dtype", "annotate_buffer_access"]
             + ["unsafe_hide_buffer_access", "get_output_blocks"]
+            + ["merge"] * 2
         )
         if op in DATAFLOW:
             return self.dataflow(op)
+        if op == "merge":
+            names = block_names(self.sch.mod.script())
+            if len(names) < 2:
+                return True
+            first, second = rng.sample(names, 2)
+            a, b = self.handle(first), self.handle(second)
+            if a is None or b is None:
+                return False
+            loops_a, loops_b = self.loops_for(a), self.loops_for(b)
+            if not loops_a or not loops_b:
+                return loops_a is not None and loops_b is not None
+            depth = rng.randrange(min(len(loops_a), len(loops_b)))
+            other = depth if rng.random() < 0.85 else rng.randrange(len(loops_b))
+            name = self.fresh("l")
+            ok = self.run(f"{name} = sch.merge({loops_a[depth]}, {loops_b[other]})")
+            self.stale.extend(self.loops)
+            self.loops = []
+            self.loops_owner = None
+            return ok
         if not self.loops or rng.random() < 0.15:
             return self.get_loops()
         flag = lambda: rng.choice(["True", "False"])  # noqa: E731

@@ -107,6 +107,8 @@ pub mod codes {
     pub const BAD_BUFFER_ACCESS: &str = "E0347";
     /// `unsafe_set_dtype` with a type tirc does not know.
     pub const BAD_DTYPE: &str = "E0348";
+    /// `merge` of nests it cannot merge.
+    pub const BAD_MERGE: &str = "E0349";
 }
 
 /// A program location a refusal is about.

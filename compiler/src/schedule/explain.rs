@@ -1889,4 +1889,51 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0349",
+        title: "the loop nests cannot be merged",
+        text: r#"`merge(*loops)` takes one loop of each nest to merge. Each loop, with the
+loops above it up to where the loops' paths meet, must be a perfect nest
+(each loop's only statement is the next) starting at 0 without annotations;
+the nests must be equally deep, with equal extents level by level, in one
+block scope, and follow one another. The merged nest runs each nest's body
+in turn at every iteration. TVM checks no more, so it also merges nests
+where one reads, at iteration `x`, what another writes at a later
+iteration, and the result then differs; tirc merges nests that share a
+buffer one of them writes only where every access to it is the same point,
+one point per iteration (an elementwise chain)."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((64,))
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] * T.float32(2.0)
+    for i in range(64):
+        with T.block("C"):
+            vi = T.axis.spatial(64, i)
+            C[vi] = B[63 - vi] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    (i0,) = sch.get_loops(sch.get_block("B"))
+    (i1,) = sch.get_loops(sch.get_block("C"))
+    sch.merge(i0, i1)
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((64,))
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] * T.float32(2.0)
+    for i in range(64):
+        with T.block("C"):
+            vi = T.axis.spatial(64, i)
+            C[vi] = B[vi] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    (i0,) = sch.get_loops(sch.get_block("B"))
+    (i1,) = sch.get_loops(sch.get_block("C"))
+    sch.merge(i0, i1)
+"#,
+        from_passes_only: false,
+    },
 ];

@@ -383,8 +383,16 @@ mod tests {
         let run = crate::schedule::apply_schedule(&program, None);
         assert!(run.succeeded(), "{:?}", run.diagnostics);
         let trace = run.trace.to_python();
-        assert_eq!(trace.matches("sch.get_output_blocks(b0)").count(), 1, "{trace}");
-        assert_eq!(trace.matches("sch.get_output_blocks(b2)").count(), 1, "{trace}");
+        assert_eq!(
+            trace.matches("sch.get_output_blocks(b0)").count(),
+            1,
+            "{trace}"
+        );
+        assert_eq!(
+            trace.matches("sch.get_output_blocks(b2)").count(),
+            1,
+            "{trace}"
+        );
     }
 
     #[test]

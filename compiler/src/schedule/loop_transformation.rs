@@ -19,7 +19,7 @@ use crate::ir::{
 };
 
 /// The loop of a live loop sref (callers check the kind first).
-fn loop_of(state: &ScheduleState, id: NodeId) -> ScheduleResult<(&SRef, &For)> {
+pub(super) fn loop_of(state: &ScheduleState, id: NodeId) -> ScheduleResult<(&SRef, &For)> {
     let sref = state.sref(id).ok_or_else(|| {
         ScheduleError::new(
             codes::REMOVED_HANDLE,
@@ -54,7 +54,7 @@ fn operator_error(error: operators::OperatorError) -> ScheduleError {
     )
 }
 
-fn has_annotation_error(sref: &SRef, for_loop: &For, argument: usize) -> ScheduleError {
+pub(super) fn has_annotation_error(sref: &SRef, for_loop: &For, argument: usize) -> ScheduleError {
     let what = if for_loop.thread.is_some() {
         "a thread binding"
     } else {
@@ -75,7 +75,7 @@ fn has_annotation_error(sref: &SRef, for_loop: &For, argument: usize) -> Schedul
     .at_argument(argument)
 }
 
-fn check_starts_at_zero(
+pub(super) fn check_starts_at_zero(
     analyzer: &Analyzer,
     sref: &SRef,
     for_loop: &For,

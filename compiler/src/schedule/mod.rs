@@ -29,6 +29,7 @@ pub mod get_block_loop;
 pub mod layout_padding;
 pub mod layout_transformation;
 pub mod loop_transformation;
+pub mod merge;
 pub mod pad_einsum;
 pub mod primitive;
 #[cfg(test)]

@@ -149,6 +149,7 @@ impl Primitive {
 const FAMILIES: &[&[Primitive]] = &[
     super::get_block_loop::PRIMITIVES,
     super::loop_transformation::PRIMITIVES,
+    super::merge::PRIMITIVES,
     super::for_kind::PRIMITIVES,
     super::annotate::PRIMITIVES,
     super::compute_at::PRIMITIVES,
@@ -189,7 +190,6 @@ pub const TVM_ONLY_METHODS: &[&str] = &[
     "decompose_padding",
     "rolling_buffer",
     "loop_partition",
-    "merge",
     "fuse_reduction_epilogue",
     "sample_partitioned_tile",
     "enter_postproc",
