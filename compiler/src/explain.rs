@@ -715,8 +715,10 @@ def main(A: T.Buffer((100,), "float32"), B: T.Buffer((100,), "float32")):
         code: "E0231",
         title: "T.init without a reduction",
         text: r#"`T.init()` runs before the first iteration of a reduction; a block without
-a reduction iteration variable (`T.axis.reduce`, `R` in `T.axis.remap`) has
-nothing to initialize for."#,
+a reduction iteration variable (`T.axis.reduce`, `R` in `T.axis.remap`) runs
+it every time, right before its body. This is a warning, not an error: TVM
+accepts such blocks, and its own lowering writes them when it simplifies a
+reduction axis of extent 1 away (a batch matmul over a unit dimension)."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
     for i in range(128):

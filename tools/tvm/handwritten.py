@@ -610,6 +610,21 @@ def block_match_buffer_strided(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16
             T.evaluate(T.call_extern("int32", "tile_copy", Csub.data, Csub.elem_offset, Asub.data, Asub.elem_offset, Asub.strides[0]))
 
 
+# A block with an init and no reduction iterator: TVM's lowering writes one
+# when a reduction axis of extent 1 is simplified away (issue 51).
+@T.prim_func(s_tir=True)
+def init_without_reduction(A: T.Buffer((4, 8, 1), "float32"), B: T.Buffer((4, 1, 16), "float32"), C: T.Buffer((4, 8, 16), "float32")):
+    for b, i, j in T.grid(4, 8, 16):
+        with T.sblock("C"):
+            vb, vi, vj = T.axis.remap("SSS", [b, i, j])
+            T.reads(A[vb, vi, 0], B[vb, 0, vj])
+            T.writes(C[vb, vi, vj])
+            with T.init():
+                C[vb, vi, vj] = T.float32(0.0)
+            C[vb, vi, vj] = C[vb, vi, vj] + A[vb, vi, 0] * B[vb, 0, vj]
+
+
+
 for _name in [
     "buffer_param_fields",
     "buffer_param_symbolic",
@@ -648,6 +663,7 @@ for _name in [
     "expr_let_and_vectors",
     "call_forms_printable",
     "block_match_buffer_strided",
+    "init_without_reduction",
 ]:
     MODULES[_name] = globals()[_name]
 MODULES["module_multi_func"] = MultiFunc

@@ -267,17 +267,18 @@ fn with_body(state: &ScheduleState, id: NodeId, body: Stmt) -> Stmt {
     }
 }
 
-/// One access of a nest's block: the buffer, whether it writes, and the
-/// point it touches (in the first nest's loop variables), when it is a
-/// point of those variables alone.
+/// One access of a nest's block: the buffer, whether it writes, and per
+/// dimension the index it touches (in the first nest's loop variables),
+/// where that is one point moved by those variables alone.
 struct Access {
     buffer: Buffer,
     writes: bool,
-    point: Option<Vec<Expr>>,
+    points: Vec<Option<Expr>>,
 }
 
-/// Refuses nests that share a buffer one of them writes, unless every
-/// access to it is the same point, bijective in the merged loops.
+/// Refuses nests that share a buffer one of them writes, unless some
+/// dimensions of every access to it are the same points, a bijective map of
+/// the merged loops: different iterations then touch different elements.
 fn check_independent(
     state: &ScheduleState,
     nests: &[Vec<&For>],
@@ -294,40 +295,53 @@ fn check_independent(
         .iter()
         .map(|f| (f.loop_var.clone(), f.range()))
         .collect();
+    let all: Vec<&Access> = accesses.iter().flatten().collect();
     for (k, earlier) in accesses.iter().enumerate() {
         for later in &accesses[k + 1..] {
             for a in earlier {
-                for b in later
+                let shared = later
                     .iter()
-                    .filter(|b| b.buffer == a.buffer && (a.writes || b.writes))
-                {
-                    let same_point = match (&a.point, &b.point) {
-                        (Some(p), Some(q)) => {
-                            p.len() == q.len()
-                                && p.iter().zip(q).all(|(x, y)| expr_deep_equal(x, y))
-                                && detect_iter_map(
-                                    p,
-                                    &ranges,
-                                    &Expr::bool(true),
-                                    IterMapLevel::Bijective,
-                                    &analyzer,
-                                    false,
-                                )
-                                .is_success()
-                        }
-                        _ => false,
-                    };
-                    if !same_point {
-                        return Err(ScheduleError::new(
-                            codes::BAD_MERGE,
-                            format!(
-                                "two of the nests access `{}` and one writes it: merged, an iteration could read it before the iteration that writes it ran",
-                                a.buffer.name()
-                            ),
-                            "merge nests that share no buffer they write, or that access it at the same point of the loops, one point per iteration",
-                        )
-                        .note("TVM merges these and may compute something else; tirc refuses".to_string()));
-                    }
+                    .any(|b| b.buffer == a.buffer && (a.writes || b.writes));
+                if !shared {
+                    continue;
+                }
+                let of_buffer: Vec<&&Access> =
+                    all.iter().filter(|x| x.buffer == a.buffer).collect();
+                // The dimensions every access touches at one common point.
+                let common: Vec<Expr> = (0..a.points.len())
+                    .filter_map(|d| {
+                        let first = a.points[d].as_ref()?;
+                        of_buffer
+                            .iter()
+                            .all(|x| {
+                                x.points
+                                    .get(d)
+                                    .and_then(Option::as_ref)
+                                    .is_some_and(|p| expr_deep_equal(p, first))
+                            })
+                            .then(|| first.clone())
+                    })
+                    .collect();
+                let separated = !common.is_empty()
+                    && detect_iter_map(
+                        &common,
+                        &ranges,
+                        &Expr::bool(true),
+                        IterMapLevel::Bijective,
+                        &analyzer,
+                        false,
+                    )
+                    .is_success();
+                if !separated {
+                    return Err(ScheduleError::new(
+                        codes::BAD_MERGE,
+                        format!(
+                            "two of the nests access `{}` and one writes it: merged, an iteration could read it before the iteration that writes it ran",
+                            a.buffer.name()
+                        ),
+                        "merge nests that share no buffer they write, or that access it at the same point of the merged loops, one point per iteration",
+                    )
+                    .note("TVM merges these and may compute something else; tirc refuses".to_string()));
                 }
             }
         }
@@ -362,7 +376,7 @@ fn nest_accesses(
             .map(|r| (r, false))
             .chain(realize.block.writes.iter().map(|r| (r, true)));
         for (region, writes) in regions {
-            let point: Option<Vec<Expr>> = region
+            let points: Vec<Option<Expr>> = region
                 .region
                 .iter()
                 .map(|range| {
@@ -378,7 +392,7 @@ fn nest_accesses(
             result.push(Access {
                 buffer: region.buffer.clone(),
                 writes,
-                point,
+                points,
             });
         }
     }

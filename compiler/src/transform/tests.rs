@@ -48,7 +48,15 @@ fn body_text(func: &PrimFunc) -> String {
 fn check(names: &[&str], text: &str, expected: &str) {
     let func = run_passes(names, text).unwrap_or_else(|errors| panic!("{errors:#?}"));
     let actual = body_text(&func);
-    for dialect in [Dialect::Classic, Dialect::Tirx] {
+    // The tirx form leaves out what TVM 0.26 removed, so it reads back as
+    // another function there.
+    let dropped_in_tirx = actual.contains("axis_separators=") || actual.contains("buffer_type=");
+    let dialects: &[Dialect] = if dropped_in_tirx {
+        &[Dialect::Classic]
+    } else {
+        &[Dialect::Classic, Dialect::Tirx]
+    };
+    for &dialect in dialects {
         let module = IRModule {
             functions: vec![func.clone()],
             ..IRModule::default()

@@ -183,7 +183,13 @@ fn valid_programs_verify_clean() {
             &SourceFile::new(display_path(path), text.as_str()),
             &CheckOptions::default(),
         );
-        let diagnostics = analysis.diagnostics();
+        // TVM's lowering writes `T.init()` in blocks whose unit reduction
+        // axis it simplified away; tirc warns there (E0231) and accepts.
+        let diagnostics: Vec<_> = analysis
+            .diagnostics()
+            .into_iter()
+            .filter(|d| d.is_error() || d.code != "E0231")
+            .collect();
         if !diagnostics.is_empty() {
             failures.add(
                 path,
