@@ -1900,8 +1900,9 @@ block scope, and follow one another. The merged nest runs each nest's body
 in turn at every iteration. TVM checks no more, so it also merges nests
 where one reads, at iteration `x`, what another writes at a later
 iteration, and the result then differs; tirc merges nests that share a
-buffer one of them writes only where every access to it is the same point,
-one point per iteration (an elementwise chain)."#,
+buffer one of them writes only where, in some dimensions, every access to
+it is the same point, a different one at each iteration (the rows of an
+elementwise chain)."#,
         wrong: r#"@T.prim_func
 def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
     B = T.alloc_buffer((64,))

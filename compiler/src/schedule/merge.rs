@@ -4,9 +4,9 @@
 //! TVM checks only the shapes, so it also merges nests whose order matters:
 //! a nest reading, at iteration `x`, what another writes at a later
 //! iteration would then read it before it is written. tirc merges nests
-//! that share a buffer only where every access to it is the same point and
-//! different iterations touch different points, which keeps each read
-//! after the writes it saw before.
+//! that share a buffer only where, in some dimensions, every access to it
+//! is the same point and different iterations touch different points,
+//! which keeps each read after the writes it saw before.
 
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::loop_transformation::{check_starts_at_zero, has_annotation_error, loop_of, new_loop};
@@ -426,7 +426,7 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     params: &[],
     varargs: Some("loops"),
     keyword_only: &[],
-    doc: "Merges loop nests of the same shape: each loop given, with the loops above it up to where their paths meet, is a perfect nest starting at 0, the nests' extents are equal, and they follow one another. The new nest (loops `i_m`, ...) runs each nest's body in turn at every iteration, where the last nest was, and the innermost new loop is returned. Nests that share a buffer one of them writes are merged only where every access to it is the same point, one per iteration (TVM does not check, and may compute something else).",
+    doc: "Merges loop nests of the same shape: each loop given, with the loops above it up to where their paths meet, is a perfect nest starting at 0, the nests' extents are equal, and they follow one another. The new nest (loops `i_m`, ...) runs each nest's body in turn at every iteration, where the last nest was, and the innermost new loop is returned. Nests that share a buffer one of them writes are merged only where, in some dimensions, every access to it is the same point, a different one at each iteration (TVM does not check, and may compute something else).",
     apply: apply_merge,
 }];
 
