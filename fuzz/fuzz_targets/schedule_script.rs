@@ -644,7 +644,7 @@ impl Generator<'_, '_> {
             "split" => None,
             "fuse" | "add_unit_loop" => Some(Kind::Loop),
             "get_sblock" | "cache_read" | "cache_write" | "rfactor" | "blockize"
-            | "decompose_reduction" => Some(Kind::Block(None)),
+            | "decompose_reduction" | "decompose_padding" => Some(Kind::Block(None)),
             "get_loops" | "get_child_blocks" | "get_producers" | "get_consumers"
             | "get_output_blocks" => {
                 Some(Kind::List)

@@ -10,7 +10,8 @@ reverse_compute_inline, cache_read, cache_write, storage_align, set_scope,
 decompose_reduction, compute_at, reverse_compute_at, rfactor,
 transform_layout with and without pad_value, reindex, transform_block_layout,
 blockize, pad_einsum, reorder_block_iter_var, unsafe_set_dtype,
-annotate_buffer_access, unsafe_hide_buffer_access, get_output_blocks, merge), with arguments
+annotate_buffer_access, unsafe_hide_buffer_access, get_output_blocks, merge,
+decompose_padding, read_at, write_at), with arguments
 that are mostly valid (a block's real buffer indices, a consumer's loop for
 compute_at, a reduction loop for rfactor) and sometimes wrong (indices out of
 range, misspelt scopes, loops of unrelated blocks, spatial loops for rfactor),
@@ -259,8 +260,8 @@ class Trial:
             return lambda n: bool(self.related(n, "get_consumers")) and (op == "compute_at" or not self.is_reduction(n))
         if op in ("reverse_compute_inline", "reverse_compute_at"):
             return lambda n: bool(self.related(n, "get_producers")) and (op == "reverse_compute_at" or not self.is_reduction(n))
-        if op in ("cache_read", "cache_write"):
-            kind = "reads" if op == "cache_read" else "writes"
+        if op in ("cache_read", "cache_write", "read_at", "write_at"):
+            kind = "reads" if op in ("cache_read", "read_at") else "writes"
             return lambda n: bool(self.regions(n, kind))
         if op in ("transform_layout", "reindex"):
             return lambda n: bool(self.regions(n, "reads") or self.regions(n, "writes"))
@@ -269,6 +270,8 @@ class Trial:
         if op in ("storage_align", "set_scope", "unsafe_set_dtype"):
             allocated = self.allocated()
             return lambda n: any(b in allocated for b, _ in self.regions(n, "writes"))
+        if op == "decompose_padding":
+            return lambda n: self.info(n) is not None and "if_then_else" in str(self.info(n).body)
         return self.has_init  # decompose_reduction, rfactor
 
     def allocated(self) -> set[str]:
@@ -334,6 +337,16 @@ class Trial:
 
     def block_handle(self) -> str | None:
         return self.pick()[1]
+
+    def own_loop_mostly(self, name: str | None, block: str, chance: float) -> str | None:
+        """One of the block's loops with probability `chance`, else a loop of
+        another block; "" when there is none, None when TVM refuses get_loops."""
+        if self.rng.random() < chance:
+            loops = self.loops_for(block)
+            if loops is None:
+                return None
+            return self.rng.choice(loops) if loops else self.other_loop(name)
+        return self.other_loop(name)
 
     def loops_for(self, block: str) -> list[str] | None:
         """Gets the loops of a block (a line); None when TVM refuses it."""
@@ -455,6 +468,8 @@ class Trial:
             + ["reorder_block_iter_var", "unsafe_set_dtype", "annotate_buffer_access"]
             + ["unsafe_hide_buffer_access", "get_output_blocks"]
             + ["merge"] * 2
+            + ["decompose_padding"] * 2
+            + ["read_at", "write_at"]
         )
         if op in DATAFLOW:
             return self.dataflow(op)
@@ -575,7 +590,7 @@ class Trial:
         if not liked and rng.random() < 0.75:
             # Nothing fits: make a block that does (a cache block reads or
             # writes an allocated buffer and has a producer or a consumer).
-            if op in ("decompose_reduction", "rfactor"):
+            if op in ("decompose_reduction", "rfactor", "decompose_padding"):
                 return True
             if op not in ("cache_read", "cache_write"):
                 return self.dataflow("cache_write" if op.startswith("reverse") or rng.random() < 0.5 else "cache_read")
@@ -759,21 +774,29 @@ class Trial:
             factor = rng.choice([16, 32, 8, 4, 2, 1]) if rng.random() < 0.94 else rng.choice([0, -4])
             offset = rng.choice([0, 1, 1, 8, 3, 17, -1])
             return self.run(f"sch.storage_align({block}, {index}, {axis}, {factor}, {offset})")
-        if op == "decompose_reduction":
+        if op in ("read_at", "write_at"):
             name, block = self.pick(liked=liked)
             if block is None:
                 return name is None and not self.refused
-            if rng.random() < 0.85:
-                loops = self.loops_for(block)
-                if loops is None:
-                    return False
-                loop = rng.choice(loops) if loops else self.other_loop(name)
-            else:
-                loop = self.other_loop(name)
+            kind = "reads" if op == "read_at" else "writes"
+            index = self.index(len(self.regions(name, kind)))
+            loop = self.own_loop_mostly(name, block, 0.9)
             if not loop:
                 return loop is not None
             target = self.fresh("b")
-            ok = self.run(f"{target} = sch.decompose_reduction({block}, {loop})")
+            ok = self.run(f'{target} = sch.{op}({loop}, {block}, {index}, "{self.scope()}")')
+            if ok:
+                self.register(target)
+            return ok
+        if op in ("decompose_reduction", "decompose_padding"):
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            loop = self.own_loop_mostly(name, block, 0.85)
+            if not loop:
+                return loop is not None
+            target = self.fresh("b")
+            ok = self.run(f"{target} = sch.{op}({block}, {loop})")
             if ok:
                 self.register(target)
             return ok
@@ -861,6 +884,9 @@ DATAFLOW = (
     "annotate_buffer_access",
     "unsafe_hide_buffer_access",
     "get_output_blocks",
+    "decompose_padding",
+    "read_at",
+    "write_at",
 )
 
 

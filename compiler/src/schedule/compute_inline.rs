@@ -233,6 +233,22 @@ fn single_read(
 }
 
 fn check_complete(state: &ScheduleState, block: NodeId, scope: NodeId) -> ScheduleResult<()> {
+    require_complete_block(
+        state,
+        block,
+        scope,
+        "inlining needs a block that computes each element of its output once, from other buffers",
+    )
+}
+
+/// Refuses a block that is not a complete block of `scope` (TVM's
+/// `CheckCompleteBlock`); `help` says what the primitive needs.
+pub(crate) fn require_complete_block(
+    state: &ScheduleState,
+    block: NodeId,
+    scope: NodeId,
+    help: &str,
+) -> ScheduleResult<()> {
     let violation = complete_block_violation(state, block, scope);
     if violation == 0 {
         return Ok(());
@@ -246,7 +262,7 @@ fn check_complete(state: &ScheduleState, block: NodeId, scope: NodeId) -> Schedu
     Err(ScheduleError::new(
         codes::NOT_COMPLETE_BLOCK,
         format!("{} is not a complete block: {why}", sref.describe()),
-        "inlining needs a block that computes each element of its output once, from other buffers",
+        help,
     )
     .blame(sref.location(), "the block")
     .at_argument(0))

@@ -109,6 +109,10 @@ pub mod codes {
     pub const BAD_DTYPE: &str = "E0348";
     /// `merge` of nests it cannot merge.
     pub const BAD_MERGE: &str = "E0349";
+    /// `decompose_padding` of a block that is not a padding block.
+    pub const NOT_PADDING_BLOCK: &str = "E0350";
+    /// `read_at` or `write_at` of a loop whose body it cannot copy for.
+    pub const BAD_READ_WRITE_AT: &str = "E0351";
 }
 
 /// A program location a refusal is about.

@@ -1937,4 +1937,84 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0350",
+        title: "the block is not a padding block",
+        text: r#"`decompose_padding(block, loop)` splits a block that stores
+`T.if_then_else(condition, value, constant)` into one that writes the
+constant everywhere and one that writes `value` where `condition` holds. It
+needs the body to be that one store, the pad value a literal, `value` free
+of side effects, and the condition (with the block's `T.where`) a
+conjunction of bounds that confine each iterator to one range of
+consecutive values; a condition that always holds has nothing to pad.
+`can_decompose_padding(block, loop)` says whether a pair is accepted."#,
+        wrong: r#"@T.prim_func
+def main(x: T.Buffer((128,), "float32"), y: T.Buffer((140,), "float32")):
+    for i in range(140):
+        with T.block("pad"):
+            vi = T.axis.spatial(140, i)
+            y[vi] = T.if_then_else(vi % 2 == 0, x[vi // 2], T.float32(0))
+def schedule(sch: T.Schedule):
+    b = sch.get_block("pad")
+    sch.decompose_padding(b, sch.get_loops(b)[0])
+"#,
+        right: r#"@T.prim_func
+def main(x: T.Buffer((128,), "float32"), y: T.Buffer((140,), "float32")):
+    for i in range(140):
+        with T.block("pad"):
+            vi = T.axis.spatial(140, i)
+            y[vi] = T.if_then_else(6 <= vi and vi < 134, x[vi - 6], T.float32(0))
+def schedule(sch: T.Schedule):
+    b = sch.get_block("pad")
+    sch.decompose_padding(b, sch.get_loops(b)[0])
+"#,
+        from_passes_only: false,
+    },
+    Explanation {
+        code: "E0351",
+        title: "read_at or write_at cannot copy for this loop",
+        text: r#"`read_at(loop, block, i, scope)` copies what the statements of `loop`'s
+body read of the block's `i`-th read buffer into a buffer of `scope`, before
+the first statement that reads it; those statements then read the copy, so
+none of them may write the buffer. `write_at` makes the statements up to
+the last one that writes the buffer write the copy, copied back after that
+statement; no statement after it may read the buffer, and a block that
+reads it before anything in the body wrote it (other than a reduction,
+whose `T.init()` writes first) would read a copy that does not hold those
+values. TVM stops on an internal check for the first cases and computes
+wrong values in the last."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((64,))
+    for io in range(8):
+        for ii in range(8):
+            with T.block("B"):
+                vi = T.axis.spatial(64, io * 8 + ii)
+                B[vi] = A[vi] * T.float32(2.0)
+        for ii in range(8):
+            with T.block("C"):
+                vi = T.axis.spatial(64, io * 8 + ii)
+                C[vi] = B[vi] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    b = sch.get_block("B")
+    sch.write_at(sch.get_loops(b)[0], b, 0, "local")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((64,))
+    for io in range(8):
+        for ii in range(8):
+            with T.block("B"):
+                vi = T.axis.spatial(64, io * 8 + ii)
+                B[vi] = A[vi] * T.float32(2.0)
+        for ii in range(8):
+            with T.block("C"):
+                vi = T.axis.spatial(64, io * 8 + ii)
+                C[vi] = B[vi] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    c = sch.get_block("C")
+    sch.read_at(sch.get_loops(c)[0], c, 0, "local")
+"#,
+        from_passes_only: false,
+    },
 ];

@@ -22,6 +22,7 @@ pub mod cache_read_write;
 pub mod check_each;
 pub mod compute_at;
 pub mod compute_inline;
+pub mod decompose_padding;
 pub mod error;
 pub mod explain;
 pub mod for_kind;
@@ -34,6 +35,7 @@ pub mod pad_einsum;
 pub mod primitive;
 #[cfg(test)]
 mod random_scripts;
+pub mod read_write_at;
 pub mod reducer;
 pub mod reduction;
 pub mod region;

@@ -81,20 +81,7 @@ pub fn decompose_reduction(
     let target_loop = loop_sref.as_for().ok_or_else(removed)?.clone();
     let scope = super::access::scope_root_of(state, block)?;
     let loops = state.enclosing_loops(block);
-    let Some(position) = loops.iter().position(|l| *l == loop_id) else {
-        return Err(ScheduleError::new(
-            codes::BAD_COMPUTE_LOCATION,
-            format!(
-                "{} is not a loop of {}, so the initialization cannot go before it",
-                loop_sref.describe(),
-                sref.describe()
-            ),
-            "pass one of the block's own loops, from `sch.get_loops(block)`",
-        )
-        .blame(loop_sref.location(), "not around the block")
-        .blame(sref.location(), "the block")
-        .at_argument(1));
-    };
+    let position = position_among_loops(state, block, loop_id, "the initialization")?;
     require_reduction_block(state, block, scope, 0)?;
     // The loop must be above every loop a reduction iterator is bound to.
     for (iv, binding) in realize.block.iter_vars.iter().zip(&realize.iter_values) {
@@ -257,8 +244,38 @@ pub fn decompose_reduction(
     Ok(init_id)
 }
 
+/// Where `loop_id` is among the loops of `block` (outermost first); refuses
+/// a loop that is not around the block, saying that `what` cannot go before it.
+pub(crate) fn position_among_loops(
+    state: &ScheduleState,
+    block: NodeId,
+    loop_id: NodeId,
+    what: &str,
+) -> ScheduleResult<usize> {
+    let sref = state.sref(block).ok_or_else(removed)?;
+    let loop_sref = state.sref(loop_id).ok_or_else(removed)?;
+    state
+        .enclosing_loops(block)
+        .iter()
+        .position(|l| *l == loop_id)
+        .ok_or_else(|| {
+            ScheduleError::new(
+                codes::BAD_COMPUTE_LOCATION,
+                format!(
+                    "{} is not a loop of {}, so {what} cannot go before it",
+                    loop_sref.describe(),
+                    sref.describe()
+                ),
+                "pass one of the block's own loops, from `sch.get_loops(block)`",
+            )
+            .blame(loop_sref.location(), "not around the block")
+            .blame(sref.location(), "the block")
+            .at_argument(1)
+        })
+}
+
 /// The loop or block `id` inside `stmt`.
-fn find_node(stmt: &Stmt, id: NodeId) -> Option<Stmt> {
+pub(crate) fn find_node(stmt: &Stmt, id: NodeId) -> Option<Stmt> {
     let mut found = None;
     crate::ir::visit::walk_stmts(stmt, &mut |s| {
         let matches = match s.kind() {
@@ -345,12 +362,23 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
 }];
 
 fn apply_decompose_reduction(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    apply_block_at_loop(run, bound, "decompose_reduction", decompose_reduction)
+}
+
+/// Applies a primitive of `(block, loop)` that returns a new block, and
+/// records it with those two keywords.
+pub(crate) fn apply_block_at_loop(
+    run: &mut Interpreter<'_>,
+    bound: &Bound<'_>,
+    name: &'static str,
+    primitive: fn(&mut ScheduleState, NodeId, NodeId) -> ScheduleResult<NodeId>,
+) -> Eval<Value> {
     let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
     let (loop_rv, loop_id) = run.loop_arg(bound, 1, "loop")?;
-    let init = decompose_reduction(run.state, block, loop_id).map_err(|e| run.refused(bound, e))?;
-    let rv = run.new_rv(SRefKind::Block, init);
+    let created = primitive(run.state, block, loop_id).map_err(|e| run.refused(bound, e))?;
+    let rv = run.new_rv(SRefKind::Block, created);
     run.record(
-        "decompose_reduction",
+        name,
         vec![
             (Some("block"), TraceArg::Rv(block_rv)),
             (Some("loop"), TraceArg::Rv(loop_rv)),
