@@ -644,9 +644,11 @@ impl Generator<'_, '_> {
             "split" => None,
             "fuse" | "add_unit_loop" => Some(Kind::Loop),
             "get_sblock" | "cache_read" | "cache_write" | "rfactor" | "blockize"
-            | "decompose_reduction" | "decompose_padding" => Some(Kind::Block(None)),
+            | "decompose_reduction" | "decompose_padding" | "read_at" | "write_at" => {
+                Some(Kind::Block(None))
+            }
             "get_loops" | "get_child_blocks" | "get_producers" | "get_consumers"
-            | "get_output_blocks" => {
+            | "get_output_blocks" | "cache_inplace" => {
                 Some(Kind::List)
             }
             _ => Some(Kind::Other),

@@ -11,7 +11,7 @@ decompose_reduction, compute_at, reverse_compute_at, rfactor,
 transform_layout with and without pad_value, reindex, transform_block_layout,
 blockize, pad_einsum, reorder_block_iter_var, unsafe_set_dtype,
 annotate_buffer_access, unsafe_hide_buffer_access, get_output_blocks, merge,
-decompose_padding, read_at, write_at), with arguments
+decompose_padding, read_at, write_at, cache_inplace), with arguments
 that are mostly valid (a block's real buffer indices, a consumer's loop for
 compute_at, a reduction loop for rfactor) and sometimes wrong (indices out of
 range, misspelt scopes, loops of unrelated blocks, spatial loops for rfactor),
@@ -272,6 +272,8 @@ class Trial:
             return lambda n: any(b in allocated for b, _ in self.regions(n, "writes"))
         if op == "decompose_padding":
             return lambda n: self.info(n) is not None and "if_then_else" in str(self.info(n).body)
+        if op == "cache_inplace":
+            return lambda n: bool({b for b, _ in self.regions(n, "reads")} & {b for b, _ in self.regions(n, "writes")})
         return self.has_init  # decompose_reduction, rfactor
 
     def allocated(self) -> set[str]:
@@ -469,7 +471,7 @@ class Trial:
             + ["unsafe_hide_buffer_access", "get_output_blocks"]
             + ["merge"] * 2
             + ["decompose_padding"] * 2
-            + ["read_at", "write_at"]
+            + ["read_at", "write_at", "cache_inplace"]
         )
         if op in DATAFLOW:
             return self.dataflow(op)
@@ -590,7 +592,7 @@ class Trial:
         if not liked and rng.random() < 0.75:
             # Nothing fits: make a block that does (a cache block reads or
             # writes an allocated buffer and has a producer or a consumer).
-            if op in ("decompose_reduction", "rfactor", "decompose_padding"):
+            if op in ("decompose_reduction", "rfactor", "decompose_padding", "cache_inplace"):
                 return True
             if op not in ("cache_read", "cache_write"):
                 return self.dataflow("cache_write" if op.startswith("reverse") or rng.random() < 0.5 else "cache_read")
@@ -774,6 +776,17 @@ class Trial:
             factor = rng.choice([16, 32, 8, 4, 2, 1]) if rng.random() < 0.94 else rng.choice([0, -4])
             offset = rng.choice([0, 1, 1, 8, 3, 17, -1])
             return self.run(f"sch.storage_align({block}, {index}, {axis}, {factor}, {offset})")
+        if op == "cache_inplace":
+            name, block = self.pick(liked=liked)
+            if block is None:
+                return name is None and not self.refused
+            index = self.index(len(self.regions(name, "reads")))
+            targets = f"{self.fresh('b')}, {self.fresh('b')}"
+            ok = self.run(f'{targets} = sch.cache_inplace({block}, {index}, "{self.scope()}")')
+            if ok:
+                for target in targets.split(", "):
+                    self.register(target)
+            return ok
         if op in ("read_at", "write_at"):
             name, block = self.pick(liked=liked)
             if block is None:
@@ -887,6 +900,7 @@ DATAFLOW = (
     "decompose_padding",
     "read_at",
     "write_at",
+    "cache_inplace",
 )
 
 
@@ -1123,6 +1137,10 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
                 return "tirc_refuses_pad_einsum_miscompute"
             # A parameter given a computed symbolic dimension: the signature
             # would no longer define the variable (tools/tvm/NOTES.md §15.4).
+            # merge of nests with other statements between them: TVM moves
+            # those statements (NOTES §25); tirc refuses.
+            if "error[E0349]" in output and "other statements lie between the nests" in output:
+                return "tirc_refuses_merge_across_statements"
             if "error[E0341]" in output and "symbolic dimensions must stay single variables" in output:
                 return "tirc_refuses_parameter_shape"
             # Any other step tirc refuses and TVM applies: shown deliberate

@@ -20,10 +20,19 @@ pub enum AccessKind {
 }
 
 impl AccessKind {
-    fn noun(self) -> &'static str {
+    /// The verb for a block doing this access: "reads" or "writes".
+    pub fn noun(self) -> &'static str {
         match self {
             AccessKind::Read => "reads",
             AccessKind::Write => "writes",
+        }
+    }
+
+    /// The block's regions of this kind (`T.reads` or `T.writes`).
+    pub fn regions(self, block: &crate::ir::Block) -> &Vec<crate::ir::BufferRegion> {
+        match self {
+            AccessKind::Read => &block.reads,
+            AccessKind::Write => &block.writes,
         }
     }
 }
@@ -37,10 +46,7 @@ pub fn nth_access_buffer(
 ) -> ScheduleResult<Buffer> {
     let sref = state.sref(block).ok_or_else(removed)?;
     let realize = sref.as_realize().ok_or_else(removed)?;
-    let regions = match kind {
-        AccessKind::Read => &realize.block.reads,
-        AccessKind::Write => &realize.block.writes,
-    };
+    let regions = kind.regions(&realize.block);
     let found = usize::try_from(index).ok().and_then(|i| regions.get(i));
     match found {
         Some(region) => Ok(region.buffer.clone()),

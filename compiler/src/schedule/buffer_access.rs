@@ -74,10 +74,7 @@ pub fn unsafe_hide_buffer_access(
     let kind = access_kind(buf_type).map_err(|e| e.at_argument(1))?;
     let sref = state.sref(block).expect("a live block handle");
     let realize = sref.as_realize().expect("a block handle names a block");
-    let regions = match kind {
-        AccessKind::Read => &realize.block.reads,
-        AccessKind::Write => &realize.block.writes,
-    };
+    let regions = kind.regions(&realize.block);
     if let Some(bad) = indices
         .iter()
         .find(|&&i| usize::try_from(i).map_or(true, |i| i >= regions.len()))
@@ -257,10 +254,7 @@ pub fn annotate_buffer_access(
             AttrValue::List(vec![AttrValue::Int(buffer_index)]),
         )),
     }
-    let mut regions = match kind {
-        AccessKind::Read => realize.block.reads.clone(),
-        AccessKind::Write => realize.block.writes.clone(),
-    };
+    let mut regions = kind.regions(&realize.block).clone();
     regions[buffer_index as usize] = BufferRegion { buffer, region };
     let new_realize = with_regions(realize, kind, regions, annotations);
     let new_stmt = sref.stmt.with_kind(StmtKind::BlockRealize(new_realize));

@@ -184,12 +184,107 @@ pub fn cache_write(
         consumers,
         offsets: (!full).then(|| cache_region.region.iter().map(|r| r.min.clone()).collect()),
         under_writer: false,
+        allocate: true,
     };
     let scope_stmt = state.sref(scope).expect("a live scope").stmt.clone();
     let new_scope = rewriter.mutate_stmt(&scope_stmt);
     state.replace(scope, new_scope);
     set_stage_flags(state, stage_id);
     Ok(stage_id)
+}
+
+/// `sch.cache_inplace(block, read_buffer_index, storage_scope)`: for a
+/// block that reads and writes the same buffer (an in-place update), a stage
+/// copying what it reads into a `storage_scope` cache just before it and one
+/// copying what it writes back just after it, inside its innermost loop; the
+/// block reads and writes the cache. Returns the two stages.
+pub fn cache_inplace(
+    state: &mut ScheduleState,
+    block: NodeId,
+    read_buffer_index: i64,
+    storage_scope: &str,
+) -> ScheduleResult<[NodeId; 2]> {
+    check_storage_scope(storage_scope).map_err(|e| e.at_argument(2))?;
+    let buffer = nth_access_buffer(state, block, read_buffer_index, AccessKind::Read)
+        .map_err(|e| e.at_argument(1))?;
+    let scope = scope_root_of(state, block)?;
+    check_region_cover(state, scope, &buffer)?;
+    let sref = state.sref(block).expect("a live block");
+    let block_data = sref.as_block().expect("a block handle names a block");
+    let read_region = block_data
+        .reads
+        .iter()
+        .find(|r| r.buffer == buffer)
+        .cloned();
+    let Some(write_region) = block_data
+        .writes
+        .iter()
+        .find(|w| w.buffer == buffer)
+        .cloned()
+    else {
+        return Err(ScheduleError::new(
+            codes::NOT_READ_MODIFY_WRITE,
+            format!(
+                "{} reads `{}` but does not write it, so there is no in-place update to cache",
+                sref.describe(),
+                buffer.name()
+            ),
+            "cache_inplace takes a block that reads and writes the buffer; use `sch.cache_read` for one that only reads it",
+        )
+        .blame(sref.location(), "the block")
+        .at_argument(1));
+    };
+    let read_region = read_region.expect("nth_access_buffer found the read");
+    let cache = buffer_in_scope(&buffer, storage_scope);
+    // The stages go in the block's innermost loop (or its scope), with the
+    // block's regions in that loop's variables: TVM copies the regions as
+    // they are, in the block's iterators, which are not defined there.
+    let inplace_location = |state: &ScheduleState, after: bool| StageLocation {
+        location: state.sref(block).and_then(|s| s.parent).unwrap_or(scope),
+        position: super::reindex::seq_position(state, block) + usize::from(after),
+    };
+    let location = inplace_location(state, false);
+    let region = relax_region(state, block, &read_region, location.location);
+    check_stage_in_bounds(state, location.location, &region)?;
+    let write_check = relax_region(state, block, &write_region, location.location);
+    check_stage_in_bounds(state, location.location, &write_check)?;
+    let (stage, read_stage) =
+        make_cache_stage(&region, &buffer, &cache, &buffer, storage_scope, true);
+    let mut rewriter = CacheReadRewriter {
+        scope,
+        location: &location,
+        stage,
+        read_buffer: buffer.clone(),
+        cache: cache.clone(),
+        consumers: with_inner_blocks(state, &[block]),
+        offsets: None,
+        current_consumes: false,
+    };
+    let scope_stmt = state.sref(scope).expect("a live scope").stmt.clone();
+    let new_scope = rewriter.mutate_stmt(&scope_stmt);
+    state.replace(scope, new_scope);
+    set_stage_flags(state, read_stage);
+    let location = inplace_location(state, true);
+    let region = relax_region(state, block, &write_region, location.location);
+    let (stage, write_stage) =
+        make_cache_stage(&region, &cache, &buffer, &buffer, storage_scope, true);
+    let mut rewriter = CacheWriteRewriter {
+        scope,
+        writer: block,
+        location: &location,
+        stage,
+        write_buffer: buffer.clone(),
+        cache,
+        consumers: Vec::new(),
+        offsets: None,
+        under_writer: false,
+        allocate: false,
+    };
+    let scope_stmt = state.sref(scope).expect("a live scope").stmt.clone();
+    let new_scope = rewriter.mutate_stmt(&scope_stmt);
+    state.replace(scope, new_scope);
+    set_stage_flags(state, write_stage);
+    Ok([read_stage, write_stage])
 }
 
 /// A new cache stage covers what it reads and is a pipeline of its own
@@ -207,7 +302,7 @@ pub(crate) fn set_stage_flags(state: &mut ScheduleState, stage: NodeId) {
 /// non-dividing split left longer than the block's `T.where` allows, the
 /// region is a point the stage would copy for every iteration (TVM copies
 /// out of bounds there).
-fn check_stage_in_bounds(
+pub(crate) fn check_stage_in_bounds(
     state: &ScheduleState,
     location: NodeId,
     region: &BufferRegion,
@@ -267,7 +362,7 @@ fn check_stage_in_bounds(
                     crate::printer::expr_to_string(&range.extent),
                     crate::printer::expr_to_string(extent)
                 ),
-                "the loops around the stage run where the block's `T.where` does not hold: cache before splitting by a factor that does not divide the extent, or at a block",
+                "the loops around the stage run where the blocks' guards (a `T.where`, a padding `T.if_then_else`) do not hold: cache before splitting by a factor that does not divide the extent, at a loop whose accesses stay inside the buffer, or at a block",
             );
             if let Some((span, described)) = place {
                 error = error.blame(span, format!("the stage would go into {described}"));
@@ -791,13 +886,13 @@ fn place_stage(
     scope: NodeId,
     location: &StageLocation,
     stage: &Stmt,
-    cache: &Buffer,
+    allocate: Option<&Buffer>,
 ) {
     if block.id == location.location {
         block.body = insert_stage(&block.body, location.position, stage);
     }
     if block.id == scope {
-        block.alloc_buffers.push(cache.clone());
+        block.alloc_buffers.extend(allocate.cloned());
     }
 }
 
@@ -844,7 +939,7 @@ impl Mutator for CacheReadRewriter<'_> {
             self.scope,
             self.location,
             &self.stage,
-            &self.cache,
+            Some(&self.cache),
         );
         if block.id != self.scope && is_consumer {
             new_block.reads = redirect_regions(
@@ -872,6 +967,13 @@ impl Mutator for CacheReadRewriter<'_> {
                 return Expr::load(&self.cache, shift_indices(&indices, self.offsets.as_ref()));
             }
         }
+        // An opaque access (`T.call_extern(..., A.data)`, `T.tvm_access_ptr`)
+        // goes to the cache too, as in TVM.
+        if let ExprKind::Var(var) = expr.kind() {
+            if var == self.read_buffer.data() && self.current_consumes {
+                return self.cache.data().to_expr();
+            }
+        }
         mutate_expr_children(self, expr)
     }
 }
@@ -888,6 +990,8 @@ struct CacheWriteRewriter<'a> {
     consumers: Vec<NodeId>,
     offsets: Option<Vec<Expr>>,
     under_writer: bool,
+    /// Whether the scope allocates the cache (`cache_inplace` made it already).
+    allocate: bool,
 }
 
 impl CacheWriteRewriter<'_> {
@@ -956,7 +1060,7 @@ impl Mutator for CacheWriteRewriter<'_> {
             self.scope,
             self.location,
             &self.stage,
-            &self.cache,
+            self.allocate.then_some(&self.cache),
         );
         if block.id != self.scope {
             self.redirect(&mut new_block, block);
@@ -970,12 +1074,30 @@ impl Mutator for CacheWriteRewriter<'_> {
                 return Expr::load(&self.cache, shift_indices(&indices, self.offsets.as_ref()));
             }
         }
+        if let ExprKind::Var(var) = expr.kind() {
+            if var == self.write_buffer.data() {
+                return self.cache.data().to_expr();
+            }
+        }
         mutate_expr_children(self, expr)
     }
 }
 
 /// The caching primitives' descriptors.
 pub(crate) const PRIMITIVES: &[Primitive] = &[
+    Primitive {
+        name: "cache_inplace",
+        aliases: &[],
+        params: &[
+            required("block"),
+            typed("read_buffer_index", "int"),
+            typed("storage_scope", "str"),
+        ],
+        varargs: None,
+        keyword_only: &[],
+        doc: "For a block that reads and writes its `read_buffer_index`-th read buffer (an in-place update): a stage copying what it reads into a `storage_scope` cache just before it and one copying what it writes back just after it, in its innermost loop; the block works on the cache. Returns the two stages.",
+        apply: apply_cache_inplace,
+    },
     Primitive {
         name: "cache_read",
         aliases: &[],
@@ -1005,6 +1127,25 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         apply: apply_cache_write,
     },
 ];
+
+fn apply_cache_inplace(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
+    let (block_rv, block) = run.block_arg(bound, 0, "block", true)?;
+    let index = run.int_arg(bound, 1, "read_buffer_index", None)?;
+    let scope = run.expect_str(bound, 2, "storage_scope")?;
+    let stages =
+        cache_inplace(run.state, block, index, &scope).map_err(|e| run.refused(bound, e))?;
+    let (rvs, value) = run.new_rvs(SRefKind::Block, &stages);
+    run.record(
+        "cache_inplace",
+        vec![
+            (Some("block"), TraceArg::Rv(block_rv)),
+            (Some("read_buffer_index"), TraceArg::Int(index)),
+            (Some("storage_scope"), TraceArg::Str(scope)),
+        ],
+        Outputs::List(rvs),
+    );
+    Ok(value)
+}
 
 fn apply_cache_read(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<Value> {
     apply_cache(run, bound, "cache_read", "read_buffer_index", cache_read)
@@ -1041,4 +1182,56 @@ fn apply_cache(
     }
     run.record(name, args, Outputs::Single(rv));
     Ok(Value::Block(rv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::testing::{block_and_loops, printed, state};
+
+    const EXTERN_UPDATE: &str = r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "int32")):
+    for i in range(1):
+        with T.block("update"):
+            T.reads(A[0:64])
+            T.writes(A[0:64])
+            T.evaluate(T.call_extern("int32", "update", A.data))
+"#;
+
+    #[test]
+    fn cache_inplace_surrounds_the_block_and_redirects_its_opaque_access() {
+        let mut s = state(EXTERN_UPDATE);
+        let (update, _) = block_and_loops(&s, "update");
+        let [read, write] = cache_inplace(&mut s, update, 0, "local").unwrap();
+        let text = printed(&s);
+        assert!(
+            text.contains("T.call_extern(\"int32\", \"update\", A_local.data)"),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("A_local = T.alloc_buffer").count(),
+            1,
+            "{text}"
+        );
+        let written = |id| {
+            let block = s.sref(id).unwrap().as_block().unwrap();
+            (
+                block.reads[0].buffer.name().to_string(),
+                block.writes[0].buffer.name().to_string(),
+            )
+        };
+        assert_eq!(written(read), ("A".to_string(), "A_local".to_string()));
+        assert_eq!(written(write), ("A_local".to_string(), "A".to_string()));
+    }
+
+    #[test]
+    fn cache_inplace_of_a_buffer_only_read_is_refused_and_changes_nothing() {
+        let mut s = state(crate::schedule::testing::MATMUL);
+        let (c, _) = block_and_loops(&s, "C");
+        let before = printed(&s);
+        let error = cache_inplace(&mut s, c, 0, "local").unwrap_err();
+        assert_eq!(error.code, codes::NOT_READ_MODIFY_WRITE);
+        assert_eq!(before, printed(&s));
+    }
 }

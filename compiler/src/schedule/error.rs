@@ -113,6 +113,8 @@ pub mod codes {
     pub const NOT_PADDING_BLOCK: &str = "E0350";
     /// `read_at` or `write_at` of a loop whose body it cannot copy for.
     pub const BAD_READ_WRITE_AT: &str = "E0351";
+    /// `cache_inplace` of a buffer the block does not both read and write.
+    pub const NOT_READ_MODIFY_WRITE: &str = "E0352";
 }
 
 /// A program location a refusal is about.

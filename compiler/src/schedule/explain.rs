@@ -2017,4 +2017,32 @@ def schedule(sch: T.Schedule):
 "#,
         from_passes_only: false,
     },
+    Explanation {
+        code: "E0352",
+        title: "the block does not update the buffer in place",
+        text: r#"`cache_inplace(block, read_buffer_index, storage_scope)` caches a buffer
+that the block both reads and writes (`A[i] = A[i] * 2`, or an external
+call that updates a buffer): a stage copies the buffer into the cache just
+before the block and another copies it back just after. A buffer the block
+only reads has nothing to copy back; cache it with `cache_read`."#,
+        wrong: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    sch.cache_inplace(sch.get_block("B"), 0, "local")
+"#,
+        right: r#"@T.prim_func
+def main(A: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            A[vi] = A[vi] + T.float32(1.0)
+def schedule(sch: T.Schedule):
+    sch.cache_inplace(sch.get_block("B"), 0, "local")
+"#,
+        from_passes_only: false,
+    },
 ];

@@ -15,9 +15,8 @@ use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
 use crate::arith::iter_map::{detect_iter_map, IterMapLevel};
-use crate::ir::identity::VarMap;
+use crate::ir::identity::{VarMap, VarSet};
 use crate::ir::mutate::{substitute, substitute_stmt};
-use crate::ir::structural::expr_deep_equal;
 use crate::ir::visit::expr_uses_var;
 use crate::ir::{Buffer, Expr, For, NodeId, Range, Stmt, StmtKind, Var};
 
@@ -317,7 +316,7 @@ fn check_independent(
                                 x.points
                                     .get(d)
                                     .and_then(Option::as_ref)
-                                    .is_some_and(|p| expr_deep_equal(p, first))
+                                    .is_some_and(|p| analyzer.can_prove_equal(p, first))
                             })
                             .then(|| first.clone())
                     })
@@ -358,6 +357,7 @@ fn nest_accesses(
     analyzer: &crate::arith::Analyzer,
 ) -> Vec<Access> {
     let mut result = Vec::new();
+    let inner = inner_vars(state, innermost);
     for block in state.child_blocks(innermost) {
         let Some(realize) = state.sref(block).and_then(|s| s.as_realize()) else {
             continue;
@@ -384,7 +384,7 @@ fn nest_accesses(
                     let index = analyzer.simplify(&substitute(&range.min, &bindings));
                     // Only the merged loops may move the point.
                     let only_merged = !expr_uses_var(&index, &mut |v| {
-                        !canonical.contains(v) && is_inner_var(state, innermost, v)
+                        !canonical.contains(v) && inner.contains(v)
                     });
                     (unit && only_merged).then_some(index)
                 })
@@ -399,24 +399,26 @@ fn nest_accesses(
     result
 }
 
-/// True when `var` is a loop variable or block iterator below `id`.
-fn is_inner_var(state: &ScheduleState, id: NodeId, var: &Var) -> bool {
+/// The loop variables and block iterators below `id` (not its own variable).
+fn inner_vars(state: &ScheduleState, id: NodeId) -> VarSet {
+    let mut found = VarSet::default();
     let mut pending = vec![id];
     while let Some(next) = pending.pop() {
         let Some(sref) = state.sref(next) else {
             continue;
         };
-        let found = match sref.stmt.kind() {
-            StmtKind::For(f) => next != id && f.loop_var == *var,
-            StmtKind::BlockRealize(r) => r.block.iter_vars.iter().any(|iv| iv.var == *var),
-            _ => false,
-        };
-        if found {
-            return true;
+        match sref.stmt.kind() {
+            StmtKind::For(f) if next != id => {
+                found.insert(f.loop_var.clone());
+            }
+            StmtKind::BlockRealize(r) => {
+                found.extend(r.block.iter_vars.iter().map(|iv| iv.var.clone()));
+            }
+            _ => {}
         }
         pending.extend(sref.children.iter().copied());
     }
-    false
+    found
 }
 
 /// The primitive's descriptor.

@@ -183,7 +183,6 @@ pub fn find(name: &str) -> Option<&'static Primitive> {
 /// TVM schedule methods tirc does not implement (yet), for a precise refusal
 /// and for editors.
 pub const TVM_ONLY_METHODS: &[&str] = &[
-    "cache_inplace",
     "cache_index",
     "reindex_cache_read",
     "reindex_cache_write",

@@ -5,11 +5,11 @@
 //! `auto_copy`, as TVM marks it, for a later pass to lower it.
 
 use super::access::{check_storage_scope, nth_access_buffer, AccessKind, ReplaceBuffer};
-use super::cache_read_write::{buffer_in_scope, for_each_child};
+use super::cache_read_write::{buffer_in_scope, check_stage_in_bounds, for_each_child};
 use super::compute_inline::replace_node;
 use super::error::{codes, ScheduleError, ScheduleResult};
 use super::primitive::{required, typed, Primitive};
-use super::region::{bindings, loop_domains, range_set, substitute_region};
+use super::region::{bindings, clamp_to_extent, loop_domains, range_set, substitute_region};
 use super::script::{Bound, Eval, Interpreter, Value};
 use super::state::{SRefKind, ScheduleState};
 use super::trace::{Outputs, TraceArg};
@@ -121,10 +121,7 @@ fn read_write_at(
             if writes {
                 writes_at.push(position);
             }
-            let regions = match kind {
-                AccessKind::Read => &realize.block.reads,
-                AccessKind::Write => &realize.block.writes,
-            };
+            let regions = kind.regions(&realize.block);
             let parent = state.sref(realize.block.id).and_then(|s| s.parent);
             let domains = loop_domains(state, parent, loop_id, storage_scope);
             let binding = bindings(realize);
@@ -146,10 +143,7 @@ fn read_write_at(
             .blame(loop_sref.location(), "the loop")
             .at_argument(0)
     };
-    let verb = match kind {
-        AccessKind::Read => "reads",
-        AccessKind::Write => "writes",
-    };
+    let verb = kind.noun();
     let (insert_at, redirected) = match kind {
         AccessKind::Read => {
             let Some(&first_read) = reads_at.first() else {
@@ -217,12 +211,15 @@ fn read_write_at(
             (last_write + 1, 0..last_write + 1)
         }
     };
-    // The copied region: the union over the accesses, per dimension.
+    // The copied region: the union over the accesses, per dimension, kept
+    // inside the buffer where it provably reaches past it (a padding block
+    // reads `A[i - 1]` only where its condition holds; TVM copies `A[-1]`).
     let rank = source.shape().len();
     let mut domain = Vec::with_capacity(rank);
-    for dim in 0..rank {
+    let loop_analyzer = state.analyzer_at(loop_id);
+    for (dim, extent) in source.shape().iter().enumerate() {
         let sets: Vec<IntSet> = relaxed.iter().filter_map(|r| r.get(dim).cloned()).collect();
-        let union = crate::arith::int_set::union(&sets);
+        let union = clamp_to_extent(&loop_analyzer, crate::arith::int_set::union(&sets), extent);
         let (Some(lo), Some(hi)) = (union.min(), union.max()) else {
             return Err(refuse(
                 format!(
@@ -239,6 +236,14 @@ fn read_write_at(
         ));
         domain.push(Range::new(min, extent));
     }
+    check_stage_in_bounds(
+        state,
+        loop_id,
+        &BufferRegion {
+            buffer: source.clone(),
+            region: domain.clone(),
+        },
+    )?;
     let (from, to) = match kind {
         AccessKind::Read => (&source, &copy),
         AccessKind::Write => (&copy, &source),
