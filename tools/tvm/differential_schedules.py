@@ -1162,7 +1162,7 @@ def deliberate(trial: TvmRun, outcome: str, output: str, first_step_line: int, m
     # TVM stops on an internal check (not a ScheduleError) at a step tirc
     # applies: deliberate when tirc's result is shown right, every step run
     # against the program by `tirc schedule --check-each`.
-    if outcome == "ok" and trial.refused and (trial.refused[1].startswith(("InternalError", "IndexError")) or trial.refused[1].startswith("ValueError: Check failed")) and tirc_checks_each_step(tirc, trial, module_text, work):
+    if outcome == "ok" and trial.refused and (trial.refused[1].startswith(("InternalError", "IndexError", "KeyError")) or trial.refused[1].startswith("ValueError: Check failed")) and tirc_checks_each_step(tirc, trial, module_text, work):
         return "tvm_internal_error"
     # TVM's subspace division cannot divide a binding tirc's blockize
     # divides after simplifying it (`(f_0 * 64 + f_1) % 32` is `f_1 % 32`):

@@ -1394,9 +1394,10 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
             ))
         }
     };
+    // The pad value's type must be the buffer's, as TVM requires: an integer
+    // does not fill a float buffer.
     let pad_expr = |dtype: DataType| match &pad_value {
-        Some(TraceArg::Int(v)) if dtype.is_float() => Some(Expr::float(*v as f64, dtype)),
-        Some(TraceArg::Int(v)) => Some(Expr::int(*v, dtype)),
+        Some(TraceArg::Int(v)) if !dtype.is_float() => Some(Expr::int(*v, dtype)),
         Some(TraceArg::Float(v)) if dtype.is_float() => Some(Expr::float(*v, dtype)),
         _ => None,
     };
@@ -1416,11 +1417,19 @@ fn apply_transform_layout(run: &mut Interpreter<'_>, bound: &Bound<'_>) -> Eval<
     let pad = pad_expr(buffer.dtype());
     if pad_value.is_some() && pad.is_none() {
         let found = bound.get(3).map(|a| a.value.clone()).unwrap_or(Value::None);
-        let expected = format!(
-            "an integer for the `{}` buffer `{}`",
-            buffer.dtype(),
-            buffer.name()
-        );
+        let expected = if buffer.dtype().is_float() {
+            format!(
+                "a float (`0.0`) for the `{}` buffer `{}` (TVM refuses an `int32` pad value for it)",
+                buffer.dtype(),
+                buffer.name()
+            )
+        } else {
+            format!(
+                "an integer for the `{}` buffer `{}`",
+                buffer.dtype(),
+                buffer.name()
+            )
+        };
         return Err(run.wrong_kind(bound, 3, "pad_value", &expected, &found));
     }
     transform_layout(
