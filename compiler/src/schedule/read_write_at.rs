@@ -341,6 +341,8 @@ fn copy_block(
             substitute(&range.extent, &map),
         );
     }
+    // TVM's loop variables are int32 whatever the region's type: an int64
+    // extent becomes int32 (a constant) or is cast, and indices cast back.
     let loop_vars: Vec<Var> = (0..domain.len())
         .map(|i| Var::new(format!("ax{i}"), DataType::int32(), Span::NONE))
         .collect();
@@ -361,8 +363,11 @@ fn copy_block(
         body = Stmt::for_loop(For {
             id: NodeId::fresh(),
             loop_var: var.clone(),
-            min: build::int(0, DataType::int32()),
-            extent: range.extent.clone(),
+            min: build::int(0, var.dtype()),
+            extent: match range.extent.as_int() {
+                Some(value) => build::int(value, var.dtype()),
+                None => crate::ir::operators::cast(var.dtype(), range.extent.clone()),
+            },
             kind: ForKind::Serial,
             thread: None,
             annotations: Vec::new(),
